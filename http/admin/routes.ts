@@ -1,0 +1,43 @@
+// Admin routes on the CLOB listener, behind `Authorization: Bearer ADMIN_TOKEN`. When no token is
+// configured the admin API is disabled and every admin route answers 403.
+import { timingSafeEqual } from 'node:crypto';
+import { HttpError } from '../errors.js';
+import { readEvent } from '../catalog/ingest.js';
+import type { CatalogStore } from '../catalog/store.js';
+import { eventFull } from '../catalog/views.js';
+import { json } from '../respond.js';
+import { route, type Route } from '../router.js';
+
+export interface AdminDeps {
+  readonly adminToken: string | undefined;
+  readonly store: CatalogStore;
+  readonly now: () => number;
+}
+
+const unauthorized = new HttpError(401, 'Unauthorized/Invalid api key');
+const disabled = new HttpError(403, 'admin API is disabled: set ADMIN_TOKEN to enable it');
+
+/** Throws unless the Authorization header carries the admin token (compared in constant time). */
+export function requireAdmin(adminToken: string | undefined, authorization: string): void {
+  if (adminToken === undefined) throw disabled;
+  const expected = Buffer.from(`Bearer ${adminToken}`);
+  const given = Buffer.from(authorization);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthorized;
+}
+
+export function adminRoutes({ adminToken, store, now }: AdminDeps): Route[] {
+  return [
+    route({
+      method: 'POST',
+      path: '/admin/events',
+      summary: 'Create an event with its markets from a Gamma-shaped body; the server assigns ids.',
+      headers: ['authorization'],
+      body: 'json',
+      handler: ({ headers, body }) => {
+        requireAdmin(adminToken, headers['authorization'] ?? '');
+        const event = store.createEvent(readEvent(body, '', 'create', now()));
+        return json(eventFull(store, event, undefined), 201);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,159 @@
+// Configuration: every setting of contract §1, read once from the environment and the command
+// line (a flag wins over the environment), validated with errors that name the setting, and
+// frozen. Nothing else in the project reads process.env or process.argv for settings.
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export interface Config {
+  readonly host: string;
+  readonly clobPort: number;
+  readonly catalogPort: number;
+  readonly dataPort: number;
+  readonly dataDir: string;
+  /** Admin API is disabled when unset. */
+  readonly adminToken: string | undefined;
+  readonly shards: number;
+  readonly heartbeatTimeoutMs: number;
+  readonly authWindowS: number;
+  readonly chainId: number;
+  readonly orderDomainName: string;
+  readonly exchangeAddress: string;
+  readonly negRiskExchangeAddress: string;
+  /** Empty means the feeds are open to every client. */
+  readonly feedIpAllowlist: readonly string[];
+  /** A path to a JSON file of cap overrides, 'off' to disable limits, or undefined for defaults. */
+  readonly rateLimits: string | undefined;
+  readonly logLevel: LogLevel;
+  readonly seedDemo: boolean;
+}
+
+export class ConfigError extends Error {}
+
+const zeroAddress = '0x0000000000000000000000000000000000000000';
+const shardsMax = 64;
+
+interface Setting {
+  readonly env: string;
+  readonly flag: string;
+}
+
+function setting(env: string): Setting {
+  return { env, flag: '--' + env.toLowerCase().replaceAll('_', '-') };
+}
+
+const settings = {
+  port: setting('PORT'),
+  catalogPort: setting('CATALOG_PORT'),
+  dataPort: setting('DATA_PORT'),
+  host: setting('HOST'),
+  dataDir: setting('DATA_DIR'),
+  adminToken: setting('ADMIN_TOKEN'),
+  shards: setting('SHARDS'),
+  heartbeatTimeoutMs: setting('HEARTBEAT_TIMEOUT_MS'),
+  authWindowS: setting('AUTH_WINDOW_S'),
+  chainId: setting('CHAIN_ID'),
+  orderDomainName: setting('ORDER_DOMAIN_NAME'),
+  exchangeAddress: setting('EXCHANGE_ADDRESS'),
+  negRiskExchangeAddress: setting('NEG_RISK_EXCHANGE_ADDRESS'),
+  feedIpAllowlist: setting('FEED_IP_ALLOWLIST'),
+  rateLimits: setting('RATE_LIMITS'),
+  logLevel: setting('LOG_LEVEL'),
+  seedDemo: setting('SEED_DEMO'),
+} as const;
+
+const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
+
+/** Splits `--name value` and `--name=value` flags out of argv; other words are positional. */
+export function parseArgv(argv: readonly string[]): { flags: Map<string, string>; positional: string[] } {
+  const flags = new Map<string, string>();
+  const positional: string[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const word = argv[index] ?? '';
+    if (!word.startsWith('--')) {
+      positional.push(word);
+      continue;
+    }
+    const equals = word.indexOf('=');
+    const name = equals === -1 ? word : word.slice(0, equals);
+    if (!knownFlags.has(name)) throw new ConfigError(`unknown option ${name}`);
+    let value: string | undefined;
+    if (equals !== -1) {
+      value = word.slice(equals + 1);
+    } else {
+      value = argv[index + 1];
+      index++;
+    }
+    if (value === undefined) throw new ConfigError(`option ${name} needs a value`);
+    flags.set(name, value);
+  }
+  return { flags, positional };
+}
+
+type Source = (s: Setting) => string | undefined;
+
+function integer(read: Source, s: Setting, fallback: number, min: number, max: number): number {
+  const raw = read(s);
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${s.env} must be an integer from ${min} to ${max}, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${s.env} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return value;
+}
+
+function address(read: Source, s: Setting): string {
+  const raw = read(s);
+  if (raw === undefined || raw === '') return zeroAddress;
+  if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) throw new ConfigError(`${s.env} must be a 0x-prefixed 20-byte hex address`);
+  return raw;
+}
+
+function logLevel(read: Source): LogLevel {
+  const raw = read(settings.logLevel) ?? 'info';
+  const levels: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+  const found = levels.find((level) => level === raw);
+  if (found === undefined) throw new ConfigError(`LOG_LEVEL must be one of ${levels.join(', ')}, got "${raw}"`);
+  return found;
+}
+
+function seedDemo(read: Source): boolean {
+  const raw = read(settings.seedDemo) ?? '1';
+  if (raw === '1' || raw === 'true') return true;
+  if (raw === '0' || raw === 'false') return false;
+  throw new ConfigError(`SEED_DEMO must be 1 or 0, got "${raw}"`);
+}
+
+function allowlist(read: Source): string[] {
+  const raw = read(settings.feedIpAllowlist) ?? '';
+  return raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+}
+
+/** Builds the frozen configuration from an environment and parsed command-line flags. */
+export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, string>): Config {
+  const read: Source = (s) => flags.get(s.flag) ?? env[s.env];
+  const host = read(settings.host) ?? '127.0.0.1';
+  if (host === '') throw new ConfigError('HOST must not be empty');
+  const adminToken = read(settings.adminToken);
+  const rateLimits = read(settings.rateLimits);
+  const config: Config = {
+    host,
+    clobPort: integer(read, settings.port, 8080, 0, 65535),
+    catalogPort: integer(read, settings.catalogPort, 8081, 0, 65535),
+    dataPort: integer(read, settings.dataPort, 8082, 0, 65535),
+    dataDir: resolve(read(settings.dataDir) ?? './data'),
+    adminToken: adminToken === '' ? undefined : adminToken,
+    shards: integer(read, settings.shards, Math.min(availableParallelism(), shardsMax), 1, shardsMax),
+    heartbeatTimeoutMs: integer(read, settings.heartbeatTimeoutMs, 10_000, 100, 86_400_000),
+    authWindowS: integer(read, settings.authWindowS, 30, 1, 86_400),
+    chainId: integer(read, settings.chainId, 137, 1, Number.MAX_SAFE_INTEGER),
+    orderDomainName: read(settings.orderDomainName) ?? 'Polymarket CTF Exchange',
+    exchangeAddress: address(read, settings.exchangeAddress),
+    negRiskExchangeAddress: address(read, settings.negRiskExchangeAddress),
+    feedIpAllowlist: Object.freeze(allowlist(read)),
+    rateLimits: rateLimits === '' ? undefined : rateLimits,
+    logLevel: logLevel(read),
+    seedDemo: seedDemo(read),
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,198 @@
+// Routes are data: method, path, parameter schemas, body kind, handler. `route()` compiles one
+// declaration at boot into a uWS callback that validates everything at the edge, so a handler
+// receives typed values and returns a reply (or a promise of one). `mount()` also answers 405
+// for a known path with the wrong method and 404 for everything else.
+import { badRequest, type ErrorStyle } from './errors.js';
+import type { Logger } from './log.js';
+import { applySchema, parseQuery, type ParamSchema, type ParamsOf } from './params.js';
+import { bodyBytesMax, errorReply, Pending, readBody, write, type Lifecycle, type Reply } from './respond.js';
+import type { ResponseCache } from './response_cache.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** `json`: a JSON body is required; `optional-json`: an empty body is allowed (body undefined). */
+export type BodyKind = 'json' | 'optional-json';
+
+export interface Context<Q, P> {
+  readonly method: Method;
+  readonly path: string;
+  readonly query: Q;
+  readonly params: P;
+  /** The headers the route declared, lower-case names; '' when absent. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The parsed JSON body, for routes that declare one. */
+  readonly body: unknown;
+  /** The exact body bytes (empty when none), for signatures over the body. */
+  readonly rawBody: Buffer;
+  readonly ip: string;
+}
+
+/** Lets a route serve serialized responses from a cache while the data version is unchanged. */
+export interface CachePolicy {
+  readonly cache: ResponseCache;
+  version(): number;
+}
+
+export interface RouteSpec<Q extends ParamSchema, P extends ParamSchema> {
+  readonly method: Method;
+  readonly path: string;
+  readonly summary: string;
+  readonly params?: P;
+  readonly query?: Q;
+  readonly body?: BodyKind;
+  readonly headers?: readonly string[];
+  readonly cached?: CachePolicy;
+  readonly handler: (context: Context<ParamsOf<Q>, ParamsOf<P>>) => Reply | Promise<Reply>;
+}
+
+/** Shared by every route of a listener. */
+export interface Listener {
+  readonly style: ErrorStyle;
+  readonly log: Logger;
+  readonly lifecycle: Lifecycle;
+}
+
+export interface Route {
+  readonly method: Method;
+  readonly path: string;
+  readonly summary: string;
+  readonly params: ParamSchema;
+  readonly query: ParamSchema;
+  readonly body: BodyKind | undefined;
+  readonly serve: (listener: Listener) => (res: HttpResponse, req: HttpRequest) => void;
+}
+
+const draining: Reply = { status: 503, body: '{"error":"server is shutting down"}', headers: [['retry-after', '1']] };
+const noParams: ParamSchema = {};
+const emptyBody = Buffer.alloc(0);
+
+function pathNames(path: string): string[] {
+  return path.split('/').filter((part) => part.startsWith(':')).map((part) => part.slice(1));
+}
+
+function decodeSegment(raw: string, name: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw badRequest(`malformed path parameter: ${name}`);
+  }
+}
+
+function parseBody(kind: BodyKind, raw: Buffer): unknown {
+  if (raw.length === 0) {
+    if (kind === 'optional-json') return undefined;
+    throw badRequest('request body is required');
+  }
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw badRequest('invalid JSON body');
+  }
+}
+
+function remoteAddress(res: HttpResponse): string {
+  return Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+}
+
+type Captured<Q, P> = Omit<Context<Q, P>, 'body' | 'rawBody'>;
+
+export function route<Q extends ParamSchema = Record<never, never>, P extends ParamSchema = Record<never, never>>(spec: RouteSpec<Q, P>): Route {
+  const paramSchema: ParamSchema = spec.params ?? noParams;
+  const querySchema: ParamSchema = spec.query ?? noParams;
+  const names = pathNames(spec.path);
+  if (names.join(',') !== Object.keys(paramSchema).join(',')) throw new Error(`route ${spec.path}: params schema must list ${names.join(', ')}`);
+  const queryNames = Object.keys(querySchema);
+  const headerNames = spec.headers ?? [];
+  const cached = spec.cached;
+
+  // Everything the handler needs is copied out of `req` here: it is invalid after any await.
+  const capture = (req: HttpRequest, res: HttpResponse, rawQuery: string): Captured<ParamsOf<Q>, ParamsOf<P>> => {
+    const params = applySchema(paramSchema, names, (name) => [decodeSegment(req.getParameter(names.indexOf(name)), name)]);
+    const values = parseQuery(rawQuery);
+    const query = applySchema(querySchema, queryNames, (name) => values.get(name));
+    const headers: Record<string, string> = {};
+    for (const name of headerNames) headers[name] = req.getHeader(name);
+    return { method: spec.method, path: req.getUrl(), query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers, ip: remoteAddress(res) };
+  };
+
+  const serve = (listener: Listener) => {
+    const fail = (error: unknown): Reply => errorReply(listener.style, error, listener.log, spec.path);
+
+    const finish = (res: HttpResponse, pending: Pending | undefined, context: Context<ParamsOf<Q>, ParamsOf<P>>, cacheKey: string, version: number): void => {
+      let result: Reply | Promise<Reply>;
+      try {
+        result = spec.handler(context);
+      } catch (error) {
+        result = fail(error);
+      }
+      if (result instanceof Promise) {
+        const later = pending ?? new Pending(res, listener.lifecycle);
+        result.catch(fail).then((reply) => later.reply(reply));
+        return;
+      }
+      if (cached !== undefined && result.status === 200) cached.cache.set(cacheKey, version, Buffer.from(result.body));
+      if (pending === undefined) write(res, result);
+      else pending.reply(result);
+    };
+
+    return (res: HttpResponse, req: HttpRequest): void => {
+      if (listener.lifecycle.draining) return write(res, draining);
+      const rawQuery = req.getQuery() ?? '';
+      let cacheKey = '';
+      let version = 0;
+      if (cached !== undefined) {
+        cacheKey = req.getUrl() + '?' + rawQuery;
+        version = cached.version();
+        const hit = cached.cache.get(cacheKey, version);
+        if (hit !== undefined) return write(res, { status: 200, body: hit });
+      }
+      let captured: Captured<ParamsOf<Q>, ParamsOf<P>>;
+      try {
+        captured = capture(req, res, rawQuery);
+      } catch (error) {
+        return write(res, fail(error));
+      }
+      const bodyKind = spec.body;
+      if (bodyKind === undefined) return finish(res, undefined, { ...captured, body: undefined, rawBody: emptyBody }, cacheKey, version);
+      const pending = new Pending(res, listener.lifecycle);
+      readBody(res, pending, req.getHeader('content-length'), bodyBytesMax, (rawBody) => {
+        let body: unknown;
+        try {
+          body = parseBody(bodyKind, rawBody);
+        } catch (error) {
+          return pending.reply(fail(error));
+        }
+        finish(res, pending, { ...captured, body, rawBody }, cacheKey, version);
+      });
+    };
+  };
+
+  return { method: spec.method, path: spec.path, summary: spec.summary, params: paramSchema, query: querySchema, body: spec.body, serve };
+}
+
+const notFound: Reply = { status: 404, body: '{"error":"not found"}' };
+
+const register: Record<Method, (app: TemplatedApp, path: string, handler: (res: HttpResponse, req: HttpRequest) => void) => void> = {
+  GET: (app, path, handler) => app.get(path, handler),
+  POST: (app, path, handler) => app.post(path, handler),
+  PUT: (app, path, handler) => app.put(path, handler),
+  DELETE: (app, path, handler) => app.del(path, handler),
+};
+
+/** Registers a listener's routes, the 405 answer for known paths, and the 404 fallback. */
+export function mount(app: TemplatedApp, routes: readonly Route[], listener: Listener): void {
+  const methodsByPath = new Map<string, Method[]>();
+  for (const entry of routes) {
+    const methods = methodsByPath.get(entry.path) ?? [];
+    if (methods.includes(entry.method)) throw new Error(`duplicate route ${entry.method} ${entry.path}`);
+    methods.push(entry.method);
+    methodsByPath.set(entry.path, methods);
+    register[entry.method](app, entry.path, entry.serve(listener));
+  }
+  for (const [path, methods] of methodsByPath) {
+    const wrongMethod: Reply = { status: 405, body: '{"error":"method not allowed"}', headers: [['allow', methods.join(', ')]] };
+    app.any(path, (res) => write(res, wrongMethod));
+  }
+  app.any('/*', (res) => write(res, notFound));
+}

@@ -1,0 +1,101 @@
+// One process, three listeners, as Polymarket splits its hosts: CLOB ({base_url}/{clob_url}),
+// catalog ({catalog_url}) and data ({data_url}). This file wires stores to route tables and
+// route tables to uWS apps; it owns start-up and graceful shutdown.
+import { adminRoutes } from './admin/routes.js';
+import { demoEvents } from './catalog/demo.js';
+import { readEvent } from './catalog/ingest.js';
+import { CatalogQueries } from './catalog/query.js';
+import { catalogRoutes } from './catalog/routes.js';
+import { CatalogSearch } from './catalog/search.js';
+import { CatalogStore } from './catalog/store.js';
+import type { Config } from './config.js';
+import type { ErrorStyle } from './errors.js';
+import type { Logger } from './log.js';
+import { json, Lifecycle } from './respond.js';
+import { ResponseCache } from './response_cache.js';
+import { mount, route, type Route } from './router.js';
+import { assertNativeUws, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
+
+export type ListenerName = 'clob' | 'catalog' | 'data';
+
+export interface Server {
+  readonly ports: Readonly<Record<ListenerName, number>>;
+  readonly urls: Readonly<Record<ListenerName, string>>;
+  /** Stops accepting, lets in-flight requests finish (bounded wait), flushes and closes stores. */
+  stop(): Promise<void>;
+}
+
+export interface ServerOptions {
+  /** Lets a benchmark add raw uWS routes beside the real ones, served by the same process. */
+  readonly decorate?: (name: ListenerName, app: TemplatedApp) => void;
+  readonly now?: () => number;
+}
+
+const drainWaitMs = 5_000;
+const responseCacheEntriesMax = 4_096;
+const responseCacheBytesMax = 64 * 1024 * 1024;
+
+function seedDemo(store: CatalogStore, nowMs: number, log: Logger): void {
+  const bodies = demoEvents();
+  for (const body of bodies) store.createEvent(readEvent(body, '', 'create', nowMs));
+  log.info('demo_catalog_loaded', { events: bodies.length });
+}
+
+function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => {
+      if (socket === false) reject(new Error(`cannot listen on ${host}:${port}`));
+      else resolve(socket);
+    });
+  });
+}
+
+function clobRoutes(config: Config, store: CatalogStore, now: () => number): Route[] {
+  return [
+    route({ method: 'GET', path: '/', summary: 'Health check: the JSON string "OK".', handler: () => json('OK') }),
+    ...adminRoutes({ adminToken: config.adminToken, store, now }),
+  ];
+}
+
+export async function startServer(config: Config, log: Logger, options: ServerOptions = {}): Promise<Server> {
+  assertNativeUws();
+  const now = options.now ?? Date.now;
+  const store = CatalogStore.open(config.dataDir);
+  if (config.seedDemo && store.isEmpty()) seedDemo(store, now(), log);
+
+  const lifecycle = new Lifecycle();
+  const cached = { cache: new ResponseCache(responseCacheEntriesMax, responseCacheBytesMax), version: () => store.version };
+  const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[] }> = {
+    clob: { style: 'clob', routes: clobRoutes(config, store, now) },
+    catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }) },
+    data: { style: 'clob', routes: [] },
+  };
+  const wanted: Record<ListenerName, number> = { clob: config.clobPort, catalog: config.catalogPort, data: config.dataPort };
+  const sockets: us_listen_socket[] = [];
+  const ports = { clob: 0, catalog: 0, data: 0 };
+  try {
+    for (const name of ['clob', 'catalog', 'data'] as const) {
+      const app = uws.App();
+      options.decorate?.(name, app);
+      mount(app, tables[name].routes, { style: tables[name].style, log, lifecycle });
+      const socket = await listen(app, config.host, wanted[name]);
+      sockets.push(socket);
+      ports[name] = uws.us_socket_local_port(socket);
+    }
+  } catch (error) {
+    for (const socket of sockets) uws.us_listen_socket_close(socket);
+    await store.close();
+    throw error;
+  }
+  const url = (port: number) => `http://${config.host}:${port}`;
+
+  const stop = async (): Promise<void> => {
+    lifecycle.draining = true;
+    for (const socket of sockets.splice(0)) uws.us_listen_socket_close(socket);
+    const deadline = now() + drainWaitMs;
+    while (lifecycle.inFlight > 0 && now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await store.close();
+  };
+
+  return { ports, urls: { clob: url(ports.clob), catalog: url(ports.catalog), data: url(ports.data) }, stop };
+}

@@ -1,0 +1,102 @@
+// Starts the real server as a child process (`node dist/http/main.js`) on free ports with a
+// temporary DATA_DIR, exactly as a user would, and talks HTTP to it. Crash tests use kill().
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const mainPath = fileURLToPath(new URL('../../http/main.js', import.meta.url));
+const readyPattern = /^listening clob=(\S+) catalog=(\S+) data=(\S+)$/m;
+const readyTimeoutMs = 15_000;
+
+export interface Urls {
+  readonly clob: string;
+  readonly catalog: string;
+  readonly data: string;
+}
+
+export interface RunningServer {
+  readonly urls: Urls;
+  readonly dataDir: string;
+  readonly process: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): { stdout: string; stderr: string };
+  /** Sends a signal and resolves with the exit code (null when killed by the signal). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function temporaryDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'clobd-test-'));
+}
+
+export function removeDataDir(dataDir: string): void {
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+export interface StartOptions {
+  readonly dataDir?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly args?: readonly string[];
+}
+
+/** Spawns the server and resolves once it printed its ready line. */
+export function startServer(options: StartOptions = {}): Promise<RunningServer> {
+  const dataDir = options.dataDir ?? temporaryDataDir();
+  const child = spawn(process.execPath, [mainPath, ...(options.args ?? [])], {
+    env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server not ready within ${readyTimeoutMs} ms\n${stderr}`));
+    }, readyTimeoutMs);
+    const onData = (): void => {
+      const match = readyPattern.exec(stdout);
+      if (match === null) return;
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      resolve({
+        urls: { clob: match[1] ?? '', catalog: match[2] ?? '', data: match[3] ?? '' },
+        dataDir,
+        process: child,
+        output: () => ({ stdout, stderr }),
+        stop: (signal = 'SIGTERM') => {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+          return exited;
+        },
+      });
+    };
+    child.stdout.on('data', onData);
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before it was ready\n${stderr}`));
+    });
+  });
+}
+
+export interface Response<T = unknown> {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: T;
+  readonly text: string;
+}
+
+/** One HTTP request; the body is parsed as JSON when it is JSON. */
+export async function request<T = unknown>(url: string, init: RequestInit = {}): Promise<Response<T>> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON: the text is the body.
+  }
+  return { status: response.status, headers: response.headers, body: body as T, text };
+}
