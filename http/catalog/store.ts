@@ -14,6 +14,13 @@ import type { EventRecord, MarketRecord, SeriesRecord, TagRecord } from './model
 type LookupKind = 'event-slug' | 'market-slug' | 'series-slug' | 'tag-slug' | 'condition' | 'token';
 type Counter = 'event' | 'market' | 'series' | 'tag';
 
+/**
+ * Record keys are uint32, and lmdb truncates a larger number to its low 32 bits, so 2^32 + 1 would
+ * read record 1. Reads by an id outside the key range find nothing instead.
+ */
+const recordIdMax = 0xffff_ffff;
+const storable = (id: number): boolean => Number.isInteger(id) && id >= 0 && id <= recordIdMax;
+
 export interface WriteSummary {
   readonly events: number;
   readonly markets: number;
@@ -67,19 +74,19 @@ export class CatalogStore {
   }
 
   event(id: number): EventRecord | undefined {
-    return this.events.get(id);
+    return storable(id) ? this.events.get(id) : undefined;
   }
 
   market(id: number): MarketRecord | undefined {
-    return this.markets.get(id);
+    return storable(id) ? this.markets.get(id) : undefined;
   }
 
   series(id: number): SeriesRecord | undefined {
-    return this.seriesById.get(id);
+    return storable(id) ? this.seriesById.get(id) : undefined;
   }
 
   tag(id: number): TagRecord | undefined {
-    return this.tags.get(id);
+    return storable(id) ? this.tags.get(id) : undefined;
   }
 
   find(kind: LookupKind, key: string): number | undefined {
@@ -87,11 +94,11 @@ export class CatalogStore {
   }
 
   eventIdsOfTag(tagId: number): number[] {
-    return [...this.eventsByTag.getValues(tagId)];
+    return storable(tagId) ? [...this.eventsByTag.getValues(tagId)] : [];
   }
 
   eventIdsOfSeries(seriesId: number): number[] {
-    return [...this.eventsBySeries.getValues(seriesId)];
+    return storable(seriesId) ? [...this.eventsBySeries.getValues(seriesId)] : [];
   }
 
   allEvents(): EventRecord[] {

@@ -1,0 +1,382 @@
+// Helpers for the catalog suite: one real server per test file, fixtures created through the admin
+// API, and checkers that hold every response to the field tables of interface.md (every listed
+// field present with its type; nested objects exactly the ones the resource may carry).
+import assert from 'node:assert/strict';
+import { removeDataDir, request, startServer, type RunningServer } from '../../support/server.js';
+
+export const adminToken = 'catalog-suite-admin';
+
+export interface CatalogServer {
+  readonly catalog: string;
+  readonly clob: string;
+  readonly dataDir: string;
+  readonly running: RunningServer;
+}
+
+export interface CatalogServerOptions {
+  /** Load the demo catalog on an empty data directory (the default of the server). */
+  readonly demo?: boolean;
+  readonly dataDir?: string;
+  /** Configure ADMIN_TOKEN (default true). */
+  readonly admin?: boolean;
+}
+
+export async function startCatalog(options: CatalogServerOptions = {}): Promise<CatalogServer> {
+  const env: Record<string, string> = { SEED_DEMO: options.demo === true ? '1' : '0' };
+  if (options.admin !== false) env['ADMIN_TOKEN'] = adminToken;
+  const running = await startServer({ env, ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) });
+  return { catalog: running.urls.catalog, clob: running.urls.clob, dataDir: running.dataDir, running };
+}
+
+/** Stops the server (it must exit 0) and removes its data directory unless told to keep it. */
+export async function stopCatalog(server: CatalogServer | undefined, keepData = false): Promise<void> {
+  if (server === undefined) return;
+  const code = await server.running.stop();
+  if (!keepData) removeDataDir(server.dataDir);
+  assert.equal(code, 0, `server exited with ${code}: ${server.running.output().stderr}`);
+}
+
+/** GETs a catalog path and asserts a 200; returns the parsed body. */
+export async function getJson<T>(server: CatalogServer, path: string): Promise<T> {
+  const response = await request<T>(server.catalog + path);
+  assert.equal(response.status, 200, `GET ${path} answered ${response.status}: ${response.text}`);
+  assert.equal(response.headers.get('content-type'), 'application/json');
+  return response.body;
+}
+
+/** GETs a catalog path and asserts the exact error status and body. */
+export async function expectError(server: CatalogServer, path: string, status: number, body: unknown): Promise<void> {
+  const response = await request(server.catalog + path);
+  assert.equal(response.status, status, `GET ${path} answered ${response.status}: ${response.text}`);
+  assert.deepEqual(response.body, body, `GET ${path}`);
+}
+
+export const expectBadRequest = (server: CatalogServer, path: string, error: string): Promise<void> =>
+  expectError(server, path, 400, { type: 'bad request', error });
+
+export const expectNotFound = (server: CatalogServer, path: string, error: 'slug not found' | 'id not found'): Promise<void> =>
+  expectError(server, path, 404, { type: 'not found error', error });
+
+/** POST /admin/events with a token (the suite's by default); the raw response. */
+export function postEvent(server: CatalogServer, body: unknown, token: string | undefined = adminToken) {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
+  return request<unknown>(server.clob + '/admin/events', { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+}
+
+/** Creates an event through the admin API, asserts 201, and returns the created event. */
+export async function createEvent(server: CatalogServer, body: unknown): Promise<FullEvent> {
+  const response = await postEvent(server, body);
+  assert.equal(response.status, 201, `POST /admin/events answered ${response.status}: ${response.text}`);
+  return response.body as FullEvent;
+}
+
+/** Encodes query parameters (repeat a name by giving an array). */
+export function query(params: Readonly<Record<string, string | number | boolean | readonly string[]>>): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (Array.isArray(value)) for (const item of value) search.append(name, item);
+    else search.append(name, String(value));
+  }
+  const text = search.toString();
+  return text === '' ? '' : '?' + text;
+}
+
+// The resources as the tests read them. Only the fields the interface lists (and the Gamma
+// statistics the tests sort on) are typed; the checkers below hold the rest.
+
+export interface Tag {
+  readonly id: string;
+  readonly label: string;
+  readonly slug: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly requiresTranslation: boolean;
+}
+
+export interface EventSummary {
+  readonly id: string;
+  readonly ticker: string;
+  readonly slug: string;
+  readonly title: string;
+  readonly description: string;
+  readonly resolutionSource: string;
+  readonly image: string;
+  readonly icon: string;
+  readonly startDate: string;
+  readonly creationDate: string;
+  readonly endDate: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly active: boolean;
+  readonly closed: boolean;
+  readonly archived: boolean;
+  readonly volume: number;
+  readonly liquidity: number;
+}
+
+export interface EventItem extends EventSummary {
+  readonly tags: readonly Tag[];
+}
+
+export interface Market {
+  readonly id: string;
+  readonly question: string;
+  readonly conditionId: string;
+  readonly slug: string;
+  readonly resolutionSource: string;
+  readonly image: string;
+  readonly icon: string;
+  readonly description: string;
+  readonly questionID: string;
+  readonly outcomes: string;
+  readonly clobTokenIds: string;
+  readonly startDate: string;
+  readonly endDate: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly active: boolean;
+  readonly closed: boolean;
+  readonly archived: boolean;
+  readonly orderPriceMinTickSize: number;
+  readonly orderMinSize: number;
+  readonly negRisk: boolean;
+  readonly makerBaseFee: number;
+  readonly takerBaseFee: number;
+  readonly groupItemTitle: string;
+  readonly volumeNum: number;
+  readonly liquidityNum: number;
+}
+
+export interface MarketWithEvents extends Market {
+  readonly events: readonly EventSummary[];
+}
+
+export interface Series {
+  readonly id: string;
+  readonly ticker: string;
+  readonly slug: string;
+  readonly title: string;
+  readonly seriesType: string;
+  readonly recurrence: string;
+  readonly image: string;
+  readonly icon: string;
+  readonly active: boolean;
+  readonly closed: boolean;
+  readonly archived: boolean;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface SeriesWithEvents extends Series {
+  readonly events: readonly EventSummary[];
+}
+
+export interface FullEvent extends EventItem {
+  readonly markets: readonly Market[];
+  readonly series: readonly Series[];
+  readonly eventMetadata: Readonly<Record<string, unknown>>;
+}
+
+export interface SearchEventMatch {
+  readonly id: string;
+  readonly ticker: string;
+  readonly slug: string;
+  readonly title: string;
+}
+
+export interface SearchTagMatch {
+  readonly id: string;
+  readonly label: string;
+  readonly slug: string;
+  readonly event_count: number;
+}
+
+export interface SearchResult {
+  readonly events: readonly SearchEventMatch[];
+  readonly tags: readonly SearchTagMatch[];
+  readonly pagination: { readonly hasMore: boolean; readonly totalResults: number };
+}
+
+// Field checkers. A kind is the interface's type, sharpened where the contract fixes the format.
+
+type Kind = 'string' | 'id' | 'date-time' | 'boolean' | 'integer' | 'hex32' | 'outcomes' | 'token-ids';
+
+const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+const hex32 = /^0x[0-9a-f]{64}$/;
+const uint256Decimal = /^(0|[1-9]\d{0,77})$/;
+
+/** Parses a JSON-encoded array of two distinct strings, as `outcomes` and `clobTokenIds` are. */
+export function pairOf(text: string, where: string): [string, string] {
+  const value: unknown = JSON.parse(text);
+  assert.ok(Array.isArray(value) && value.length === 2, `${where} must encode an array of two items: ${text}`);
+  const [first, second] = value as unknown[];
+  assert.ok(typeof first === 'string' && typeof second === 'string', `${where} must encode strings: ${text}`);
+  assert.notEqual(first, second, `${where} must name two different items`);
+  return [first, second];
+}
+
+function checkKind(value: unknown, kind: Kind, where: string): void {
+  switch (kind) {
+    case 'string':
+      assert.equal(typeof value, 'string', `${where} must be a string, got ${JSON.stringify(value)}`);
+      return;
+    case 'id':
+      assert.ok(typeof value === 'string' && /^[1-9]\d*$/.test(value), `${where} must be a numeric id string, got ${JSON.stringify(value)}`);
+      return;
+    case 'date-time':
+      assert.ok(typeof value === 'string' && isoUtc.test(value), `${where} must be an ISO 8601 UTC date-time, got ${JSON.stringify(value)}`);
+      assert.equal(new Date(value).toISOString().slice(0, 19), value.slice(0, 19), `${where} must be a real date`);
+      return;
+    case 'boolean':
+      assert.equal(typeof value, 'boolean', `${where} must be a boolean, got ${JSON.stringify(value)}`);
+      return;
+    case 'integer':
+      assert.ok(Number.isInteger(value), `${where} must be an integer, got ${JSON.stringify(value)}`);
+      return;
+    case 'hex32':
+      assert.ok(typeof value === 'string' && hex32.test(value), `${where} must be 0x and 64 lower-case hex digits, got ${JSON.stringify(value)}`);
+      return;
+    case 'outcomes':
+      assert.equal(typeof value, 'string', `${where} must be a string`);
+      pairOf(value as string, where);
+      return;
+    case 'token-ids': {
+      assert.equal(typeof value, 'string', `${where} must be a string`);
+      for (const token of pairOf(value as string, where)) assert.match(token, uint256Decimal, `${where} entries must be decimal uint256`);
+      return;
+    }
+  }
+}
+
+type Check = (value: unknown, where: string) => void;
+
+function isNested(value: unknown): boolean {
+  return typeof value === 'object' && value !== null;
+}
+
+/**
+ * Asserts every listed field with its kind, and that the fields holding objects or arrays are
+ * exactly `nested` (each checked by its own checker). Scalar fields beyond the list may follow.
+ */
+function checkResource(value: unknown, fields: Readonly<Record<string, Kind>>, nested: Readonly<Record<string, Check>>, where: string): void {
+  assert.ok(isNested(value) && !Array.isArray(value), `${where} must be an object`);
+  const record = value as Readonly<Record<string, unknown>>;
+  for (const [name, kind] of Object.entries(fields)) {
+    assert.ok(name in record, `${where}.${name} is missing`);
+    checkKind(record[name], kind, `${where}.${name}`);
+  }
+  const nestedNames = Object.keys(record).filter((name) => isNested(record[name])).sort();
+  assert.deepEqual(nestedNames, Object.keys(nested).sort(), `${where} carries nested objects ${nestedNames.join(', ')}`);
+  for (const [name, check] of Object.entries(nested)) check(record[name], `${where}.${name}`);
+}
+
+function arrayOf(check: Check): Check {
+  return (value, where) => {
+    assert.ok(Array.isArray(value), `${where} must be an array`);
+    value.forEach((item, index) => check(item, `${where}[${index}]`));
+  };
+}
+
+const plainObject: Check = (value, where) => assert.ok(isNested(value) && !Array.isArray(value), `${where} must be an object`);
+
+const tagFields = { id: 'id', label: 'string', slug: 'string', createdAt: 'date-time', updatedAt: 'date-time', requiresTranslation: 'boolean' } as const;
+
+const eventSummaryFields = {
+  id: 'id',
+  ticker: 'string',
+  slug: 'string',
+  title: 'string',
+  description: 'string',
+  resolutionSource: 'string',
+  image: 'string',
+  icon: 'string',
+  startDate: 'date-time',
+  creationDate: 'date-time',
+  endDate: 'date-time',
+  createdAt: 'date-time',
+  updatedAt: 'date-time',
+  active: 'boolean',
+  closed: 'boolean',
+  archived: 'boolean',
+} as const;
+
+const marketFields = {
+  id: 'id',
+  question: 'string',
+  conditionId: 'hex32',
+  slug: 'string',
+  resolutionSource: 'string',
+  image: 'string',
+  icon: 'string',
+  description: 'string',
+  questionID: 'hex32',
+  outcomes: 'outcomes',
+  clobTokenIds: 'token-ids',
+  startDate: 'date-time',
+  endDate: 'date-time',
+  createdAt: 'date-time',
+  updatedAt: 'date-time',
+  active: 'boolean',
+  closed: 'boolean',
+  archived: 'boolean',
+} as const;
+
+const seriesFields = {
+  id: 'id',
+  ticker: 'string',
+  slug: 'string',
+  title: 'string',
+  seriesType: 'string',
+  recurrence: 'string',
+  image: 'string',
+  icon: 'string',
+  active: 'boolean',
+  closed: 'boolean',
+  archived: 'boolean',
+  createdAt: 'date-time',
+  updatedAt: 'date-time',
+} as const;
+
+export const checkTag: Check = (value, where) => checkResource(value, tagFields, {}, where);
+export const checkEventSummary: Check = (value, where) => checkResource(value, eventSummaryFields, {}, where);
+/** An item of GET /events: the summary plus `tags`, and no markets, series or metadata. */
+export const checkEventItem: Check = (value, where) => checkResource(value, eventSummaryFields, { tags: arrayOf(checkTag) }, where);
+/** A catalog market without `events` (list items and markets nested in an event). */
+export const checkMarket: Check = (value, where) => checkResource(value, marketFields, {}, where);
+/** A single-market read: the market plus `events`, exactly its one event as a summary. */
+export const checkMarketWithEvents: Check = (value, where) => {
+  checkResource(value, marketFields, { events: arrayOf(checkEventSummary) }, where);
+  assert.equal((value as MarketWithEvents).events.length, 1, `${where}.events must hold the market's event`);
+};
+export const checkSeries: Check = (value, where) => checkResource(value, seriesFields, {}, where);
+export const checkSeriesWithEvents: Check = (value, where) => checkResource(value, seriesFields, { events: arrayOf(checkEventSummary) }, where);
+/** A single-event read: summary, tags, markets (without events), series (without events), metadata. */
+export const checkFullEvent: Check = (value, where) =>
+  checkResource(value, eventSummaryFields, { tags: arrayOf(checkTag), markets: arrayOf(checkMarket), series: arrayOf(checkSeries), eventMetadata: plainObject }, where);
+
+const searchEventFields = { id: 'id', ticker: 'string', slug: 'string', title: 'string' } as const;
+const searchTagFields = { id: 'id', label: 'string', slug: 'string', event_count: 'integer' } as const;
+
+export const checkSearchResult: Check = (value, where) =>
+  checkResource(
+    value,
+    {},
+    {
+      events: arrayOf((item, at) => checkResource(item, searchEventFields, {}, at)),
+      tags: arrayOf((item, at) => checkResource(item, searchTagFields, {}, at)),
+      pagination: (item, at) => checkResource(item, { hasMore: 'boolean', totalResults: 'integer' }, {}, at),
+    },
+    where,
+  );
+
+export const checkList = (check: Check): Check => arrayOf(check);
+
+/** The ids of a list, for exact ordering assertions. */
+export const idsOf = (items: readonly { readonly id: string }[]): string[] => items.map((item) => item.id);
+export const slugsOf = (items: readonly { readonly slug: string }[]): string[] => items.map((item) => item.slug);
+
+/** A minimal valid admin body: one market, an end date; `fields` override or add. */
+export function eventBody(title: string, fields: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
+  return { title, endDate: '2031-01-01T00:00:00Z', markets: [{ question: `${title}: will it happen?` }], ...fields };
+}
