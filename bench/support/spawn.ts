@@ -1,0 +1,58 @@
+// Starts bench/support/server.js as a child process on free ports with a temporary DATA_DIR.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The raw uWS hello-world route the bench server adds to every listener. */
+export const helloPath = '/__bench/hello';
+
+export interface BenchServer {
+  readonly urls: { readonly clob: string; readonly catalog: string; readonly data: string };
+  /** CPU seconds (user + system, all threads) the server process has used so far. */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+const clockTicksPerSecond = 100;
+
+/**
+ * Reads utime + stime of a process from /proc. Load generators on this 2-core machine share it
+ * with the server, so a client can saturate first; dividing requests by the server's own CPU
+ * time gives its capacity whoever the bottleneck is.
+ */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+}
+
+const serverPath = fileURLToPath(new URL('./server.js', import.meta.url));
+
+export function spawnBenchServer(env: Readonly<Record<string, string>> = {}): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'clobd-bench-'));
+  const child = spawn(process.execPath, [serverPath], {
+    env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code} before it was ready`)));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const match = /listening clob=(\S+) catalog=(\S+) data=(\S+)/.exec(stdout);
+      if (match === null) return;
+      resolve({
+        urls: { clob: match[1] ?? '', catalog: match[2] ?? '', data: match[3] ?? '' },
+        cpuSeconds: () => processCpuSeconds(child.pid ?? 0),
+        stop: async () => {
+          child.kill('SIGTERM');
+          await exited;
+          rmSync(dataDir, { recursive: true, force: true });
+        },
+      });
+    });
+  });
+}

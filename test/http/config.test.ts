@@ -1,0 +1,109 @@
+// Configuration: contract §1 defaults, flags over environment, validation naming the setting.
+import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, loadConfig, parseArgv } from '../../http/config.js';
+
+const none = new Map<string, string>();
+
+test('defaults are the contract §1 values', () => {
+  const config = loadConfig({}, none);
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.clobPort, 8080);
+  assert.equal(config.catalogPort, 8081);
+  assert.equal(config.dataPort, 8082);
+  assert.equal(config.dataDir, resolve('./data'));
+  assert.equal(config.adminToken, undefined);
+  assert.equal(config.shards, Math.min(availableParallelism(), 64));
+  assert.equal(config.heartbeatTimeoutMs, 10_000);
+  assert.equal(config.authWindowS, 30);
+  assert.equal(config.chainId, 137);
+  assert.equal(config.orderDomainName, 'Polymarket CTF Exchange');
+  assert.equal(config.exchangeAddress, '0x0000000000000000000000000000000000000000');
+  assert.equal(config.negRiskExchangeAddress, '0x0000000000000000000000000000000000000000');
+  assert.deepEqual(config.feedIpAllowlist, []);
+  assert.equal(config.rateLimits, undefined);
+  assert.equal(config.logLevel, 'info');
+  assert.equal(config.seedDemo, true);
+});
+
+test('the configuration is frozen', () => {
+  const config = loadConfig({}, none);
+  assert.ok(Object.isFrozen(config));
+  assert.ok(Object.isFrozen(config.feedIpAllowlist));
+});
+
+test('every setting is read from the environment', () => {
+  const config = loadConfig(
+    {
+      PORT: '0',
+      CATALOG_PORT: '9001',
+      DATA_PORT: '9002',
+      HOST: '0.0.0.0',
+      DATA_DIR: '/tmp/x',
+      ADMIN_TOKEN: 'tok',
+      SHARDS: '3',
+      HEARTBEAT_TIMEOUT_MS: '2500',
+      AUTH_WINDOW_S: '5',
+      CHAIN_ID: '80002',
+      ORDER_DOMAIN_NAME: 'Test Exchange',
+      EXCHANGE_ADDRESS: '0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E',
+      NEG_RISK_EXCHANGE_ADDRESS: '0xC5d563A36AE78145C45a50134d48A1215220f80a',
+      FEED_IP_ALLOWLIST: ' 127.0.0.1, ::1 ,',
+      RATE_LIMITS: 'off',
+      LOG_LEVEL: 'debug',
+      SEED_DEMO: '0',
+    },
+    none,
+  );
+  assert.deepEqual(
+    { ...config },
+    {
+      host: '0.0.0.0',
+      clobPort: 0,
+      catalogPort: 9001,
+      dataPort: 9002,
+      dataDir: '/tmp/x',
+      adminToken: 'tok',
+      shards: 3,
+      heartbeatTimeoutMs: 2500,
+      authWindowS: 5,
+      chainId: 80002,
+      orderDomainName: 'Test Exchange',
+      exchangeAddress: '0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E',
+      negRiskExchangeAddress: '0xC5d563A36AE78145C45a50134d48A1215220f80a',
+      feedIpAllowlist: ['127.0.0.1', '::1'],
+      rateLimits: 'off',
+      logLevel: 'debug',
+      seedDemo: false,
+    },
+  );
+});
+
+test('a command-line flag wins over the environment, in both spellings', () => {
+  const { flags, positional } = parseArgv(['import', '--port', '9100', '--data-dir=/tmp/y', 'file.json']);
+  assert.deepEqual(positional, ['import', 'file.json']);
+  const config = loadConfig({ PORT: '1', DATA_DIR: '/tmp/z' }, flags);
+  assert.equal(config.clobPort, 9100);
+  assert.equal(config.dataDir, '/tmp/y');
+});
+
+test('invalid values are refused with the setting named', () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ PORT: '65536' }, /^PORT must be an integer from 0 to 65535/],
+    [{ CATALOG_PORT: '-1' }, /^CATALOG_PORT must be an integer/],
+    [{ SHARDS: '0' }, /^SHARDS must be an integer from 1 to 64/],
+    [{ HEARTBEAT_TIMEOUT_MS: '1.5' }, /^HEARTBEAT_TIMEOUT_MS must be an integer/],
+    [{ EXCHANGE_ADDRESS: '0x123' }, /^EXCHANGE_ADDRESS must be a 0x-prefixed 20-byte hex address/],
+    [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of debug, info, warn, error, silent/],
+    [{ SEED_DEMO: 'yes' }, /^SEED_DEMO must be 1 or 0/],
+    [{ HOST: '' }, /^HOST must not be empty/],
+  ];
+  for (const [env, message] of cases) assert.throws(() => loadConfig(env, none), (error: unknown) => error instanceof ConfigError && message.test(error.message));
+});
+
+test('unknown flags and flags without a value are refused', () => {
+  assert.throws(() => parseArgv(['--prot', '1']), /unknown option --prot/);
+  assert.throws(() => parseArgv(['--port']), /option --port needs a value/);
+});
