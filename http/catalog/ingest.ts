@@ -116,7 +116,8 @@ class Fields {
   ) {}
 
   static of(value: unknown, path: string): Fields {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest(`${path} must be an object`);
+    // The admin body is the root, whose path is empty; its error still needs a subject.
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest(`${path === '' ? 'body' : path} must be an object`);
     return new Fields(value as Record<string, unknown>, path);
   }
 

@@ -57,10 +57,10 @@ export const expectBadRequest = (server: CatalogServer, path: string, error: str
 export const expectNotFound = (server: CatalogServer, path: string, error: 'slug not found' | 'id not found'): Promise<void> =>
   expectError(server, path, 404, { type: 'not found error', error });
 
-/** POST /admin/events with a token (the suite's by default); the raw response. */
-export function postEvent(server: CatalogServer, body: unknown, token: string | undefined = adminToken) {
+/** POST /admin/events with a bearer token (the suite's by default; null sends none); the raw response. */
+export function postEvent(server: CatalogServer, body: unknown, token: string | null = adminToken) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
+  if (token !== null) headers['authorization'] = `Bearer ${token}`;
   return request<unknown>(server.clob + '/admin/events', { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
 }
 
