@@ -1,0 +1,81 @@
+// Cancels requested by an owner: one order, a list of orders, all of an account's orders, or
+// all of them in one market (optionally one outcome token). Only the unfilled remainder is
+// cancelled. Cancels of several orders go in a fixed order (the list's order, or placement
+// order for account-wide cancels) so replays emit the same events.
+import { assert } from './assert.js';
+import { OUTCOME_ANY, type Command } from './command.js';
+import { CANCEL_IDS_MAX, ORDER_ID_LENGTH_MAX } from './constants.js';
+import { hashOrderId } from './id_table.js';
+import { NIL } from './ladder.js';
+import { cancelLive, historyEntryOf } from './order_lifecycle.js';
+import { CancelReason } from './order_status.js';
+import { Reject } from './reject.js';
+import type { EngineState } from './state.js';
+
+export function cancelOrder(state: EngineState, command: Command): void {
+  cancelOne(state, command.account, state.ledger.accounts.find(command.account), command.orderId);
+}
+
+export function cancelOrders(state: EngineState, command: Command): void {
+  const ids = command.orderIds;
+  if (ids.length > CANCEL_IDS_MAX) {
+    state.events.pushCancelRejected('', command.account, Reject.TOO_MANY_CANCEL_IDS);
+    return;
+  }
+  const account = state.ledger.accounts.find(command.account);
+  for (let index = 0; index < ids.length; index += 1) cancelOne(state, command.account, account, ids[index]!);
+}
+
+function cancelOne(state: EngineState, address: string, account: number, orderId: string): void {
+  const reject = findCancellable(state, account, orderId);
+  if (reject < 0) state.events.pushCancelRejected(orderId, address, -reject);
+  else cancelLive(state, reject, CancelReason.CANCELED);
+}
+
+/** The live slot the account may cancel, or a rejection as a negative number. */
+function findCancellable(state: EngineState, account: number, orderId: string): number {
+  if (orderId.length === 0 || orderId.length > ORDER_ID_LENGTH_MAX) return -Reject.ORDER_NOT_FOUND;
+  const position = state.ids.find(orderId, hashOrderId(orderId));
+  if (position === -1) return -Reject.ORDER_NOT_FOUND;
+  const ref = state.ids.valueAt(position);
+  if (ref >= 0) return state.orders.account[ref] === account ? ref : -Reject.NOT_OWNER;
+  return state.history.account[historyEntryOf(ref)] === account ? -Reject.ALREADY_DONE : -Reject.NOT_OWNER;
+}
+
+export function cancelAccount(state: EngineState, command: Command): void {
+  const account = state.ledger.accounts.find(command.account);
+  if (account === -1) return;
+  cancelAccountOrders(state, account, -1, OUTCOME_ANY);
+}
+
+export function cancelAccountMarket(state: EngineState, command: Command): void {
+  const outcome = command.outcome;
+  if (!state.markets.has(command.market)) {
+    state.events.pushCommandRejected(Reject.UNKNOWN_MARKET, command.market, command.account);
+    return;
+  }
+  if (outcome !== OUTCOME_ANY && outcome !== 0 && outcome !== 1) {
+    state.events.pushCommandRejected(Reject.INVALID_OUTCOME, command.market, command.account);
+    return;
+  }
+  const account = state.ledger.accounts.find(command.account);
+  if (account === -1) return;
+  cancelAccountOrders(state, account, command.market, outcome);
+}
+
+/** Cancels the account's orders in placement order; market -1 and OUTCOME_ANY match all. */
+function cancelAccountOrders(state: EngineState, account: number, market: number, outcome: number): void {
+  const orders = state.orders;
+  let slot = state.ledger.accounts.orderHead[account]!;
+  let visited = 0;
+  while (slot !== NIL) {
+    const following = orders.accountNext[slot]!;
+    const marketMatches = market === -1 || orders.market[slot] === market;
+    if (marketMatches && (outcome === OUTCOME_ANY || orders.outcome[slot] === outcome)) {
+      cancelLive(state, slot, CancelReason.CANCELED);
+    }
+    slot = following;
+    visited += 1;
+    assert(visited <= orders.capacity, 'account order list terminates');
+  }
+}

@@ -1,0 +1,205 @@
+// Events as plain objects: what tests compare, what the reference engine produces, and what
+// persistence and debugging read when allocation does not matter. The hot path never builds
+// these; it writes rows into the EventBuffer, and eventsToObjects turns rows into objects.
+import { unreachable } from './command.js';
+import { ACCEPTED_RESTS, EventKind, MARKET_ACCEPTING, MARKET_RESOLVED, type EventBuffer, type FillKind } from './events.js';
+import type { BookSide } from './book.js';
+import type { CancelReason } from './order_status.js';
+import type { Reject } from './reject.js';
+
+interface OrderFields {
+  readonly seq: number;
+  readonly orderId: string;
+  readonly account: string;
+  readonly market: number;
+  readonly outcome: number;
+  readonly side: number;
+  readonly priceUnits: number;
+  readonly sizeMicros: number;
+}
+
+export interface OrderAcceptedEvent extends OrderFields {
+  readonly kind: 'ORDER_ACCEPTED';
+  readonly orderType: number;
+  readonly matchedMicros: number;
+  readonly remainingMicros: number;
+  readonly rests: boolean;
+}
+
+export interface OrderRejectedEvent extends OrderFields {
+  readonly kind: 'ORDER_REJECTED';
+  readonly orderType: number;
+  readonly reason: Reject;
+}
+
+export interface OrderUpdatedEvent extends OrderFields {
+  readonly kind: 'ORDER_UPDATED';
+  readonly matchedMicros: number;
+  readonly remainingMicros: number;
+}
+
+export interface OrderCancelledEvent extends OrderFields {
+  readonly kind: 'ORDER_CANCELLED';
+  readonly matchedMicros: number;
+  readonly remainingMicros: number;
+  readonly reason: CancelReason;
+}
+
+export interface CancelRejectedEvent {
+  readonly kind: 'CANCEL_REJECTED';
+  readonly seq: number;
+  readonly orderId: string;
+  readonly account: string;
+  readonly reason: Reject;
+}
+
+export interface FillEvent {
+  readonly kind: 'FILL';
+  readonly seq: number;
+  readonly fillIndex: number;
+  readonly market: number;
+  readonly takerOrderId: string;
+  readonly takerAccount: string;
+  readonly takerOutcome: number;
+  readonly takerSide: number;
+  readonly takerPriceUnits: number;
+  readonly makerOrderId: string;
+  readonly makerAccount: string;
+  readonly makerOutcome: number;
+  readonly makerSide: number;
+  readonly makerPriceUnits: number;
+  readonly sizeMicros: number;
+  readonly takerFeeMicros: number;
+  readonly fillKind: FillKind;
+}
+
+export interface LevelEvent {
+  readonly kind: 'LEVEL';
+  readonly seq: number;
+  readonly market: number;
+  readonly side: BookSide;
+  readonly priceUnits: number;
+  readonly sizeMicros: number;
+}
+
+export interface BalanceEvent {
+  readonly kind: 'BALANCE';
+  readonly seq: number;
+  readonly account: string;
+  /** -1 with outcome -1 for collateral. */
+  readonly market: number;
+  readonly outcome: number;
+  readonly freeMicros: number;
+  readonly reservedMicros: number;
+}
+
+export interface MarketEvent {
+  readonly kind: 'MARKET';
+  readonly seq: number;
+  readonly market: number;
+  readonly tickUnits: number;
+  readonly minSizeMicros: number;
+  readonly feeBps: number;
+  readonly accepting: boolean;
+  readonly resolved: boolean;
+  readonly winner: number;
+}
+
+export interface CommandRejectedEvent {
+  readonly kind: 'COMMAND_REJECTED';
+  readonly seq: number;
+  readonly market: number;
+  readonly account: string;
+  readonly reason: Reject;
+}
+
+export type EngineEvent =
+  | OrderAcceptedEvent | OrderRejectedEvent | OrderUpdatedEvent | OrderCancelledEvent
+  | CancelRejectedEvent | FillEvent | LevelEvent | BalanceEvent | MarketEvent | CommandRejectedEvent;
+
+/** Rows [from, to) of the buffer as plain objects. */
+export function eventsToObjects(buffer: EventBuffer, from = 0, to = buffer.count): EngineEvent[] {
+  const events: EngineEvent[] = [];
+  for (let row = from; row < to; row += 1) events.push(eventAt(buffer, row));
+  return events;
+}
+
+export function eventAt(buffer: EventBuffer, row: number): EngineEvent {
+  const kind = buffer.kind[row] as EventKind;
+  switch (kind) {
+    case EventKind.ORDER_ACCEPTED:
+      return {
+        kind: 'ORDER_ACCEPTED', ...orderFields(buffer, row), orderType: buffer.orderType[row]!,
+        matchedMicros: buffer.matchedMicros[row]!, remainingMicros: buffer.remainingMicros[row]!,
+        rests: (buffer.flags[row]! & ACCEPTED_RESTS) !== 0,
+      };
+    case EventKind.ORDER_REJECTED:
+      return {
+        kind: 'ORDER_REJECTED', ...orderFields(buffer, row), orderType: buffer.orderType[row]!,
+        reason: buffer.code[row] as Reject,
+      };
+    case EventKind.ORDER_UPDATED:
+      return {
+        kind: 'ORDER_UPDATED', ...orderFields(buffer, row),
+        matchedMicros: buffer.matchedMicros[row]!, remainingMicros: buffer.remainingMicros[row]!,
+      };
+    case EventKind.ORDER_CANCELLED:
+      return {
+        kind: 'ORDER_CANCELLED', ...orderFields(buffer, row), matchedMicros: buffer.matchedMicros[row]!,
+        remainingMicros: buffer.remainingMicros[row]!, reason: buffer.code[row] as CancelReason,
+      };
+    case EventKind.CANCEL_REJECTED:
+      return {
+        kind: 'CANCEL_REJECTED', seq: buffer.seq[row]!, orderId: buffer.orderId[row]!,
+        account: buffer.account[row]!, reason: buffer.code[row] as Reject,
+      };
+    case EventKind.FILL: return fillAt(buffer, row);
+    case EventKind.LEVEL:
+      return {
+        kind: 'LEVEL', seq: buffer.seq[row]!, market: buffer.market[row]!,
+        side: buffer.side[row] as BookSide, priceUnits: buffer.priceUnits[row]!, sizeMicros: buffer.sizeMicros[row]!,
+      };
+    case EventKind.BALANCE:
+      return {
+        kind: 'BALANCE', seq: buffer.seq[row]!, account: buffer.account[row]!, market: buffer.market[row]!,
+        outcome: buffer.outcome[row]!, freeMicros: buffer.freeMicros[row]!, reservedMicros: buffer.reservedMicros[row]!,
+      };
+    case EventKind.MARKET: return marketAt(buffer, row);
+    case EventKind.COMMAND_REJECTED:
+      return {
+        kind: 'COMMAND_REJECTED', seq: buffer.seq[row]!, market: buffer.market[row]!,
+        account: buffer.account[row]!, reason: buffer.code[row] as Reject,
+      };
+    default: return unreachable(kind);
+  }
+}
+
+function orderFields(buffer: EventBuffer, row: number): OrderFields {
+  return {
+    seq: buffer.seq[row]!, orderId: buffer.orderId[row]!, account: buffer.account[row]!,
+    market: buffer.market[row]!, outcome: buffer.outcome[row]!, side: buffer.side[row]!,
+    priceUnits: buffer.priceUnits[row]!, sizeMicros: buffer.sizeMicros[row]!,
+  };
+}
+
+function fillAt(buffer: EventBuffer, row: number): FillEvent {
+  return {
+    kind: 'FILL', seq: buffer.seq[row]!, fillIndex: buffer.fillIndex[row]!, market: buffer.market[row]!,
+    takerOrderId: buffer.orderId[row]!, takerAccount: buffer.account[row]!,
+    takerOutcome: buffer.outcome[row]!, takerSide: buffer.side[row]!, takerPriceUnits: buffer.priceUnits[row]!,
+    makerOrderId: buffer.makerOrderId[row]!, makerAccount: buffer.makerAccount[row]!,
+    makerOutcome: buffer.makerOutcome[row]!, makerSide: buffer.makerSide[row]!,
+    makerPriceUnits: buffer.makerPriceUnits[row]!, sizeMicros: buffer.sizeMicros[row]!,
+    takerFeeMicros: buffer.feeMicros[row]!, fillKind: buffer.code[row] as FillKind,
+  };
+}
+
+function marketAt(buffer: EventBuffer, row: number): MarketEvent {
+  const flags = buffer.flags[row]!;
+  return {
+    kind: 'MARKET', seq: buffer.seq[row]!, market: buffer.market[row]!, tickUnits: buffer.tickUnits[row]!,
+    minSizeMicros: buffer.sizeMicros[row]!, feeBps: buffer.feeBps[row]!,
+    accepting: (flags & MARKET_ACCEPTING) !== 0, resolved: (flags & MARKET_RESOLVED) !== 0,
+    winner: buffer.outcome[row]!,
+  };
+}

@@ -1,0 +1,147 @@
+// Whole-state checks, O(state), run after every command in verify mode (always on in tests) and
+// callable at any time. A failure is a programmer error and throws. What is checked:
+// - books: ladder links, level aggregates, bitmap and best prices; no crossed book;
+// - orders: every live order is indexed by its id, listed under its owner, on its book and not
+//   past its expiration; history entries are indexed; per-account counts and caps hold;
+// - ledger: collateral is conserved (free + reserved + complete sets = deposits − withdrawals);
+//   per market YES supply = NO supply = complete sets; reserved amounts equal what open orders
+//   need; no balance is negative or fractional.
+import { assert } from './assert.js';
+import { Side } from './command.js';
+import { SIZE_MICROS_PER_LOT } from './constants.js';
+import { NIL } from './ladder.js';
+import { bookPriceOf } from './book.js';
+import { historyRef } from './order_lifecycle.js';
+import type { EngineState } from './state.js';
+
+export function checkInvariants(state: EngineState): void {
+  checkBooks(state);
+  const expected = expectedReserves(state);
+  checkOrders(state);
+  checkCollateral(state, expected.collateral);
+  checkShares(state, expected.shares);
+  checkIds(state);
+}
+
+function checkBooks(state: EngineState): void {
+  const orders = state.orders;
+  const sizeOf = (slot: number): number => {
+    assert(orders.live[slot] === 1, 'book holds only live orders');
+    return orders.remainingMicros[slot]!;
+  };
+  let resting = 0;
+  for (const market of state.markets.indices()) {
+    const book = state.markets.book(market);
+    book.bids.verify(sizeOf);
+    book.asks.verify(sizeOf);
+    assert(book.isUncrossed(), 'no crossed book');
+    resting += book.bids.ordersCount() + book.asks.ordersCount();
+  }
+  assert(resting === orders.count(), 'every live order rests on a book');
+}
+
+interface ExpectedReserves {
+  readonly collateral: Map<number, number>;
+  readonly shares: Map<number, number>;
+}
+
+/** What open orders need reserved: collateral by account, shares by position × 2 + outcome. */
+function expectedReserves(state: EngineState): ExpectedReserves {
+  const orders = state.orders;
+  const collateral = new Map<number, number>();
+  const shares = new Map<number, number>();
+  for (let slot = 0; slot < orders.capacity; slot += 1) {
+    if (orders.live[slot] !== 1) continue;
+    const remaining = orders.remainingMicros[slot]!;
+    if (orders.side[slot] === Side.Buy) {
+      const price = bookPriceOf(orders.outcome[slot]!, orders.bookPrice[slot]!);
+      const account = orders.account[slot]!;
+      collateral.set(account, (collateral.get(account) ?? 0) + price * (remaining / SIZE_MICROS_PER_LOT));
+    } else {
+      const key = 2 * orders.position[slot]! + orders.outcome[slot]!;
+      shares.set(key, (shares.get(key) ?? 0) + remaining);
+    }
+  }
+  return { collateral, shares };
+}
+
+function checkOrders(state: EngineState): void {
+  const orders = state.orders;
+  const accounts = state.ledger.accounts;
+  let listed = 0;
+  for (let account = 0; account < accounts.count(); account += 1) {
+    let count = 0;
+    for (let slot = accounts.orderHead[account]!; slot !== NIL; slot = orders.accountNext[slot]!) {
+      assert(orders.live[slot] === 1 && orders.account[slot] === account, 'account list holds its live orders');
+      assert(count < orders.capacity, 'account list terminates');
+      count += 1;
+    }
+    assert(count === accounts.orderCount[account], 'account order count');
+    assert(count <= state.config.accountOrdersMax, 'account order cap');
+    listed += count;
+  }
+  assert(listed === orders.count(), 'every live order is listed under its owner');
+  for (let slot = 0; slot < orders.capacity; slot += 1) {
+    if (orders.live[slot] !== 1) continue;
+    const remaining = orders.remainingMicros[slot]!;
+    assert(remaining > 0 && remaining <= orders.originalMicros[slot]!, 'live order has a remainder');
+    assert(remaining % SIZE_MICROS_PER_LOT === 0, 'remainder is whole lots');
+    assert(orders.expirationMs[slot] === 0 || orders.expirationMs[slot]! > state.timeMs, 'no expired order rests');
+    assert(state.ledger.positions.find(orders.account[slot]!, orders.market[slot]!) === orders.position[slot],
+      'order knows its position');
+  }
+}
+
+function checkCollateral(state: EngineState, expected: Map<number, number>): void {
+  const ledger = state.ledger;
+  const accounts = ledger.accounts;
+  let total = 0;
+  for (let account = 0; account < accounts.count(); account += 1) {
+    const free = accounts.collateralFree[account]!;
+    const reserved = accounts.collateralReserved[account]!;
+    assert(Number.isSafeInteger(free) && free >= 0, 'free collateral is a non-negative integer');
+    assert(reserved === (expected.get(account) ?? 0), 'reserved collateral equals what open BUYs need');
+    total += free + reserved;
+  }
+  for (const market of state.markets.indices()) total += ledger.setsMicros[market]!;
+  assert(total === ledger.supplyMicros, 'collateral is conserved');
+}
+
+function checkShares(state: EngineState, expected: Map<number, number>): void {
+  const ledger = state.ledger;
+  const positions = ledger.positions;
+  for (const market of state.markets.indices()) {
+    let yesSupply = 0;
+    let noSupply = 0;
+    let count = 0;
+    for (let position = positions.marketHead[market]!; position !== NIL; position = positions.marketNext[position]!) {
+      for (let outcome = 0; outcome < 2; outcome += 1) {
+        const free = positions.sharesFree[2 * position + outcome]!;
+        const reserved = positions.sharesReserved[2 * position + outcome]!;
+        assert(Number.isSafeInteger(free) && free >= 0, 'free shares are a non-negative integer');
+        assert(reserved === (expected.get(2 * position + outcome) ?? 0), 'reserved shares equal open SELLs');
+        if (outcome === 0) yesSupply += free + reserved;
+        else noSupply += free + reserved;
+      }
+      count += 1;
+    }
+    assert(yesSupply === noSupply && yesSupply === ledger.setsMicros[market], 'YES supply = NO supply = sets');
+    assert(state.markets.resolved[market] === 0 || count === 0, 'a resolved market has no positions');
+  }
+}
+
+function checkIds(state: EngineState): void {
+  const orders = state.orders;
+  const history = state.history;
+  assert(state.ids.size() === orders.count() + history.count(), 'ids index live and finished orders');
+  for (let slot = 0; slot < orders.capacity; slot += 1) {
+    if (orders.live[slot] !== 1) continue;
+    const position = state.ids.find(orders.id[slot]!, orders.idHash[slot]!);
+    assert(position >= 0 && state.ids.valueAt(position) === slot, 'live order is indexed');
+  }
+  for (let index = 0; index < history.count(); index += 1) {
+    const entry = history.entryAt(index);
+    const position = state.ids.find(history.id[entry]!, history.idHash[entry]!);
+    assert(position >= 0 && state.ids.valueAt(position) === historyRef(entry), 'finished order is indexed');
+  }
+}

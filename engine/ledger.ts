@@ -1,0 +1,210 @@
+// The ledger: collateral and shares per account, the complete sets each market has minted, and
+// the collateral supply. Every movement goes through a method here that records the touched
+// balance (with its value before the command) for the end-of-command BALANCE events, and keeps
+// the books balanced: collateral only moves between accounts, into complete sets (MINT) and back
+// out (MERGE, resolution), so free + reserved + sets = deposits − withdrawals at all times.
+import { assert } from './assert.js';
+import { Accounts } from './accounts.js';
+import { COLLATERAL_SUPPLY_MICROS_MAX } from './constants.js';
+import { DirtyList } from './dirty_list.js';
+import { Positions } from './positions.js';
+
+/** Balance keys pack (account, asset); asset 0 is collateral, 1 + market × 2 + outcome a token. */
+export function balanceKey(account: number, marketsMax: number, asset: number): number {
+  return account * (2 * marketsMax + 1) + asset;
+}
+
+export function tokenAsset(market: number, outcome: number): number {
+  return 1 + 2 * market + outcome;
+}
+
+export const COLLATERAL_ASSET = 0;
+
+export class Ledger {
+  readonly marketsMax: number;
+  readonly accounts: Accounts;
+  readonly positions: Positions;
+  /** Complete sets (one YES + one NO, backed by 1.00 of collateral) outstanding per market. */
+  readonly setsMicros: Float64Array;
+  readonly dirty: DirtyList;
+  /** Deposits minus withdrawals: all collateral inside the engine. */
+  supplyMicros = 0;
+  /** Taker fees credited to the operator since the engine started (informational). */
+  feesMicros = 0;
+  readonly operator: number;
+
+  constructor(operatorAddress: string, accountsMax: number, positionsMax: number, marketsMax: number) {
+    this.marketsMax = marketsMax;
+    this.accounts = new Accounts(accountsMax);
+    this.positions = new Positions(positionsMax, marketsMax);
+    this.setsMicros = new Float64Array(marketsMax);
+    this.dirty = new DirtyList(64);
+    this.operator = this.accounts.intern(operatorAddress);
+    assert(this.operator === 0, 'the operator is the first account');
+  }
+
+  /** Whether a deposit of `amountMicros` keeps the supply within its cap. */
+  canDeposit(amountMicros: number): boolean {
+    return this.supplyMicros + amountMicros <= COLLATERAL_SUPPLY_MICROS_MAX;
+  }
+
+  deposit(account: number, amountMicros: number): void {
+    assert(this.canDeposit(amountMicros), 'deposit: supply cap checked');
+    this.touchCollateral(account);
+    this.accounts.collateralFree[account] = this.accounts.collateralFree[account]! + amountMicros;
+    this.supplyMicros += amountMicros;
+  }
+
+  withdraw(account: number, amountMicros: number): void {
+    this.touchCollateral(account);
+    const free = this.accounts.collateralFree[account]! - amountMicros;
+    assert(free >= 0, 'withdraw: balance checked');
+    this.accounts.collateralFree[account] = free;
+    this.supplyMicros -= amountMicros;
+  }
+
+  collateralFreeOf(account: number): number {
+    return this.accounts.collateralFree[account]!;
+  }
+
+  sharesFreeOf(position: number, outcome: number): number {
+    return this.positions.sharesFree[2 * position + outcome]!;
+  }
+
+  /** Free → reserved collateral (a BUY order's limit notional and fee). */
+  reserveCollateral(account: number, amountMicros: number): void {
+    this.touchCollateral(account);
+    const free = this.accounts.collateralFree[account]! - amountMicros;
+    assert(free >= 0, 'reserveCollateral: balance checked');
+    this.accounts.collateralFree[account] = free;
+    this.accounts.collateralReserved[account] = this.accounts.collateralReserved[account]! + amountMicros;
+  }
+
+  /** Reserved → free collateral (cancel, expiry, price improvement, unused fee). */
+  releaseCollateral(account: number, amountMicros: number): void {
+    if (amountMicros === 0) return;
+    this.touchCollateral(account);
+    const reserved = this.accounts.collateralReserved[account]! - amountMicros;
+    assert(reserved >= 0, 'releaseCollateral: reserve covers the release');
+    this.accounts.collateralReserved[account] = reserved;
+    this.accounts.collateralFree[account] = this.accounts.collateralFree[account]! + amountMicros;
+  }
+
+  /** Reserved collateral leaves the account (a BUY fill pays its notional and fee). */
+  spendReservedCollateral(account: number, amountMicros: number): void {
+    this.touchCollateral(account);
+    const reserved = this.accounts.collateralReserved[account]! - amountMicros;
+    assert(reserved >= 0, 'spendReservedCollateral: reserve covers the payment');
+    this.accounts.collateralReserved[account] = reserved;
+  }
+
+  creditCollateral(account: number, amountMicros: number): void {
+    this.touchCollateral(account);
+    this.accounts.collateralFree[account] = this.accounts.collateralFree[account]! + amountMicros;
+  }
+
+  /** Pays a taker fee to the operator. */
+  creditFee(amountMicros: number): void {
+    if (amountMicros === 0) return;
+    this.creditCollateral(this.operator, amountMicros);
+    this.feesMicros += amountMicros;
+  }
+
+  /** Free → reserved shares (a SELL order's size). */
+  reserveShares(position: number, outcome: number, sizeMicros: number): void {
+    this.touchShares(position, outcome);
+    const index = 2 * position + outcome;
+    const free = this.positions.sharesFree[index]! - sizeMicros;
+    assert(free >= 0, 'reserveShares: balance checked');
+    this.positions.sharesFree[index] = free;
+    this.positions.sharesReserved[index] = this.positions.sharesReserved[index]! + sizeMicros;
+  }
+
+  releaseShares(position: number, outcome: number, sizeMicros: number): void {
+    if (sizeMicros === 0) return;
+    this.touchShares(position, outcome);
+    const index = 2 * position + outcome;
+    const reserved = this.positions.sharesReserved[index]! - sizeMicros;
+    assert(reserved >= 0, 'releaseShares: reserve covers the release');
+    this.positions.sharesReserved[index] = reserved;
+    this.positions.sharesFree[index] = this.positions.sharesFree[index]! + sizeMicros;
+  }
+
+  /** Reserved shares leave the account (a SELL fill delivers them). */
+  spendReservedShares(position: number, outcome: number, sizeMicros: number): void {
+    this.touchShares(position, outcome);
+    const index = 2 * position + outcome;
+    const reserved = this.positions.sharesReserved[index]! - sizeMicros;
+    assert(reserved >= 0, 'spendReservedShares: reserve covers the delivery');
+    this.positions.sharesReserved[index] = reserved;
+  }
+
+  creditShares(position: number, outcome: number, sizeMicros: number): void {
+    this.touchShares(position, outcome);
+    const index = 2 * position + outcome;
+    this.positions.sharesFree[index] = this.positions.sharesFree[index]! + sizeMicros;
+  }
+
+  /** A MINT fill created `sizeMicros` complete sets; a MERGE fill destroyed them (negative). */
+  changeSets(market: number, deltaMicros: number): void {
+    const sets = this.setsMicros[market]! + deltaMicros;
+    assert(sets >= 0, 'changeSets: a merge destroys only existing sets');
+    this.setsMicros[market] = sets;
+  }
+
+  /**
+   * Settles a resolved market whose orders are all cancelled: every winning share pays 1.00 of
+   * collateral, losing shares are zeroed, the market's complete sets are used up, and its
+   * positions are freed.
+   */
+  settleResolution(market: number, winner: number): void {
+    const positions = this.positions;
+    let paidMicros = 0;
+    let position = positions.marketHead[market]!;
+    while (position !== -1) {
+      const following = positions.marketNext[position]!;
+      const account = positions.account[position]!;
+      assert(positions.sharesReserved[2 * position] === 0 && positions.sharesReserved[2 * position + 1] === 0,
+        'settleResolution: orders were cancelled first');
+      const winning = positions.sharesFree[2 * position + winner]!;
+      if (winning > 0) this.creditCollateral(account, winning);
+      for (let outcome = 0; outcome < 2; outcome += 1) this.zeroShares(position, outcome);
+      paidMicros += winning;
+      positions.remove(position, this.accounts);
+      position = following;
+    }
+    assert(paidMicros === this.setsMicros[market], 'settleResolution: winners hold every set');
+    this.setsMicros[market] = 0;
+  }
+
+  private zeroShares(position: number, outcome: number): void {
+    const index = 2 * position + outcome;
+    if (this.positions.sharesFree[index] === 0) return;
+    this.touchShares(position, outcome);
+    this.positions.sharesFree[index] = 0;
+  }
+
+  touchCollateral(account: number): void {
+    const stamp = this.dirty.stamp;
+    if (this.accounts.collateralStamp[account] === stamp) return;
+    this.accounts.collateralStamp[account] = stamp;
+    this.dirty.add(
+      balanceKey(account, this.marketsMax, COLLATERAL_ASSET),
+      this.accounts.collateralFree[account]!,
+      this.accounts.collateralReserved[account]!,
+    );
+  }
+
+  touchShares(position: number, outcome: number): void {
+    const index = 2 * position + outcome;
+    const stamp = this.dirty.stamp;
+    if (this.positions.sharesStamp[index] === stamp) return;
+    this.positions.sharesStamp[index] = stamp;
+    const asset = tokenAsset(this.positions.market[position]!, outcome);
+    this.dirty.add(
+      balanceKey(this.positions.account[position]!, this.marketsMax, asset),
+      this.positions.sharesFree[index]!,
+      this.positions.sharesReserved[index]!,
+    );
+  }
+}

@@ -1,0 +1,140 @@
+// The matcher: the order being placed (state.taker) against the opposite side of its market's
+// book, best price first and oldest first within a price; every fill trades at the resting
+// order's price. One book serves both tokens, so a fill is NORMAL (same token, opposite sides),
+// MINT (BUY YES with BUY NO: both pay and a complete set is created) or MERGE (SELL YES with
+// SELL NO: the set is destroyed and both are paid from its collateral).
+//
+// Self-crossing is allowed: there is no self-trade prevention, so an account's order matches
+// its own resting order like anyone else's. The ledger moves value from the account to itself
+// (less the taker fee), which keeps every invariant.
+import { BookSide, bookPriceOf, type Book } from './book.js';
+import { Side } from './command.js';
+import { SIZE_MICROS_PER_LOT } from './constants.js';
+import { EventKind, FillKind } from './events.js';
+import { takerFeeMicros } from './fee.js';
+import { NIL, type Ladder } from './ladder.js';
+import { finishLive } from './order_lifecycle.js';
+import { CancelReason } from './order_status.js';
+import type { EngineState } from './state.js';
+
+/** Whether a resting level at `level` crosses a taker limit at `limit` on `takerSide`. */
+export function crosses(takerSide: number, limit: number, level: number): boolean {
+  return takerSide === BookSide.Bid ? level <= limit : level >= limit;
+}
+
+/** The side opposite `bookSide`. */
+export function oppositeOf(bookSide: number): BookSide {
+  return bookSide === BookSide.Bid ? BookSide.Ask : BookSide.Bid;
+}
+
+/** Whether anything rests at a price the taker would trade at. */
+export function hasCrossing(book: Book, takerSide: number, limit: number): boolean {
+  const best = book.ladder(oppositeOf(takerSide)).best();
+  return best !== NIL && crosses(takerSide, limit, best);
+}
+
+/** Size available at crossing prices, counted up to `wantedMicros` (FOK and capacity checks). */
+export function crossingSizeUpTo(book: Book, takerSide: number, limit: number, wantedMicros: number): number {
+  const ladder = book.ladder(oppositeOf(takerSide));
+  let total = 0;
+  for (let level = ladder.best(); level !== NIL && crosses(takerSide, limit, level); level = ladder.worseThan(level)) {
+    total += ladder.sizeAt(level);
+    if (total >= wantedMicros) break;
+  }
+  return total;
+}
+
+/** Matches state.taker until it is filled or nothing crosses; returns the size filled. */
+export function matchTaker(state: EngineState, book: Book): number {
+  const taker = state.taker;
+  const ladder = book.ladder(oppositeOf(taker.bookSide));
+  const before = taker.remainingMicros;
+  let level = ladder.best();
+  while (taker.remainingMicros > 0 && level !== NIL && crosses(taker.bookSide, taker.bookPrice, level)) {
+    consumeLevel(state, book, ladder, level);
+    level = ladder.best();
+  }
+  return before - taker.remainingMicros;
+}
+
+function consumeLevel(state: EngineState, book: Book, ladder: Ladder, level: number): void {
+  const taker = state.taker;
+  let slot = ladder.head(level);
+  while (taker.remainingMicros > 0 && slot !== NIL) {
+    const following = ladder.after(slot);
+    fillResting(state, book, slot, level);
+    slot = following;
+  }
+}
+
+/** One fill between the taker and the resting order in `slot` at book price `level`. */
+function fillResting(state: EngineState, book: Book, slot: number, level: number): void {
+  const taker = state.taker;
+  const orders = state.orders;
+  const makerRemaining = orders.remainingMicros[slot]!;
+  const size = makerRemaining < taker.remainingMicros ? makerRemaining : taker.remainingMicros;
+  const makerOutcome = orders.outcome[slot]!;
+  const makerSide = orders.side[slot]!;
+  const lots = size / SIZE_MICROS_PER_LOT;
+  const takerPrice = bookPriceOf(taker.outcome, level);
+  const makerPrice = bookPriceOf(makerOutcome, level);
+  const fee = takerFeeMicros(takerPrice * lots, taker.feeBps);
+  const kind = makerOutcome === taker.outcome ? FillKind.NORMAL : taker.side === Side.Buy ? FillKind.MINT : FillKind.MERGE;
+  settleTaker(state, takerPrice * lots, fee, size);
+  settleMaker(state, slot, makerPrice * lots, size);
+  if (kind !== FillKind.NORMAL) state.ledger.changeSets(taker.market, kind === FillKind.MINT ? size : -size);
+  taker.remainingMicros -= size;
+  const row = state.events.pushFill(
+    state.fillIndex, taker.orderId, taker.address, taker.market, taker.outcome, taker.side, takerPrice, size, fee, kind,
+  );
+  const makerAddress = state.ledger.accounts.addressOf(orders.account[slot]!);
+  state.events.setFillMaker(row, orders.id[slot]!, makerAddress, makerOutcome, makerSide, makerPrice);
+  state.fillIndex += 1;
+  updateResting(state, book, slot, level, size, makerAddress, makerPrice);
+}
+
+function settleTaker(state: EngineState, notionalMicros: number, feeMicros: number, sizeMicros: number): void {
+  const taker = state.taker;
+  const ledger = state.ledger;
+  if (taker.side === Side.Buy) {
+    ledger.spendReservedCollateral(taker.account, notionalMicros + feeMicros);
+    taker.reserveMicros -= notionalMicros + feeMicros;
+    ledger.creditShares(taker.position, taker.outcome, sizeMicros);
+  } else {
+    ledger.spendReservedShares(taker.position, taker.outcome, sizeMicros);
+    ledger.creditCollateral(taker.account, notionalMicros - feeMicros);
+  }
+  ledger.creditFee(feeMicros);
+}
+
+function settleMaker(state: EngineState, slot: number, notionalMicros: number, sizeMicros: number): void {
+  const orders = state.orders;
+  const ledger = state.ledger;
+  if (orders.side[slot] === Side.Buy) {
+    ledger.spendReservedCollateral(orders.account[slot]!, notionalMicros);
+    ledger.creditShares(orders.position[slot]!, orders.outcome[slot]!, sizeMicros);
+  } else {
+    ledger.spendReservedShares(orders.position[slot]!, orders.outcome[slot]!, sizeMicros);
+    ledger.creditCollateral(orders.account[slot]!, notionalMicros);
+  }
+}
+
+/** The resting order after a fill: smaller, or fully filled and finished. */
+function updateResting(
+  state: EngineState, book: Book, slot: number, level: number, sizeMicros: number,
+  makerAddress: string, makerPrice: number,
+): void {
+  const orders = state.orders;
+  const remaining = orders.remainingMicros[slot]! - sizeMicros;
+  const side = oppositeOf(state.taker.bookSide);
+  if (remaining === 0) book.remove(side, level, slot, sizeMicros);
+  else book.reduce(side, level, sizeMicros);
+  orders.remainingMicros[slot] = remaining;
+  const original = orders.originalMicros[slot]!;
+  const row = state.events.pushOrder(
+    EventKind.ORDER_UPDATED, orders.id[slot]!, makerAddress, orders.market[slot]!, orders.outcome[slot]!,
+    orders.side[slot]!, makerPrice, original,
+  );
+  state.events.setProgress(row, original - remaining, remaining);
+  if (remaining === 0) finishLive(state, slot, CancelReason.NONE);
+}

@@ -1,0 +1,84 @@
+// Finished orders (filled, cancelled, expired), remembered in a bounded ring so a resubmitted
+// id is rejected as a duplicate and a reader can still see how a recent order ended. When the
+// ring is full the oldest entry is forgotten: memory stays bounded however long the engine runs,
+// and the capacity (an engine option) says how far back duplicate detection reaches.
+import { assert } from './assert.js';
+import type { CancelReason } from './order_status.js';
+
+export class OrderHistory {
+  readonly capacity: number;
+  readonly id: string[];
+  readonly idHash: Int32Array;
+  readonly account: Int32Array;
+  readonly market: Int32Array;
+  readonly outcome: Uint8Array;
+  readonly side: Uint8Array;
+  readonly orderType: Uint8Array;
+  readonly bookPrice: Int32Array;
+  readonly originalMicros: Float64Array;
+  readonly matchedMicros: Float64Array;
+  readonly cancelReason: Uint8Array;
+  readonly createdAtMs: Float64Array;
+  readonly expirationMs: Float64Array;
+  readonly finishedAtMs: Float64Array;
+  private oldestEntry = 0;
+  private entries = 0;
+
+  constructor(capacity: number) {
+    assert(Number.isInteger(capacity) && capacity > 0, 'history capacity');
+    this.capacity = capacity;
+    this.id = new Array<string>(capacity).fill('');
+    this.idHash = new Int32Array(capacity);
+    this.account = new Int32Array(capacity);
+    this.market = new Int32Array(capacity);
+    this.outcome = new Uint8Array(capacity);
+    this.side = new Uint8Array(capacity);
+    this.orderType = new Uint8Array(capacity);
+    this.bookPrice = new Int32Array(capacity);
+    this.originalMicros = new Float64Array(capacity);
+    this.matchedMicros = new Float64Array(capacity);
+    this.cancelReason = new Uint8Array(capacity);
+    this.createdAtMs = new Float64Array(capacity);
+    this.expirationMs = new Float64Array(capacity);
+    this.finishedAtMs = new Float64Array(capacity);
+  }
+
+  count(): number {
+    return this.entries;
+  }
+
+  isFull(): boolean {
+    return this.entries === this.capacity;
+  }
+
+  /** The entry forgotten next. */
+  oldest(): number {
+    assert(this.entries > 0, 'oldest: history not empty');
+    return this.oldestEntry;
+  }
+
+  dropOldest(): void {
+    assert(this.entries > 0, 'dropOldest: history not empty');
+    this.id[this.oldestEntry] = '';
+    this.oldestEntry = this.oldestEntry + 1 === this.capacity ? 0 : this.oldestEntry + 1;
+    this.entries -= 1;
+  }
+
+  /** Claims the newest entry; the caller fills its columns. */
+  append(): number {
+    assert(this.entries < this.capacity, 'append: the caller drops the oldest first');
+    const entry = (this.oldestEntry + this.entries) % this.capacity;
+    this.entries += 1;
+    return entry;
+  }
+
+  cancelReasonOf(entry: number): CancelReason {
+    return this.cancelReason[entry] as CancelReason;
+  }
+
+  /** The i-th entry from the oldest (for snapshots, which keep the ring's order). */
+  entryAt(index: number): number {
+    assert(index >= 0 && index < this.entries, 'entryAt: index in range');
+    return (this.oldestEntry + index) % this.capacity;
+  }
+}

@@ -1,0 +1,230 @@
+// Placing an order (contract §4): validate, check the balance and every capacity the order could
+// need, then reserve, match, and rest or finish the remainder. Every rejection happens before
+// anything changes. The checks run in one fixed order, which decides the reason when several
+// apply; the reference engine in test/ follows the same order.
+import { bookPriceOf, bookSideOf, type Book } from './book.js';
+import { OrderType, Side, type Command } from './command.js';
+import {
+  GTD_EXPIRATION_LEAD_MS, LEVEL_SIZE_MICROS_MAX, ORDER_ID_LENGTH_MAX, PRICE_UNITS_PER_ONE, SIZE_MICROS_MAX,
+  SIZE_MICROS_PER_LOT, TIME_MS_MAX,
+} from './constants.js';
+import { EventKind, ACCEPTED_RESTS } from './events.js';
+import { takerFeeMicros } from './fee.js';
+import { hashOrderId } from './id_table.js';
+import { crossingSizeUpTo, hasCrossing, matchTaker } from './matching.js';
+import { finishTaker, restingReserveMicros } from './order_lifecycle.js';
+import { CancelReason } from './order_status.js';
+import { Reject } from './reject.js';
+import type { EngineState } from './state.js';
+
+export function placeOrder(state: EngineState, command: Command): void {
+  loadTaker(state, command);
+  const reject = validateOrder(state, command);
+  if (reject !== 0) {
+    pushRejected(state, command, reject);
+    return;
+  }
+  state.taker.feeBps = state.markets.feeBps[command.market]!;
+  const capacityReject = checkBalanceAndCapacity(state);
+  if (capacityReject !== 0) {
+    pushRejected(state, command, capacityReject);
+    return;
+  }
+  executeTaker(state);
+}
+
+/** Checks that need nothing but the command and the market (reasons in the fixed order). */
+function validateOrder(state: EngineState, command: Command): number {
+  const id = command.orderId;
+  if (id.length === 0 || id.length > ORDER_ID_LENGTH_MAX) return Reject.INVALID_ORDER_ID;
+  const markets = state.markets;
+  const market = command.market;
+  if (!markets.has(market)) return Reject.UNKNOWN_MARKET;
+  if (markets.accepting[market] === 0 || markets.resolved[market] === 1) return Reject.MARKET_NOT_ACCEPTING;
+  if (command.outcome !== 0 && command.outcome !== 1) return Reject.INVALID_OUTCOME;
+  const type = command.orderType;
+  if (command.postOnly && (type === OrderType.FOK || type === OrderType.FAK)) return Reject.POST_ONLY_INVALID_TYPE;
+  if (!isValidExpiration(type, command.expirationMs, command.timeMs)) return Reject.INVALID_EXPIRATION;
+  const tick = markets.tickUnits[market]!;
+  const price = command.priceUnits;
+  if (price % tick !== 0 || price < tick || price > PRICE_UNITS_PER_ONE - tick) return Reject.INVALID_TICK;
+  const size = command.sizeMicros;
+  if (!(size > 0) || size % SIZE_MICROS_PER_LOT !== 0) return Reject.INVALID_SIZE_PRECISION;
+  if (size > SIZE_MICROS_MAX) return Reject.SIZE_ABOVE_MAX;
+  if (size < markets.minSizeMicros[market]!) return Reject.SIZE_BELOW_MIN;
+  if (state.ids.find(id, state.taker.idHash) !== -1) return Reject.DUPLICATE_ORDER;
+  return 0;
+}
+
+/** GTD needs an expiration at least 60 s after the command; other types take none (0). */
+function isValidExpiration(type: number, expirationMs: number, timeMs: number): boolean {
+  if (type !== OrderType.GTD) return expirationMs === 0;
+  return Number.isInteger(expirationMs) && expirationMs >= timeMs + GTD_EXPIRATION_LEAD_MS && expirationMs <= TIME_MS_MAX;
+}
+
+/** Copies the command into the reused taker record (the market's fee is read once it is valid). */
+function loadTaker(state: EngineState, command: Command): void {
+  const taker = state.taker;
+  taker.orderId = command.orderId;
+  taker.idHash = hashOrderId(command.orderId);
+  taker.address = command.account;
+  taker.account = state.ledger.accounts.find(command.account);
+  taker.position = -1;
+  taker.market = command.market;
+  taker.outcome = command.outcome;
+  taker.side = command.side;
+  taker.orderType = command.orderType;
+  taker.priceUnits = command.priceUnits;
+  taker.bookPrice = bookPriceOf(command.outcome, command.priceUnits);
+  taker.bookSide = bookSideOf(command.outcome, command.side);
+  taker.sizeMicros = command.sizeMicros;
+  taker.remainingMicros = command.sizeMicros;
+  taker.expirationMs = command.expirationMs;
+  taker.postOnly = command.postOnly;
+  taker.feeBps = 0;
+  taker.reserveMicros = 0;
+}
+
+/** BUY reserves its notional and taker fee at the limit price; SELL reserves its shares. */
+function buyReserveMicros(state: EngineState): number {
+  const taker = state.taker;
+  const notional = taker.priceUnits * (taker.sizeMicros / SIZE_MICROS_PER_LOT);
+  return notional + takerFeeMicros(notional, taker.feeBps);
+}
+
+function checkBalanceAndCapacity(state: EngineState): number {
+  const taker = state.taker;
+  const ledger = state.ledger;
+  if (taker.account === -1) return Reject.NOT_ENOUGH_BALANCE;
+  const position = ledger.positions.find(taker.account, taker.market);
+  if (taker.side === Side.Buy) {
+    if (ledger.collateralFreeOf(taker.account) < buyReserveMicros(state)) return Reject.NOT_ENOUGH_BALANCE;
+  } else if (position === -1 || ledger.sharesFreeOf(position, taker.outcome) < taker.sizeMicros) {
+    return Reject.NOT_ENOUGH_BALANCE;
+  }
+  const bookReject = checkBook(state);
+  if (bookReject !== 0) return bookReject;
+  if (position === -1) {
+    taker.position = ledger.positions.findOrCreate(taker.account, taker.market, ledger.accounts);
+    if (taker.position === -1) return Reject.POSITIONS_FULL;
+  } else {
+    taker.position = position;
+  }
+  return 0;
+}
+
+/** Post-only, FOK, FAK and the capacities a resting remainder would need. */
+function checkBook(state: EngineState): number {
+  const taker = state.taker;
+  const book = state.markets.book(taker.market);
+  const type = taker.orderType;
+  if (taker.postOnly && hasCrossing(book, taker.bookSide, taker.bookPrice)) return Reject.POST_ONLY_CROSSES;
+  if (type === OrderType.FOK) {
+    const available = crossingSizeUpTo(book, taker.bookSide, taker.bookPrice, taker.sizeMicros);
+    return available < taker.sizeMicros ? Reject.FOK_NOT_FILLED : 0;
+  }
+  if (type === OrderType.FAK) return hasCrossing(book, taker.bookSide, taker.bookPrice) ? 0 : Reject.FAK_NO_MATCH;
+  if (book.ladder(taker.bookSide).sizeAt(taker.bookPrice) + taker.sizeMicros > LEVEL_SIZE_MICROS_MAX) {
+    return Reject.LEVEL_FULL;
+  }
+  const accountFull = state.ledger.accounts.orderCount[taker.account]! >= state.config.accountOrdersMax;
+  const bookFull = !state.orders.hasFreeSlot();
+  if (!accountFull && !bookFull) return 0;
+  // The order needs a slot only if some of it would rest; one that fills at once is accepted.
+  if (crossingSizeUpTo(book, taker.bookSide, taker.bookPrice, taker.sizeMicros) >= taker.sizeMicros) return 0;
+  return accountFull ? Reject.TOO_MANY_ORDERS : Reject.BOOK_FULL;
+}
+
+function executeTaker(state: EngineState): void {
+  const taker = state.taker;
+  const ledger = state.ledger;
+  if (taker.side === Side.Buy) {
+    taker.reserveMicros = buyReserveMicros(state);
+    ledger.reserveCollateral(taker.account, taker.reserveMicros);
+  } else {
+    ledger.reserveShares(taker.position, taker.outcome, taker.sizeMicros);
+  }
+  const book = state.markets.book(taker.market);
+  matchTaker(state, book);
+  const rests = taker.remainingMicros > 0 && (taker.orderType === OrderType.GTC || taker.orderType === OrderType.GTD);
+  releaseTakerReserve(state, rests);
+  pushAccepted(state, rests);
+  if (rests) {
+    restTaker(state, book);
+  } else if (taker.remainingMicros > 0) {
+    pushTakerCancelled(state);
+    finishTaker(state, CancelReason.CANCELED);
+  } else {
+    finishTaker(state, CancelReason.NONE);
+  }
+}
+
+/** Returns what the taker phase did not use: price improvement, unused fee, or the remainder. */
+function releaseTakerReserve(state: EngineState, rests: boolean): void {
+  const taker = state.taker;
+  if (taker.side === Side.Buy) {
+    const keep = rests ? restingReserveMicros(taker.priceUnits, taker.remainingMicros) : 0;
+    state.ledger.releaseCollateral(taker.account, taker.reserveMicros - keep);
+    taker.reserveMicros = keep;
+  } else if (!rests) {
+    state.ledger.releaseShares(taker.position, taker.outcome, taker.remainingMicros);
+  }
+}
+
+function restTaker(state: EngineState, book: Book): void {
+  const taker = state.taker;
+  const orders = state.orders;
+  const slot = orders.allocate();
+  orders.id[slot] = taker.orderId;
+  orders.idHash[slot] = taker.idHash;
+  orders.account[slot] = taker.account;
+  orders.position[slot] = taker.position;
+  orders.market[slot] = taker.market;
+  orders.outcome[slot] = taker.outcome;
+  orders.side[slot] = taker.side;
+  orders.orderType[slot] = taker.orderType;
+  orders.bookPrice[slot] = taker.bookPrice;
+  orders.originalMicros[slot] = taker.sizeMicros;
+  orders.remainingMicros[slot] = taker.remainingMicros;
+  orders.createdAtMs[slot] = state.timeMs;
+  orders.expirationMs[slot] = taker.expirationMs;
+  orders.serial[slot] = state.serialNext;
+  state.serialNext += 1;
+  book.rest(taker.bookSide, taker.bookPrice, slot, taker.remainingMicros);
+  orders.linkToAccount(slot, state.ledger.accounts);
+  state.ids.insert(taker.orderId, taker.idHash, slot);
+  if (taker.orderType === OrderType.GTD) {
+    state.expiries.push(taker.expirationMs, orders.serial[slot]!, slot, state.isLive);
+  }
+}
+
+function pushAccepted(state: EngineState, rests: boolean): void {
+  const taker = state.taker;
+  const events = state.events;
+  const row = events.pushOrder(
+    EventKind.ORDER_ACCEPTED, taker.orderId, taker.address, taker.market, taker.outcome, taker.side,
+    taker.priceUnits, taker.sizeMicros,
+  );
+  events.setProgress(row, taker.sizeMicros - taker.remainingMicros, taker.remainingMicros);
+  events.orderType[row] = taker.orderType;
+  events.flags[row] = rests ? ACCEPTED_RESTS : 0;
+}
+
+function pushTakerCancelled(state: EngineState): void {
+  const taker = state.taker;
+  const row = state.events.pushOrder(
+    EventKind.ORDER_CANCELLED, taker.orderId, taker.address, taker.market, taker.outcome, taker.side,
+    taker.priceUnits, taker.sizeMicros,
+  );
+  state.events.setProgress(row, taker.sizeMicros - taker.remainingMicros, taker.remainingMicros);
+  state.events.code[row] = CancelReason.CANCELED;
+}
+
+function pushRejected(state: EngineState, command: Command, reason: number): void {
+  const row = state.events.pushOrder(
+    EventKind.ORDER_REJECTED, command.orderId, command.account, command.market, command.outcome, command.side,
+    command.priceUnits, command.sizeMicros,
+  );
+  state.events.orderType[row] = command.orderType;
+  state.events.code[row] = reason;
+}

@@ -1,0 +1,182 @@
+// Reads for the runtime: orders, balances, books and markets as plain objects. Not on the hot
+// path (they allocate); they never change state.
+import { bookPriceOf, tokenSideOf, type BookSide } from './book.js';
+import { PRICE_UNITS_PER_ONE } from './constants.js';
+import { NIL, type Ladder } from './ladder.js';
+import { historyEntryOf } from './order_lifecycle.js';
+import { CancelReason, OrderStatus, finishedStatus } from './order_status.js';
+import type { EngineState } from './state.js';
+
+export interface OrderView {
+  readonly orderId: string;
+  readonly owner: string;
+  readonly market: number;
+  readonly outcome: number;
+  readonly side: number;
+  readonly orderType: number;
+  /** In the order's own token units. */
+  readonly priceUnits: number;
+  readonly originalMicros: number;
+  readonly matchedMicros: number;
+  /** What is still resting (0 once finished). */
+  readonly remainingMicros: number;
+  readonly status: OrderStatus;
+  /** Why a finished order stopped: EXPIRED shows as status CANCELED with this reason. */
+  readonly cancelReason: CancelReason;
+  readonly createdAtMs: number;
+  readonly expirationMs: number;
+  /** When it finished; the creation time while live. */
+  readonly updatedAtMs: number;
+}
+
+export interface PositionView {
+  readonly market: number;
+  readonly outcome: number;
+  readonly freeMicros: number;
+  readonly reservedMicros: number;
+}
+
+export interface BalanceView {
+  readonly account: string;
+  readonly collateralFreeMicros: number;
+  readonly collateralReservedMicros: number;
+  /** Non-zero token balances, by market then outcome. */
+  readonly positions: PositionView[];
+}
+
+export interface LevelView {
+  readonly priceUnits: number;
+  readonly sizeMicros: number;
+}
+
+/** Aggregated levels, best first, in the YES orientation (the NO book is its mirror). */
+export interface BookView {
+  readonly market: number;
+  readonly bids: LevelView[];
+  readonly asks: LevelView[];
+}
+
+export interface MarketView {
+  readonly market: number;
+  readonly tickUnits: number;
+  readonly minSizeMicros: number;
+  readonly feeBps: number;
+  readonly accepting: boolean;
+  readonly resolved: boolean;
+  /** -1 until resolved. */
+  readonly winner: number;
+  readonly setsMicros: number;
+}
+
+export function liveOrderView(state: EngineState, slot: number): OrderView {
+  const orders = state.orders;
+  const outcome = orders.outcome[slot]!;
+  const original = orders.originalMicros[slot]!;
+  const remaining = orders.remainingMicros[slot]!;
+  return {
+    orderId: orders.id[slot]!, owner: state.ledger.accounts.addressOf(orders.account[slot]!),
+    market: orders.market[slot]!, outcome, side: orders.side[slot]!, orderType: orders.orderType[slot]!,
+    priceUnits: bookPriceOf(outcome, orders.bookPrice[slot]!), originalMicros: original,
+    matchedMicros: original - remaining, remainingMicros: remaining, status: OrderStatus.LIVE,
+    cancelReason: CancelReason.NONE, createdAtMs: orders.createdAtMs[slot]!,
+    expirationMs: orders.expirationMs[slot]!, updatedAtMs: orders.createdAtMs[slot]!,
+  };
+}
+
+function finishedOrderView(state: EngineState, entry: number): OrderView {
+  const history = state.history;
+  const outcome = history.outcome[entry]!;
+  const reason = history.cancelReasonOf(entry);
+  return {
+    orderId: history.id[entry]!, owner: state.ledger.accounts.addressOf(history.account[entry]!),
+    market: history.market[entry]!, outcome, side: history.side[entry]!, orderType: history.orderType[entry]!,
+    priceUnits: bookPriceOf(outcome, history.bookPrice[entry]!), originalMicros: history.originalMicros[entry]!,
+    matchedMicros: history.matchedMicros[entry]!, remainingMicros: 0, status: finishedStatus(reason),
+    cancelReason: reason, createdAtMs: history.createdAtMs[entry]!, expirationMs: history.expirationMs[entry]!,
+    updatedAtMs: history.finishedAtMs[entry]!,
+  };
+}
+
+/** A live order, or a finished one still in the engine's history; undefined otherwise. */
+export function getOrder(state: EngineState, orderId: string, hash: number): OrderView | undefined {
+  const position = state.ids.find(orderId, hash);
+  if (position === -1) return undefined;
+  const ref = state.ids.valueAt(position);
+  return ref >= 0 ? liveOrderView(state, ref) : finishedOrderView(state, historyEntryOf(ref));
+}
+
+/** The account's live orders in placement order, optionally in one market only. */
+export function openOrdersOf(state: EngineState, address: string, market?: number): OrderView[] {
+  const account = state.ledger.accounts.find(address);
+  const views: OrderView[] = [];
+  if (account === -1) return views;
+  const orders = state.orders;
+  for (let slot = state.ledger.accounts.orderHead[account]!; slot !== NIL; slot = orders.accountNext[slot]!) {
+    if (market === undefined || orders.market[slot] === market) views.push(liveOrderView(state, slot));
+  }
+  return views;
+}
+
+export function balanceOf(state: EngineState, address: string): BalanceView | undefined {
+  const ledger = state.ledger;
+  const account = ledger.accounts.find(address);
+  if (account === -1) return undefined;
+  const positions: PositionView[] = [];
+  const table = ledger.positions;
+  for (let position = ledger.accounts.positionHead[account]!; position !== NIL; position = table.accountNext[position]!) {
+    for (let outcome = 0; outcome < 2; outcome += 1) {
+      const freeMicros = table.sharesFree[2 * position + outcome]!;
+      const reservedMicros = table.sharesReserved[2 * position + outcome]!;
+      if (freeMicros !== 0 || reservedMicros !== 0) {
+        positions.push({ market: table.market[position]!, outcome, freeMicros, reservedMicros });
+      }
+    }
+  }
+  positions.sort((a, b) => a.market - b.market || a.outcome - b.outcome);
+  return {
+    account: address, collateralFreeMicros: ledger.accounts.collateralFree[account]!,
+    collateralReservedMicros: ledger.accounts.collateralReserved[account]!, positions,
+  };
+}
+
+function ladderLevels(ladder: Ladder): LevelView[] {
+  const levels: LevelView[] = [];
+  for (let level = ladder.best(); level !== NIL; level = ladder.worseThan(level)) {
+    levels.push({ priceUnits: level, sizeMicros: ladder.sizeAt(level) });
+  }
+  return levels;
+}
+
+export function bookLevels(state: EngineState, market: number): BookView | undefined {
+  if (!state.markets.has(market)) return undefined;
+  const book = state.markets.book(market);
+  return { market, bids: ladderLevels(book.bids), asks: ladderLevels(book.asks) };
+}
+
+/**
+ * The best price on `side` of `outcome`'s own book, in that token's units, or -1. The NO book
+ * mirrors the YES book: NO's best bid is 1 − YES's best ask.
+ */
+export function bestPrice(state: EngineState, market: number, outcome: number, side: BookSide): number {
+  if (!state.markets.has(market)) return -1;
+  const book = state.markets.book(market);
+  const level = book.ladder(tokenSideOf(outcome, side)).best();
+  return level === NIL ? -1 : bookPriceOf(outcome, level);
+}
+
+export function marketView(state: EngineState, market: number): MarketView | undefined {
+  const markets = state.markets;
+  if (!markets.has(market)) return undefined;
+  return {
+    market, tickUnits: markets.tickUnits[market]!, minSizeMicros: markets.minSizeMicros[market]!,
+    feeBps: markets.feeBps[market]!, accepting: markets.accepting[market] === 1,
+    resolved: markets.resolved[market] === 1, winner: markets.winner[market]!,
+    setsMicros: state.ledger.setsMicros[market]!,
+  };
+}
+
+/** A price level of the YES book as the NO token shows it. */
+export function noTokenLevel(side: BookSide, priceUnits: number): { side: BookSide; priceUnits: number } {
+  return { side: tokenSideOf(1, side), priceUnits: PRICE_UNITS_PER_ONE - priceUnits };
+}
+

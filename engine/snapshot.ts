@@ -1,0 +1,199 @@
+// The engine's whole state as a plain object (arrays, numbers, strings, booleans: msgpack and
+// JSON serialisable), and back. Restoring a snapshot gives an engine with the same state hash
+// that answers every later command with the same events: interning order, placement serials,
+// resting order priority, account order lists, positions (empty ones too, since they count
+// against the position cap) and the finished-order history all come back as they were.
+import { assert } from './assert.js';
+import { bookSideOf } from './book.js';
+import { OrderType } from './command.js';
+import { hashOrderId } from './id_table.js';
+import { NIL, type Ladder } from './ladder.js';
+import { historyRef } from './order_lifecycle.js';
+import { EngineState, type EngineConfig } from './state.js';
+
+export const SNAPSHOT_VERSION = 1;
+
+/** id, account index, market, outcome, side, orderType, bookPrice, original, remaining, createdAt, expiration, serial. */
+export type SnapshotOrder = [string, number, number, number, number, number, number, number, number, number, number, number];
+/** id, account index, market, outcome, side, orderType, bookPrice, original, matched, cancelReason, createdAt, expiration, finishedAt. */
+export type SnapshotFinished = [string, number, number, number, number, number, number, number, number, number, number, number, number];
+/** address, collateral free, collateral reserved. */
+export type SnapshotAccount = [string, number, number];
+/** account index, market, yes free, yes reserved, no free, no reserved. */
+export type SnapshotPosition = [number, number, number, number, number, number];
+/** market, tick, min size, fee bps, accepting, resolved, winner, sets. */
+export type SnapshotMarket = [number, number, number, number, boolean, boolean, number, number];
+
+export interface EngineSnapshot {
+  readonly version: number;
+  readonly config: EngineConfig;
+  readonly timeMs: number;
+  readonly serialNext: number;
+  readonly supplyMicros: number;
+  readonly feesMicros: number;
+  /** In interning order (the operator first). */
+  readonly accounts: SnapshotAccount[];
+  readonly markets: SnapshotMarket[];
+  readonly positions: SnapshotPosition[];
+  /** Per market, bids best first then asks best first, oldest first within a level. */
+  readonly orders: SnapshotOrder[];
+  /** Oldest first. */
+  readonly history: SnapshotFinished[];
+}
+
+export function takeSnapshot(state: EngineState): EngineSnapshot {
+  const ledger = state.ledger;
+  const accounts: SnapshotAccount[] = ledger.accounts.addresses.map((address, account) => [
+    address, ledger.accounts.collateralFree[account]!, ledger.accounts.collateralReserved[account]!,
+  ]);
+  const markets: SnapshotMarket[] = [];
+  const positions: SnapshotPosition[] = [];
+  const orders: SnapshotOrder[] = [];
+  for (const market of state.markets.indices()) {
+    const m = state.markets;
+    markets.push([
+      market, m.tickUnits[market]!, m.minSizeMicros[market]!, m.feeBps[market]!, m.accepting[market] === 1,
+      m.resolved[market] === 1, m.winner[market]!, ledger.setsMicros[market]!,
+    ]);
+    snapshotPositions(state, market, positions);
+    snapshotLadder(state, state.markets.book(market).bids, orders);
+    snapshotLadder(state, state.markets.book(market).asks, orders);
+  }
+  return {
+    version: SNAPSHOT_VERSION, config: state.config, timeMs: state.timeMs, serialNext: state.serialNext,
+    supplyMicros: ledger.supplyMicros, feesMicros: ledger.feesMicros, accounts, markets, positions, orders,
+    history: snapshotHistory(state),
+  };
+}
+
+function snapshotPositions(state: EngineState, market: number, into: SnapshotPosition[]): void {
+  const positions = state.ledger.positions;
+  for (let position = positions.marketHead[market]!; position !== NIL; position = positions.marketNext[position]!) {
+    const base = 2 * position;
+    into.push([
+      positions.account[position]!, market, positions.sharesFree[base]!, positions.sharesReserved[base]!,
+      positions.sharesFree[base + 1]!, positions.sharesReserved[base + 1]!,
+    ]);
+  }
+}
+
+function snapshotLadder(state: EngineState, ladder: Ladder, into: SnapshotOrder[]): void {
+  const o = state.orders;
+  for (let level = ladder.best(); level !== NIL; level = ladder.worseThan(level)) {
+    for (let slot = ladder.head(level); slot !== NIL; slot = ladder.after(slot)) {
+      into.push([
+        o.id[slot]!, o.account[slot]!, o.market[slot]!, o.outcome[slot]!, o.side[slot]!, o.orderType[slot]!,
+        o.bookPrice[slot]!, o.originalMicros[slot]!, o.remainingMicros[slot]!, o.createdAtMs[slot]!,
+        o.expirationMs[slot]!, o.serial[slot]!,
+      ]);
+    }
+  }
+}
+
+function snapshotHistory(state: EngineState): SnapshotFinished[] {
+  const h = state.history;
+  const result: SnapshotFinished[] = [];
+  for (let index = 0; index < h.count(); index += 1) {
+    const e = h.entryAt(index);
+    result.push([
+      h.id[e]!, h.account[e]!, h.market[e]!, h.outcome[e]!, h.side[e]!, h.orderType[e]!, h.bookPrice[e]!,
+      h.originalMicros[e]!, h.matchedMicros[e]!, h.cancelReason[e]!, h.createdAtMs[e]!, h.expirationMs[e]!,
+      h.finishedAtMs[e]!,
+    ]);
+  }
+  return result;
+}
+
+/** Rebuilds engine state from a snapshot; `verify` overrides the snapshot's setting. */
+export function restoreState(snapshot: EngineSnapshot, verify: boolean): EngineState {
+  assert(snapshot.version === SNAPSHOT_VERSION, 'restore: snapshot version');
+  const state = new EngineState({ ...snapshot.config, verify });
+  state.timeMs = snapshot.timeMs;
+  state.serialNext = snapshot.serialNext;
+  restoreLedger(state, snapshot);
+  restoreOrders(state, snapshot.orders);
+  restoreHistory(state, snapshot.history);
+  state.levels.clear();
+  state.ledger.dirty.clear();
+  return state;
+}
+
+function restoreLedger(state: EngineState, snapshot: EngineSnapshot): void {
+  const ledger = state.ledger;
+  for (const [address, free, reserved] of snapshot.accounts) {
+    const account = ledger.accounts.intern(address);
+    assert(account !== -1, 'restore: accounts fit');
+    ledger.accounts.collateralFree[account] = free;
+    ledger.accounts.collateralReserved[account] = reserved;
+  }
+  ledger.supplyMicros = snapshot.supplyMicros;
+  ledger.feesMicros = snapshot.feesMicros;
+  for (const [market, tick, minSize, fee, accepting, resolved, winner, sets] of snapshot.markets) {
+    state.markets.add(market, tick, minSize, fee);
+    state.markets.accepting[market] = accepting ? 1 : 0;
+    state.markets.resolved[market] = resolved ? 1 : 0;
+    state.markets.winner[market] = winner;
+    ledger.setsMicros[market] = sets;
+  }
+  // Positions were listed head first; creating them in reverse rebuilds the same lists.
+  for (let index = snapshot.positions.length - 1; index >= 0; index -= 1) {
+    const [account, market, yesFree, yesReserved, noFree, noReserved] = snapshot.positions[index]!;
+    const position = ledger.positions.findOrCreate(account, market, ledger.accounts);
+    assert(position !== -1, 'restore: positions fit');
+    ledger.positions.sharesFree[2 * position] = yesFree;
+    ledger.positions.sharesReserved[2 * position] = yesReserved;
+    ledger.positions.sharesFree[2 * position + 1] = noFree;
+    ledger.positions.sharesReserved[2 * position + 1] = noReserved;
+  }
+}
+
+function restoreOrders(state: EngineState, snapshotOrders: SnapshotOrder[]): void {
+  const orders = state.orders;
+  const slots: number[] = [];
+  for (const [id, account, market, outcome, side, orderType, bookPrice, original, remaining, createdAt, expiration, serial] of snapshotOrders) {
+    const slot = orders.allocate();
+    orders.id[slot] = id;
+    orders.idHash[slot] = hashOrderId(id);
+    orders.account[slot] = account;
+    orders.position[slot] = state.ledger.positions.find(account, market);
+    orders.market[slot] = market;
+    orders.outcome[slot] = outcome;
+    orders.side[slot] = side;
+    orders.orderType[slot] = orderType;
+    orders.bookPrice[slot] = bookPrice;
+    orders.originalMicros[slot] = original;
+    orders.remainingMicros[slot] = remaining;
+    orders.createdAtMs[slot] = createdAt;
+    orders.expirationMs[slot] = expiration;
+    orders.serial[slot] = serial;
+    state.markets.book(market).rest(bookSideOf(outcome, side), bookPrice, slot, remaining);
+    state.ids.insert(id, orders.idHash[slot]!, slot);
+    if (orderType === OrderType.GTD) state.expiries.push(expiration, serial, slot, state.isLive);
+    slots.push(slot);
+  }
+  // Owner lists are in placement order, which the serials record.
+  slots.sort((a, b) => orders.serial[a]! - orders.serial[b]!);
+  for (const slot of slots) orders.linkToAccount(slot, state.ledger.accounts);
+}
+
+function restoreHistory(state: EngineState, finished: SnapshotFinished[]): void {
+  const h = state.history;
+  for (const [id, account, market, outcome, side, orderType, bookPrice, original, matched, reason, createdAt, expiration, finishedAt] of finished) {
+    const e = h.append();
+    h.id[e] = id;
+    h.idHash[e] = hashOrderId(id);
+    h.account[e] = account;
+    h.market[e] = market;
+    h.outcome[e] = outcome;
+    h.side[e] = side;
+    h.orderType[e] = orderType;
+    h.bookPrice[e] = bookPrice;
+    h.originalMicros[e] = original;
+    h.matchedMicros[e] = matched;
+    h.cancelReason[e] = reason;
+    h.createdAtMs[e] = createdAt;
+    h.expirationMs[e] = expiration;
+    h.finishedAtMs[e] = finishedAt;
+    state.ids.insert(id, h.idHash[e]!, historyRef(e));
+  }
+}

@@ -1,0 +1,116 @@
+// Everything the engine holds, in one object the command handlers share: the order table and
+// its id index, the bounded history of finished orders, the expiry heap, markets and books, the
+// ledger, the per-command dirty lists and the event buffer. Options are validated here, once.
+import { assert } from './assert.js';
+import {
+  ACCOUNT_ORDERS_DEFAULT, ACCOUNTS_DEFAULT, ACCOUNTS_MAX, EVENTS_CAPACITY_INITIAL, MARKETS_DEFAULT,
+  MARKETS_MAX, ORDER_HISTORY_DEFAULT, ORDER_HISTORY_LIMIT, ORDER_SLOTS_DEFAULT, ORDER_SLOTS_LIMIT,
+  POSITIONS_DEFAULT, POSITIONS_LIMIT,
+} from './constants.js';
+import { DirtyList } from './dirty_list.js';
+import { EventBuffer } from './events.js';
+import { ExpiryHeap } from './expiry_heap.js';
+import { IdTable } from './id_table.js';
+import { Ledger } from './ledger.js';
+import { Markets } from './markets.js';
+import { OrderHistory } from './order_history.js';
+import { OrderTable } from './orders.js';
+import { Taker } from './taker.js';
+
+export interface EngineOptions {
+  /** The account credited with taker fees; interned first, as account 0. */
+  readonly operatorAddress: string;
+  /** Check every invariant (O(state)) after each command; always on in tests. */
+  readonly verify?: boolean;
+  /** Resting orders at once (BOOK_FULL beyond). */
+  readonly orderSlots?: number;
+  /** Open orders per account (TOO_MANY_ORDERS beyond). */
+  readonly accountOrdersMax?: number;
+  /** Finished orders remembered for duplicate detection and reads. */
+  readonly orderHistory?: number;
+  /** Market indices are below this. */
+  readonly marketsMax?: number;
+  readonly accountsMax?: number;
+  readonly positionsMax?: number;
+  readonly eventsCapacity?: number;
+}
+
+/** Options with every default filled in; snapshots carry them so a restore is identical. */
+export interface EngineConfig {
+  readonly operatorAddress: string;
+  readonly verify: boolean;
+  readonly orderSlots: number;
+  readonly accountOrdersMax: number;
+  readonly orderHistory: number;
+  readonly marketsMax: number;
+  readonly accountsMax: number;
+  readonly positionsMax: number;
+  readonly eventsCapacity: number;
+}
+
+export function resolveOptions(options: EngineOptions): EngineConfig {
+  const config: EngineConfig = {
+    operatorAddress: options.operatorAddress,
+    verify: options.verify ?? false,
+    orderSlots: options.orderSlots ?? ORDER_SLOTS_DEFAULT,
+    accountOrdersMax: options.accountOrdersMax ?? ACCOUNT_ORDERS_DEFAULT,
+    orderHistory: options.orderHistory ?? ORDER_HISTORY_DEFAULT,
+    marketsMax: options.marketsMax ?? MARKETS_DEFAULT,
+    accountsMax: options.accountsMax ?? ACCOUNTS_DEFAULT,
+    positionsMax: options.positionsMax ?? POSITIONS_DEFAULT,
+    eventsCapacity: options.eventsCapacity ?? EVENTS_CAPACITY_INITIAL,
+  };
+  checkRange('orderSlots', config.orderSlots, ORDER_SLOTS_LIMIT);
+  checkRange('accountOrdersMax', config.accountOrdersMax, ORDER_SLOTS_LIMIT);
+  checkRange('orderHistory', config.orderHistory, ORDER_HISTORY_LIMIT);
+  checkRange('marketsMax', config.marketsMax, MARKETS_MAX);
+  checkRange('accountsMax', config.accountsMax, ACCOUNTS_MAX);
+  checkRange('positionsMax', config.positionsMax, POSITIONS_LIMIT);
+  checkRange('eventsCapacity', config.eventsCapacity, 1 << 24);
+  if (typeof config.operatorAddress !== 'string' || config.operatorAddress === '') {
+    throw new RangeError('engine option operatorAddress must be a non-empty address');
+  }
+  return Object.freeze(config);
+}
+
+function checkRange(name: string, value: number, max: number): void {
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw new RangeError(`engine option ${name} must be an integer in [1, ${max}], got ${value}`);
+  }
+}
+
+export class EngineState {
+  readonly config: EngineConfig;
+  readonly orders: OrderTable;
+  readonly ids: IdTable;
+  readonly history: OrderHistory;
+  readonly expiries: ExpiryHeap;
+  readonly levels: DirtyList;
+  readonly markets: Markets;
+  readonly ledger: Ledger;
+  readonly events: EventBuffer;
+  /** The order being placed; one reused record. */
+  readonly taker = new Taker();
+  /** The next placement serial (time priority and expiry order). */
+  serialNext = 1;
+  /** Fills so far in the current command (the FILL event's index). */
+  fillIndex = 0;
+  /** The current command's time. */
+  timeMs = 0;
+  /** Bound once so the expiry heap's compaction allocates no closure per command. */
+  readonly isLive: (slot: number, serial: number) => boolean;
+
+  constructor(config: EngineConfig) {
+    this.config = config;
+    this.orders = new OrderTable(config.orderSlots);
+    this.ids = new IdTable(config.orderSlots + config.orderHistory);
+    this.history = new OrderHistory(config.orderHistory);
+    this.expiries = new ExpiryHeap(2 * config.orderSlots);
+    this.levels = new DirtyList(64);
+    this.markets = new Markets(config.marketsMax, this.orders, this.levels);
+    this.ledger = new Ledger(config.operatorAddress, config.accountsMax, config.positionsMax, config.marketsMax);
+    this.events = new EventBuffer(config.eventsCapacity);
+    this.isLive = (slot, serial) => this.orders.live[slot] === 1 && this.orders.serial[slot] === serial;
+    assert(this.expiries.capacity > this.orders.capacity, 'expiry heap outgrows the live orders');
+  }
+}
