@@ -380,3 +380,17 @@ export const slugsOf = (items: readonly { readonly slug: string }[]): string[] =
 export function eventBody(title: string, fields: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
   return { title, endDate: '2031-01-01T00:00:00Z', markets: [{ question: `${title}: will it happen?` }], ...fields };
 }
+
+/**
+ * Every answer a whole catalog gives, keyed by path: the lists (unscoped and per creator), two
+ * searches, and the single read of every event and market by each of its keys.
+ */
+export async function catalogSnapshot(server: CatalogServer, creators: readonly string[]): Promise<Record<string, unknown>> {
+  const paths = ['/events?limit=500', '/events?limit=500&order=volume&ascending=true', '/markets?limit=500', '/series?limit=500', '/tags?limit=500', '/public-search?q=bitcoin', '/public-search?q=will'];
+  for (const creator of creators) paths.push(`/events?limit=500&creator=${creator}`, `/markets?limit=500&creator=${creator}`, `/series?creator=${creator}`, `/tags?creator=${creator}`);
+  for (const event of await getJson<EventItem[]>(server, '/events?limit=500')) paths.push(`/events/${event.id}`, `/events/slug/${event.slug}`);
+  for (const market of await getJson<Market[]>(server, '/markets?limit=500')) paths.push(`/markets/${market.id}`, `/markets/${market.conditionId}`, `/markets/slug/${market.slug}`);
+  const answers: Record<string, unknown> = {};
+  for (const path of paths) answers[path] = await getJson(server, path);
+  return answers;
+}
