@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  bulkEvents,
   checkEventItem,
   checkFullEvent,
   checkList,
@@ -13,10 +14,12 @@ import {
   expectBadRequest,
   expectNotFound,
   getJson,
+  idRange,
   idsOf,
   query,
   slugsOf,
   startCatalog,
+  startImportedCatalog,
   stopCatalog,
   type CatalogServer,
   type EventItem,
@@ -363,5 +366,29 @@ describe('GET /events filters, single reads and creator scoping', () => {
     await expectBadRequest(server, `/events?creator=${'c'.repeat(129)}`, 'creator must be at most 128 characters');
     await expectBadRequest(server, `/events/${idOf(0)}?creator=${'c'.repeat(129)}`, 'creator must be at most 128 characters');
     await expectBadRequest(server, `/events/slug/open-match?creator=${'c'.repeat(129)}`, 'creator must be at most 128 characters');
+  });
+});
+
+describe('GET /events with more events than the largest page', () => {
+  let server: CatalogServer;
+  before(async () => {
+    server = await startImportedCatalog(bulkEvents(501));
+  });
+  after(() => stopCatalog(server));
+
+  test('limit defaults to 100, reaches 500 at most, and offset finds the rest', async () => {
+    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events')), idRange(501, 100, -1));
+    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?limit=500')), idRange(501, 500, -1));
+    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?limit=500&offset=500')), ['1']);
+    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?limit=500&offset=1&ascending=true')), idRange(2, 500, 1));
+    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?offset=100')), idRange(401, 100, -1));
+    await expectBadRequest(server, '/events?limit=501', 'limit must be an integer from 1 to 500');
+  });
+
+  test('a filter over many candidates pages the same way', async () => {
+    const slugs = Array.from({ length: 100 }, (_, index) => `bulk-${index * 5 + 1}`).join(',');
+    const page = await getJson<EventItem[]>(server, `/events?slug=${slugs}&order=volume&limit=10&offset=5`);
+    assert.deepEqual(idsOf(page), Array.from({ length: 10 }, (_, index) => String(496 - 5 * (5 + index))));
+    await expectBadRequest(server, `/events?slug=${slugs},bulk-2`, 'slug accepts at most 100 values');
   });
 });

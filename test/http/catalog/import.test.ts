@@ -3,13 +3,12 @@
 // condition ids and token ids kept); re-importing changes nothing; a bad file changes nothing
 // and exits non-zero naming the field; imported ids are kept and new ids are assigned past them.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { demoCreators } from '../../../http/catalog/demo.js';
-import { mainPath, removeDataDir, temporaryDataDir } from '../../support/server.js';
+import { removeDataDir, temporaryDataDir } from '../../support/server.js';
 import {
   catalogSnapshot,
   createEvent,
@@ -18,6 +17,7 @@ import {
   getJson,
   idsOf,
   pairOf,
+  runImport,
   startCatalog,
   stopCatalog,
   type CatalogServer,
@@ -25,22 +25,6 @@ import {
   type FullEvent,
   type Market,
 } from './support.js';
-
-interface ImportRun {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs `node dist/http/main.js import <file>` against a data directory. */
-function runImport(dataDir: string, ...args: string[]): ImportRun {
-  const run = spawnSync(process.execPath, [mainPath, 'import', ...args], {
-    env: { ...process.env, DATA_DIR: dataDir, SEED_DEMO: '1', LOG_LEVEL: 'warn' },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
-}
 
 const extraCreator = '0x00000000000000000000000000000000000000ee';
 const creators = [demoCreators.site, demoCreators.wallet, extraCreator];

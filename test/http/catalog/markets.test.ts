@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  bulkEvents,
   checkList,
   checkMarket,
   checkMarketWithEvents,
@@ -11,11 +12,13 @@ import {
   expectBadRequest,
   expectNotFound,
   getJson,
+  idRange,
   idsOf,
   pairOf,
   query,
   slugsOf,
   startCatalog,
+  startImportedCatalog,
   stopCatalog,
   type CatalogServer,
   type EventItem,
@@ -248,5 +251,20 @@ describe('catalog markets', () => {
     await expectBadRequest(server, `/markets?condition_ids=0x${'a'.repeat(65)}`, 'condition_ids items must be at most 66 characters');
     await expectBadRequest(server, `/markets?id=${Array.from({ length: 101 }, (_, index) => index + 1).join(',')}`, 'id accepts at most 100 values');
     assert.deepEqual(slugsOf(await getJson<Market[]>(server, `/markets?slug=${Array.from({ length: 99 }, (_, index) => `s${index}`).join(',')},a1-jam`)), ['a1-jam']);
+  });
+});
+
+describe('GET /markets with more markets than the largest page', () => {
+  let server: CatalogServer;
+  before(async () => {
+    server = await startImportedCatalog(bulkEvents(501));
+  });
+  after(() => stopCatalog(server));
+
+  test('limit defaults to 100, reaches 500 at most, and offset finds the rest', async () => {
+    assert.deepEqual(idsOf(await getJson<Market[]>(server, '/markets')), idRange(501, 100, -1));
+    assert.deepEqual(idsOf(await getJson<Market[]>(server, '/markets?limit=500&order=volume&ascending=true')), idRange(1, 500, 1));
+    assert.deepEqual(idsOf(await getJson<Market[]>(server, '/markets?limit=500&offset=500&order=volume&ascending=true')), ['501']);
+    await expectBadRequest(server, '/markets?limit=501', 'limit must be an integer from 1 to 500');
   });
 });

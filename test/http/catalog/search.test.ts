@@ -5,14 +5,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  bulkEvents,
   checkSearchResult,
   createEvent,
   eventBody,
   expectBadRequest,
   getJson,
+  idRange,
+  idsOf,
   query,
   slugsOf,
   startCatalog,
+  startImportedCatalog,
   stopCatalog,
   type CatalogServer,
   type EventItem,
@@ -198,5 +202,35 @@ describe('GET /public-search', () => {
       ['storm', 1],
       ['weather-storms', 1],
     ]);
+  });
+});
+
+describe('GET /public-search with more matches than the largest page', () => {
+  let server: CatalogServer;
+  before(async () => {
+    server = await startImportedCatalog(bulkEvents(501));
+  });
+  after(() => stopCatalog(server));
+
+  const search = (path: string): Promise<SearchResult> => getJson<SearchResult>(server, '/public-search?q=bulk' + path);
+
+  test('limit_per_type defaults to 25 for events and tags alike', async () => {
+    const result = await search('');
+    // Equal ranks: events by volume (the event number here), tags by event count, then id.
+    assert.deepEqual(idsOf(result.events), idRange(501, 25, -1));
+    assert.deepEqual(idsOf(result.tags), idRange(1, 25, 1));
+    assert.deepEqual(result.pagination, { hasMore: true, totalResults: 501 });
+  });
+
+  test('limit_per_type=500 with page 2 reaches the last match of each type', async () => {
+    const first = await search('&limit_per_type=500');
+    assert.deepEqual(idsOf(first.events), idRange(501, 500, -1));
+    assert.deepEqual(idsOf(first.tags), idRange(1, 500, 1));
+    assert.deepEqual(first.pagination, { hasMore: true, totalResults: 501 });
+    const second = await search('&limit_per_type=500&page=2');
+    assert.deepEqual(idsOf(second.events), ['1']);
+    assert.deepEqual(idsOf(second.tags), ['501']);
+    assert.deepEqual(second.pagination, { hasMore: false, totalResults: 501 });
+    await expectBadRequest(server, '/public-search?q=bulk&limit_per_type=501', 'limit_per_type must be an integer from 1 to 500');
   });
 });

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  bulkEvents,
   checkList,
   checkSeriesWithEvents,
   checkTag,
@@ -10,8 +11,11 @@ import {
   eventBody,
   expectBadRequest,
   getJson,
+  idRange,
+  idsOf,
   slugsOf,
   startCatalog,
+  startImportedCatalog,
   stopCatalog,
   type CatalogServer,
   type EventSummary,
@@ -129,5 +133,27 @@ describe('series and tags', () => {
     await expectBadRequest(server, '/tags?limit=501', 'limit must be an integer from 1 to 500');
     await expectBadRequest(server, '/tags?offset=-1', 'offset must be an integer >= 0');
     await expectBadRequest(server, '/tags?limit=1&limit=2', 'duplicate parameter: limit');
+  });
+});
+
+describe('series and tags beyond the largest page', () => {
+  let server: CatalogServer;
+  before(async () => {
+    server = await startImportedCatalog(bulkEvents(501));
+  });
+  after(() => stopCatalog(server));
+
+  test('the series list defaults to 100, reaches 500 at most, and offset finds the rest', async () => {
+    assert.deepEqual(idsOf(await getJson<SeriesWithEvents[]>(server, '/series')), idRange(1, 100, 1));
+    assert.deepEqual(idsOf(await getJson<SeriesWithEvents[]>(server, '/series?limit=500')), idRange(1, 500, 1));
+    assert.deepEqual(idsOf(await getJson<SeriesWithEvents[]>(server, '/series?limit=500&offset=500')), ['501']);
+    await expectBadRequest(server, '/series?limit=501', 'limit must be an integer from 1 to 500');
+  });
+
+  test('the tag list defaults to 100, reaches 500 at most, and offset finds the rest', async () => {
+    assert.deepEqual(idsOf(await getJson<Tag[]>(server, '/tags')), idRange(1, 100, 1));
+    assert.deepEqual(idsOf(await getJson<Tag[]>(server, '/tags?limit=500')), idRange(1, 500, 1));
+    assert.deepEqual(idsOf(await getJson<Tag[]>(server, '/tags?limit=500&offset=500')), ['501']);
+    await expectBadRequest(server, '/tags?limit=501', 'limit must be an integer from 1 to 500');
   });
 });

@@ -2,7 +2,11 @@
 // API, and checkers that hold every response to the field tables of interface.md (every listed
 // field present with its type; nested objects exactly the ones the resource may carry).
 import assert from 'node:assert/strict';
-import { removeDataDir, request, startServer, type RunningServer } from '../../support/server.js';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mainPath, removeDataDir, request, startServer, temporaryDataDir, type RunningServer } from '../../support/server.js';
 
 export const adminToken = 'catalog-suite-admin';
 
@@ -393,4 +397,64 @@ export async function catalogSnapshot(server: CatalogServer, creators: readonly 
   const answers: Record<string, unknown> = {};
   for (const path of paths) answers[path] = await getJson(server, path);
   return answers;
+}
+
+export interface ImportRun {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `node dist/http/main.js import <args>` against a data directory, as a user would. */
+export function runImport(dataDir: string, ...args: string[]): ImportRun {
+  const run = spawnSync(process.execPath, [mainPath, 'import', ...args], {
+    env: { ...process.env, DATA_DIR: dataDir, SEED_DEMO: '1', LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/**
+ * Gamma-shaped events 1..count, each with its own tag, series and market (all numbered like the
+ * event), and volume equal to the number: enough records to go past every page bound.
+ */
+export function bulkEvents(count: number): Record<string, unknown>[] {
+  return Array.from({ length: count }, (_, index) => {
+    const number = index + 1;
+    return {
+      id: String(number),
+      slug: `bulk-${number}`,
+      title: `Bulk event ${number}`,
+      endDate: '2031-01-01T00:00:00Z',
+      createdAt: '2025-01-01T00:00:00Z',
+      volume: number,
+      tags: [{ id: String(number), label: `Bulk tag ${number}`, slug: `bulk-tag-${number}` }],
+      series: [{ id: String(number), slug: `bulk-series-${number}`, title: `Bulk series ${number}` }],
+      markets: [{ id: String(number), question: `Bulk question ${number}?`, slug: `bulk-market-${number}`, volume: number }],
+    };
+  });
+}
+
+/** Imports `events` into a fresh data directory through the CLI and starts a server on it. */
+export async function startImportedCatalog(events: readonly unknown[]): Promise<CatalogServer> {
+  const workDir = mkdtempSync(join(tmpdir(), 'clobd-bulk-'));
+  const dataDir = temporaryDataDir();
+  try {
+    const file = join(workDir, 'events.json');
+    writeFileSync(file, JSON.stringify(events));
+    const run = runImport(dataDir, file);
+    assert.equal(run.status, 0, run.stderr);
+    return await startCatalog({ dataDir });
+  } catch (error) {
+    removeDataDir(dataDir);
+    throw error;
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** `count` descending (or ascending) id strings from `from`: the expected id column of a page. */
+export function idRange(from: number, count: number, step: 1 | -1): string[] {
+  return Array.from({ length: count }, (_, index) => String(from + step * index));
 }
