@@ -14,7 +14,8 @@ export interface TagInput {
   readonly slug: string;
   readonly requiresTranslation: boolean;
   readonly createdAtMs: number;
-  readonly updatedAtMs: number;
+  /** Undefined when the body gives none (see `stamps`). */
+  readonly updatedAtMs: number | undefined;
 }
 
 export interface SeriesInput {
@@ -31,7 +32,8 @@ export interface SeriesInput {
   readonly closed: boolean;
   readonly archived: boolean;
   readonly createdAtMs: number;
-  readonly updatedAtMs: number;
+  /** Undefined when the body gives none (see `stamps`). */
+  readonly updatedAtMs: number | undefined;
 }
 
 export interface MarketInput {
@@ -50,7 +52,8 @@ export interface MarketInput {
   readonly startDateMs: number | undefined;
   readonly endDateMs: number | undefined;
   readonly createdAtMs: number;
-  readonly updatedAtMs: number;
+  /** Undefined when the body gives none (see `stamps`). */
+  readonly updatedAtMs: number | undefined;
   readonly active: boolean;
   readonly closed: boolean;
   readonly archived: boolean;
@@ -79,7 +82,8 @@ export interface EventInput {
   readonly creationDateMs: number | undefined;
   readonly endDateMs: number | undefined;
   readonly createdAtMs: number;
-  readonly updatedAtMs: number;
+  /** Undefined when the body gives none (see `stamps`). */
+  readonly updatedAtMs: number | undefined;
   readonly active: boolean;
   readonly closed: boolean;
   readonly archived: boolean;
@@ -238,9 +242,12 @@ function creator(fields: Fields): string | null {
   return value === '' ? null : value;
 }
 
-function stamps(fields: Fields, nowMs: number): { createdAtMs: number; updatedAtMs: number } {
-  const createdAtMs = fields.dateMs('createdAt') ?? nowMs;
-  return { createdAtMs, updatedAtMs: fields.dateMs('updatedAt') ?? createdAtMs };
+/**
+ * A missing `updatedAt` stays undefined rather than becoming "now": the store then keeps the
+ * record's own (or uses `createdAt` for a new record), so re-importing a file is a no-op.
+ */
+function stamps(fields: Fields, nowMs: number): { createdAtMs: number; updatedAtMs: number | undefined } {
+  return { createdAtMs: fields.dateMs('createdAt') ?? nowMs, updatedAtMs: fields.dateMs('updatedAt') };
 }
 
 function readTag(value: unknown, path: string, mode: IngestMode, nowMs: number): TagInput {

@@ -189,7 +189,7 @@ export class CatalogStore {
     const previous = this.tag(id);
     if (previous !== undefined && previous.slug !== slug) this.release('tag-slug', previous.slug, id);
     this.claim('tag-slug', slug, id, false);
-    const record: TagRecord = { id, label: input.label, slug, requiresTranslation: input.requiresTranslation, createdAtMs: previous?.createdAtMs ?? input.createdAtMs, updatedAtMs: input.updatedAtMs };
+    const record: TagRecord = { id, label: input.label, slug, requiresTranslation: input.requiresTranslation, createdAtMs: previous?.createdAtMs ?? input.createdAtMs, updatedAtMs: updatedAtOf(input, previous) };
     this.tags.putSync(id, record);
     return id;
   }
@@ -204,7 +204,7 @@ export class CatalogStore {
     if (previous !== undefined && previous.slug !== slug) this.release('series-slug', previous.slug, id);
     this.claim('series-slug', slug, id, false);
     const { id: _ignored, slug: _slug, ...fields } = input;
-    const record: SeriesRecord = { ...fields, id, slug, title: input.title !== '' ? input.title : slug, ticker: input.ticker !== '' ? input.ticker : slug, createdAtMs: previous?.createdAtMs ?? input.createdAtMs };
+    const record: SeriesRecord = { ...fields, id, slug, title: input.title !== '' ? input.title : slug, ticker: input.ticker !== '' ? input.ticker : slug, createdAtMs: previous?.createdAtMs ?? input.createdAtMs, updatedAtMs: updatedAtOf(input, previous) };
     this.seriesById.putSync(id, record);
     return id;
   }
@@ -222,6 +222,8 @@ export class CatalogStore {
     this.claim('condition', conditionId, id, false);
     for (const tokenId of tokenIds) this.claim('token', tokenId, id, false);
     const { id: _id, slug: _slug, conditionId: _condition, questionId: _question, tokenIds: _tokens, startDateMs, endDateMs, ...fields } = input;
+    // Dates the input leaves out derive from the stored createdAt, so a re-import changes nothing.
+    const createdAtMs = previous?.createdAtMs ?? input.createdAtMs;
     const record: MarketRecord = {
       ...fields,
       id,
@@ -230,9 +232,10 @@ export class CatalogStore {
       questionId,
       conditionId,
       tokenIds,
-      startDateMs: startDateMs ?? event.startDateMs ?? input.createdAtMs,
-      endDateMs: endDateMs ?? event.endDateMs ?? startDateMs ?? input.createdAtMs,
-      createdAtMs: previous?.createdAtMs ?? input.createdAtMs,
+      startDateMs: startDateMs ?? event.startDateMs ?? createdAtMs,
+      endDateMs: endDateMs ?? event.endDateMs ?? startDateMs ?? createdAtMs,
+      createdAtMs,
+      updatedAtMs: updatedAtOf(input, previous),
     };
     this.markets.putSync(id, record);
     return record;
@@ -250,7 +253,9 @@ export class CatalogStore {
     const marketIds = unique([...markets.map((market) => market.id), ...(previous?.marketIds ?? [])]);
     this.relink(this.eventsByTag, id, previous?.tagIds ?? [], tagIds);
     this.relink(this.eventsBySeries, id, previous?.seriesIds ?? [], seriesIds);
-    const startDateMs = input.startDateMs ?? input.createdAtMs;
+    // Dates the input leaves out derive from the stored createdAt, so a re-import changes nothing.
+    const createdAtMs = previous?.createdAtMs ?? input.createdAtMs;
+    const startDateMs = input.startDateMs ?? createdAtMs;
     const record: EventRecord = {
       id,
       ticker: input.ticker !== '' ? input.ticker : slug,
@@ -261,10 +266,10 @@ export class CatalogStore {
       image: input.image,
       icon: input.icon,
       startDateMs,
-      creationDateMs: input.creationDateMs ?? input.createdAtMs,
+      creationDateMs: input.creationDateMs ?? createdAtMs,
       endDateMs: input.endDateMs ?? startDateMs,
-      createdAtMs: previous?.createdAtMs ?? input.createdAtMs,
-      updatedAtMs: input.updatedAtMs,
+      createdAtMs,
+      updatedAtMs: updatedAtOf(input, previous),
       active: input.active,
       closed: input.closed,
       archived: input.archived,
@@ -288,6 +293,11 @@ export class CatalogStore {
     for (const key of before) if (!after.includes(key)) index.removeSync(key, eventId);
     for (const key of after) index.putSync(key, eventId);
   }
+}
+
+/** The given updatedAt, else the stored record's (a re-import changes nothing), else createdAt. */
+function updatedAtOf(input: { readonly createdAtMs: number; readonly updatedAtMs: number | undefined }, previous: { readonly updatedAtMs: number } | undefined): number {
+  return input.updatedAtMs ?? previous?.updatedAtMs ?? input.createdAtMs;
 }
 
 function unique<T>(values: readonly T[]): T[] {

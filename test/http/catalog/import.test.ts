@@ -309,3 +309,35 @@ describe('import of a Gamma file', () => {
     assert.equal(badTokenRun.stderr, `clobd: ${badToken}: [0].markets[0].clobTokenIds has a malformed entry\n`);
   });
 });
+
+test('re-importing a file that leaves out every date changes nothing either', async () => {
+  const workDir = mkdtempSync(join(tmpdir(), 'clobd-import-'));
+  const dataDir = temporaryDataDir();
+  let server: CatalogServer | undefined;
+  try {
+    const file = join(workDir, 'undated.json');
+    const undated = [
+      {
+        id: '7',
+        title: 'Undated event',
+        tags: [{ id: '70', label: 'Undated', slug: 'undated' }],
+        series: [{ id: '700', slug: 'undated-series' }],
+        markets: [{ id: '77', question: 'Undated market?', creator: 'undated.example' }],
+      },
+    ];
+    writeFileSync(file, JSON.stringify(undated));
+    assert.equal(runImport(dataDir, file).status, 0);
+    server = await startCatalog({ dataDir });
+    const first = await catalogSnapshot(server, ['undated.example']);
+    await stopCatalog(server, true);
+    server = undefined;
+    // The import runs in a new process, well after the first: "now" has moved on.
+    assert.equal(runImport(dataDir, file).status, 0);
+    server = await startCatalog({ dataDir });
+    assert.deepEqual(await catalogSnapshot(server, ['undated.example']), first);
+  } finally {
+    await stopCatalog(server, true);
+    removeDataDir(dataDir);
+    rmSync(workDir, { recursive: true, force: true });
+  }
+});
