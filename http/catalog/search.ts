@@ -12,9 +12,13 @@ const noMatch = 4;
 export function matchRank(text: string, needle: string): number {
   if (text === needle) return 0;
   if (text.startsWith(needle)) return 1;
-  const at = text.indexOf(needle);
-  if (at === -1) return noMatch;
-  return /[^a-z0-9]/.test(text[at - 1] ?? '') ? 2 : 3;
+  const first = text.indexOf(needle);
+  if (first === -1) return noMatch;
+  // Any occurrence may start a word ("brainstorm before the storm"), not only the first one.
+  for (let at = first; at !== -1; at = text.indexOf(needle, at + 1)) {
+    if (/[^a-z0-9]/.test(text[at - 1] ?? '')) return 2;
+  }
+  return 3;
 }
 
 interface EventText {

@@ -203,6 +203,20 @@ describe('GET /public-search', () => {
       ['weather-storms', 1],
     ]);
   });
+
+  // Runs last in this block: it adds an event to the fixture the tests above count on.
+  test('an occurrence that starts a word ranks as a word prefix even after one inside a word', async () => {
+    await createEvent(server, eventBody('Late brainstorm before the storm', { slug: 'late-brainstorm', volume: 1, tags: [{ label: 'Brainstorm and storm', slug: 'brainstorm-and-storm' }] }));
+    const result = await search({ q: 'storm' });
+    assert.deepEqual(slugsOf(result.events), [...stormRanking.slice(0, 6), 'late-brainstorm', ...stormRanking.slice(6)]);
+    assert.deepEqual(tagCounts(result), [
+      ['storm', 2],
+      ['stormwatch', 1],
+      ['weather-storms', 3],
+      ['brainstorm-and-storm', 1],
+      ['brainstorm', 1],
+    ]);
+  });
 });
 
 describe('GET /public-search with more matches than the largest page', () => {
