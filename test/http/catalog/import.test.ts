@@ -266,6 +266,9 @@ describe('import of a Gamma file', () => {
     event.slug = 'fed-march-2026';
     const market = event.markets[1] ?? assert.fail('fixture missing');
     market.slug = 'fed-holds-march-2026';
+    // The first market moves to another creator, and the event's visibility must follow it.
+    const moved = event.markets[0] ?? assert.fail('fixture missing');
+    moved.creator = 'other.example';
     const file = join(workDir, 'gamma-changed.json');
     writeFileSync(file, JSON.stringify(changed));
     const run = runImport(dataDir, file);
@@ -278,6 +281,10 @@ describe('import of a Gamma file', () => {
     assert.equal((await getJson<Market>(server, '/markets/slug/fed-holds-march-2026')).id, '600002');
     await expectNotFound(server, '/markets/slug/fed-holds-in-march', 'slug not found');
     assert.equal((await getJson<EventItem[]>(server, '/events?limit=500')).length, 2);
+    assert.deepEqual(await getJson(server, '/events?creator=gamma.example'), []);
+    assert.deepEqual(await getJson(server, '/markets?creator=gamma.example'), []);
+    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?creator=other.example')), ['512345']);
+    assert.deepEqual(idsOf((await getJson<FullEvent>(server, '/events/512345?creator=other.example')).markets), ['600001']);
   });
 
   test('the import command refuses a missing argument, unreadable JSON and a non-array', () => {
