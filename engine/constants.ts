@@ -37,9 +37,10 @@ export const LEVEL_SIZE_MICROS_MAX = 2 ** 52;
 
 /**
  * All collateral inside one engine (deposits minus withdrawals). Every balance, reserve, fee
- * total and complete-set count is a part of it, so this one cap keeps all of them exact.
+ * total and complete-set count is a part of it, so this one cap (about 2.25 billion in
+ * collateral per engine) keeps all of them, and the sum of any two, exact.
  */
-export const COLLATERAL_SUPPLY_MICROS_MAX = 2 ** 52;
+export const COLLATERAL_SUPPLY_MICROS_MAX = 2 ** 51;
 
 /** Fees are in basis points of the taker's notional. */
 export const BPS_PER_ONE = 10_000;

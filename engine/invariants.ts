@@ -16,8 +16,7 @@ import type { EngineState } from './state.js';
 
 export function checkInvariants(state: EngineState): void {
   checkBooks(state);
-  const expected = expectedReserves(state);
-  checkOrders(state);
+  const expected = checkOrders(state);
   checkCollateral(state, expected.collateral);
   checkShares(state, expected.shares);
   checkIds(state);
@@ -45,35 +44,22 @@ interface ExpectedReserves {
   readonly shares: Map<number, number>;
 }
 
-/** What open orders need reserved: collateral by account, shares by position × 2 + outcome. */
-function expectedReserves(state: EngineState): ExpectedReserves {
-  const orders = state.orders;
-  const collateral = new Map<number, number>();
-  const shares = new Map<number, number>();
-  for (let slot = 0; slot < orders.capacity; slot += 1) {
-    if (orders.live[slot] !== 1) continue;
-    const remaining = orders.remainingMicros[slot]!;
-    if (orders.side[slot] === Side.Buy) {
-      const price = bookPriceOf(orders.outcome[slot]!, orders.bookPrice[slot]!);
-      const account = orders.account[slot]!;
-      collateral.set(account, (collateral.get(account) ?? 0) + price * (remaining / SIZE_MICROS_PER_LOT));
-    } else {
-      const key = 2 * orders.position[slot]! + orders.outcome[slot]!;
-      shares.set(key, (shares.get(key) ?? 0) + remaining);
-    }
-  }
-  return { collateral, shares };
-}
-
-function checkOrders(state: EngineState): void {
+/**
+ * Walks every account's open-order list (O(live orders), however large the slot table), checks
+ * each order and the lists, and sums what open orders need reserved: collateral by account,
+ * shares by position × 2 + outcome.
+ */
+function checkOrders(state: EngineState): ExpectedReserves {
   const orders = state.orders;
   const accounts = state.ledger.accounts;
+  const expected: ExpectedReserves = { collateral: new Map(), shares: new Map() };
   let listed = 0;
   for (let account = 0; account < accounts.count(); account += 1) {
     let count = 0;
     for (let slot = accounts.orderHead[account]!; slot !== NIL; slot = orders.accountNext[slot]!) {
       assert(orders.live[slot] === 1 && orders.account[slot] === account, 'account list holds its live orders');
       assert(count < orders.capacity, 'account list terminates');
+      checkOrder(state, slot, expected);
       count += 1;
     }
     assert(count === accounts.orderCount[account], 'account order count');
@@ -81,14 +67,26 @@ function checkOrders(state: EngineState): void {
     listed += count;
   }
   assert(listed === orders.count(), 'every live order is listed under its owner');
-  for (let slot = 0; slot < orders.capacity; slot += 1) {
-    if (orders.live[slot] !== 1) continue;
-    const remaining = orders.remainingMicros[slot]!;
-    assert(remaining > 0 && remaining <= orders.originalMicros[slot]!, 'live order has a remainder');
-    assert(remaining % SIZE_MICROS_PER_LOT === 0, 'remainder is whole lots');
-    assert(orders.expirationMs[slot] === 0 || orders.expirationMs[slot]! > state.timeMs, 'no expired order rests');
-    assert(state.ledger.positions.find(orders.account[slot]!, orders.market[slot]!) === orders.position[slot],
-      'order knows its position');
+  return expected;
+}
+
+function checkOrder(state: EngineState, slot: number, expected: ExpectedReserves): void {
+  const orders = state.orders;
+  const remaining = orders.remainingMicros[slot]!;
+  assert(remaining > 0 && remaining <= orders.originalMicros[slot]!, 'live order has a remainder');
+  assert(remaining % SIZE_MICROS_PER_LOT === 0, 'remainder is whole lots');
+  assert(orders.expirationMs[slot] === 0 || orders.expirationMs[slot]! > state.timeMs, 'no expired order rests');
+  assert(state.ledger.positions.find(orders.account[slot]!, orders.market[slot]!) === orders.position[slot],
+    'order knows its position');
+  const position = state.ids.find(orders.id[slot]!, orders.idHash[slot]!);
+  assert(position >= 0 && state.ids.valueAt(position) === slot, 'live order is indexed');
+  if (orders.side[slot] === Side.Buy) {
+    const price = bookPriceOf(orders.outcome[slot]!, orders.bookPrice[slot]!);
+    const account = orders.account[slot]!;
+    expected.collateral.set(account, (expected.collateral.get(account) ?? 0) + price * (remaining / SIZE_MICROS_PER_LOT));
+  } else {
+    const key = 2 * orders.position[slot]! + orders.outcome[slot]!;
+    expected.shares.set(key, (expected.shares.get(key) ?? 0) + remaining);
   }
 }
 
@@ -134,11 +132,6 @@ function checkIds(state: EngineState): void {
   const orders = state.orders;
   const history = state.history;
   assert(state.ids.size() === orders.count() + history.count(), 'ids index live and finished orders');
-  for (let slot = 0; slot < orders.capacity; slot += 1) {
-    if (orders.live[slot] !== 1) continue;
-    const position = state.ids.find(orders.id[slot]!, orders.idHash[slot]!);
-    assert(position >= 0 && state.ids.valueAt(position) === slot, 'live order is indexed');
-  }
   for (let index = 0; index < history.count(); index += 1) {
     const entry = history.entryAt(index);
     const position = state.ids.find(history.id[entry]!, history.idHash[entry]!);

@@ -136,16 +136,22 @@ export class Ladder {
     return this.bestIsHighest ? level > than : level < than;
   }
 
-  /** O(levels + orders) self-check for verify mode: links, aggregates, bitmap and best. */
+  /**
+   * Self-check for verify mode, O(occupied levels + orders): links, aggregates, bitmap and best.
+   * It walks the bitmap from the best level, so an order on a level whose bit is missing shows
+   * up as a difference in the order count.
+   */
   verify(sizeOf: (slot: number) => number): void {
     let orders = 0;
-    let best = NIL;
-    for (let level = 0; level < this.levelsCount; level += 1) {
+    let previous = NIL;
+    for (let level = this.bestLevel; level !== NIL; level = this.worseThan(level)) {
+      assert(previous === NIL || this.isBetter(previous, level), 'verify: levels in price order');
       const count = this.verifyLevel(level, sizeOf);
-      assert(this.occupied.has(level) === count > 0, 'verify: bitmap matches the level');
-      if (count > 0 && (best === NIL || this.isBetter(level, best))) best = level;
+      assert(count > 0, 'verify: an occupied level holds orders');
       orders += count;
+      previous = level;
     }
+    const best = this.bestIsHighest ? this.occupied.prevAtOrBelow(this.levelsCount - 1) : this.occupied.nextAtOrAbove(0);
     assert(best === this.bestLevel, 'verify: best level');
     assert(orders === this.orders, 'verify: order count');
   }
