@@ -4,8 +4,10 @@
 // started without the demo catalog, so every value a test depends on is set here.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Prng } from '../../engine/prng.js';
 import {
   bulkEvents,
+  catalogSeed,
   checkEventItem,
   checkFullEvent,
   checkList,
@@ -16,7 +18,12 @@ import {
   getJson,
   idRange,
   idsOf,
+  modelCreators,
+  modelSeries,
+  modelTags,
   query,
+  randomCatalog,
+  referenceOrder,
   slugsOf,
   startCatalog,
   startImportedCatalog,
@@ -24,6 +31,9 @@ import {
   type CatalogServer,
   type EventItem,
   type FullEvent,
+  type ModelEvent,
+  type SeriesWithEvents,
+  type Tag,
 } from './support.js';
 
 // Five events whose sort columns each order them differently; ties on volume (ids 1 and 3) and
@@ -390,5 +400,89 @@ describe('GET /events with more events than the largest page', () => {
     const page = await getJson<EventItem[]>(server, `/events?slug=${slugs}&order=volume&limit=10&offset=5`);
     assert.deepEqual(idsOf(page), Array.from({ length: 10 }, (_, index) => String(496 - 5 * (5 + index))));
     await expectBadRequest(server, `/events?slug=${slugs},bulk-2`, 'slug accepts at most 100 values');
+  });
+});
+
+describe(`GET /events on a random catalog agrees with a reference model (seed ${catalogSeed})`, () => {
+  const prng = new Prng(catalogSeed);
+  const { events, gamma } = randomCatalog(prng, 60);
+  let server: CatalogServer;
+  before(async () => {
+    server = await startImportedCatalog(gamma);
+  });
+  after(() => stopCatalog(server));
+
+  const columns = ['id', 'title', 'slug', 'startDate', 'endDate', 'creationDate', 'createdAt', 'updatedAt', 'volume', 'liquidity', 'openInterest'] as const;
+  const shows = (event: ModelEvent, creator: string): boolean => event.markets.some((market) => market.creator === creator.toLowerCase());
+
+  test('300 random queries of filters, creator, order, direction and page match the model', async (t) => {
+    let answered = 0;
+    for (let round = 0; round < 300; round++) {
+      const params: Record<string, string | number | boolean> = {};
+      let expected = [...events];
+      for (const name of ['active', 'closed', 'archived'] as const) {
+        if (!prng.chance(0.3)) continue;
+        const value = prng.chance(0.5);
+        params[name] = value;
+        expected = expected.filter((event) => event[name] === value);
+      }
+      if (prng.chance(0.3)) {
+        const tag = prng.pick(modelTags);
+        params[prng.pick(['tag', 'tag_slug'])] = tag;
+        expected = expected.filter((event) => event.tags.includes(tag));
+      }
+      if (prng.chance(0.2)) {
+        const series = prng.pick(modelSeries);
+        params['series_slug'] = series;
+        expected = expected.filter((event) => event.series === series);
+      }
+      if (prng.chance(0.3)) {
+        const creator = prng.pick([...modelCreators, 'C-ONE', 'nobody']);
+        params['creator'] = creator;
+        expected = expected.filter((event) => shows(event, creator));
+      }
+      const order = Array.from({ length: prng.below(3) }, () => prng.pick(columns));
+      if (order.length > 0) params['order'] = order.join(',');
+      const ascending = [undefined, true, false][prng.below(3)];
+      if (ascending !== undefined) params['ascending'] = ascending;
+      const limit = prng.chance(0.7) ? prng.between(1, 40) : 100;
+      if (limit !== 100 || prng.chance(0.5)) params['limit'] = limit;
+      const offset = prng.chance(0.6) ? prng.between(0, 45) : 0;
+      if (offset !== 0 || prng.chance(0.5)) params['offset'] = offset;
+      const sorted = referenceOrder(expected, order.length > 0 ? order : ['id'], ascending === true);
+      const path = '/events' + query(params);
+      const page = idsOf(await getJson<EventItem[]>(server, path));
+      assert.deepEqual(page, sorted.slice(offset, offset + limit).map((event) => String(event.id)), `seed ${catalogSeed}, round ${round}: ${path}`);
+      if (page.length > 1) answered++;
+    }
+    // The queries must mostly find something, or the agreement would prove little.
+    t.diagnostic(`seed ${catalogSeed}: ${answered} of 300 answers held more than one event`);
+    assert.ok(answered >= 100, `only ${answered} answers held more than one event`);
+  });
+
+  test('every event read under every creator shows exactly that creator’s markets, or is not found', async () => {
+    for (const event of events) {
+      for (const creator of modelCreators) {
+        const marketIds = event.markets.filter((market) => market.creator === creator).map((market) => String(market.id));
+        const path = `/events/${event.id}?creator=${creator}`;
+        if (marketIds.length === 0) await expectNotFound(server, path, 'id not found');
+        else assert.deepEqual(idsOf((await getJson<FullEvent>(server, path)).markets), marketIds, `seed ${catalogSeed}: ${path}`);
+      }
+      assert.deepEqual(idsOf((await getJson<FullEvent>(server, `/events/slug/${event.slug}`)).markets), event.markets.map((market) => String(market.id)));
+    }
+  });
+
+  test('series and tags under each creator are those of the events it shows', async () => {
+    for (const creator of [...modelCreators, undefined]) {
+      const shown = creator === undefined ? events : events.filter((event) => shows(event, creator));
+      const scope = creator === undefined ? '' : `?creator=${creator}`;
+      const series = await getJson<SeriesWithEvents[]>(server, '/series' + scope);
+      const expectedSeries = modelSeries.filter((slug) => shown.some((event) => event.series === slug));
+      assert.deepEqual(slugsOf(series), [...expectedSeries].sort((a, b) => events.findIndex((event) => event.series === a) - events.findIndex((event) => event.series === b)), `seed ${catalogSeed}: series ${scope}`);
+      for (const entry of series) assert.deepEqual(idsOf(entry.events), shown.filter((event) => event.series === entry.slug).map((event) => String(event.id)), `seed ${catalogSeed}: ${entry.slug} ${scope}`);
+      const tags = slugsOf(await getJson<Tag[]>(server, '/tags' + scope));
+      const firstUse = (slug: string): number => events.findIndex((event) => event.tags.includes(slug));
+      assert.deepEqual(tags, modelTags.filter((slug) => shown.some((event) => event.tags.includes(slug))).sort((a, b) => firstUse(a) - firstUse(b)), `seed ${catalogSeed}: tags ${scope}`);
+    }
   });
 });

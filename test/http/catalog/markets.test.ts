@@ -3,8 +3,10 @@
 // GET /markets/slug/{slug}; shapes, values, creator scoping and every bound with its 400 body.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Prng } from '../../engine/prng.js';
 import {
   bulkEvents,
+  catalogSeed,
   checkList,
   checkMarket,
   checkMarketWithEvents,
@@ -14,8 +16,11 @@ import {
   getJson,
   idRange,
   idsOf,
+  modelCreators,
   pairOf,
   query,
+  randomCatalog,
+  referenceOrder,
   slugsOf,
   startCatalog,
   startImportedCatalog,
@@ -25,6 +30,7 @@ import {
   type FullEvent,
   type Market,
   type MarketWithEvents,
+  type ModelMarket,
 } from './support.js';
 
 const site = 'weather.example';
@@ -266,5 +272,69 @@ describe('GET /markets with more markets than the largest page', () => {
     assert.deepEqual(idsOf(await getJson<Market[]>(server, '/markets?limit=500&order=volume&ascending=true')), idRange(1, 500, 1));
     assert.deepEqual(idsOf(await getJson<Market[]>(server, '/markets?limit=500&offset=500&order=volume&ascending=true')), ['501']);
     await expectBadRequest(server, '/markets?limit=501', 'limit must be an integer from 1 to 500');
+  });
+});
+
+describe(`GET /markets on a random catalog agrees with a reference model (seed ${catalogSeed})`, () => {
+  const prng = new Prng(catalogSeed);
+  const { events, gamma } = randomCatalog(prng, 50);
+  const markets: readonly ModelMarket[] = events.flatMap((event) => event.markets);
+  let server: CatalogServer;
+  before(async () => {
+    server = await startImportedCatalog(gamma);
+  });
+  after(() => stopCatalog(server));
+
+  const columns = ['id', 'question', 'slug', 'startDate', 'endDate', 'createdAt', 'updatedAt', 'volume', 'liquidity'] as const;
+
+  test('300 random queries of filters, creator, order, direction and page match the model', async (t) => {
+    let answered = 0;
+    for (let round = 0; round < 300; round++) {
+      const params: Record<string, string | number | boolean> = {};
+      let expected = [...markets];
+      for (const name of ['active', 'closed', 'archived'] as const) {
+        if (!prng.chance(0.3)) continue;
+        const value = prng.chance(0.5);
+        params[name] = value;
+        expected = expected.filter((market) => market[name] === value);
+      }
+      if (prng.chance(0.3)) {
+        const creator = prng.pick([...modelCreators, 'C-TWO', 'nobody']);
+        params['creator'] = creator;
+        expected = expected.filter((market) => market.creator === creator.toLowerCase());
+      }
+      if (prng.chance(0.2)) {
+        const ids = Array.from({ length: prng.between(1, 30) }, () => prng.between(1, markets.length + 5));
+        params['id'] = ids.join(',');
+        expected = expected.filter((market) => ids.includes(market.id));
+      }
+      const order = Array.from({ length: prng.below(3) }, () => prng.pick(columns));
+      // volumeNum and liquidityNum are Gamma's aliases of volume and liquidity.
+      const named = order.map((column) => (column === 'volume' || column === 'liquidity') && prng.chance(0.5) ? `${column}Num` : column);
+      if (order.length > 0) params['order'] = named.join(',');
+      const ascending = [undefined, true, false][prng.below(3)];
+      if (ascending !== undefined) params['ascending'] = ascending;
+      const limit = prng.chance(0.7) ? prng.between(1, 60) : 100;
+      if (limit !== 100 || prng.chance(0.5)) params['limit'] = limit;
+      const offset = prng.chance(0.6) ? prng.between(0, 90) : 0;
+      if (offset !== 0 || prng.chance(0.5)) params['offset'] = offset;
+      const sorted = referenceOrder(expected, order.length > 0 ? order : ['id'], ascending === true);
+      const path = '/markets' + query(params);
+      const page = idsOf(await getJson<Market[]>(server, path));
+      assert.deepEqual(page, sorted.slice(offset, offset + limit).map((market) => String(market.id)), `seed ${catalogSeed}, round ${round}: ${path}`);
+      if (page.length > 1) answered++;
+    }
+    t.diagnostic(`seed ${catalogSeed}: ${answered} of 300 answers held more than one market`);
+    assert.ok(answered >= 100, `only ${answered} answers held more than one market`);
+  });
+
+  test('each market read under each creator is found exactly when the market is that creator’s', async () => {
+    for (const market of markets) {
+      for (const creator of modelCreators) {
+        const path = `/markets/slug/${market.slug}?creator=${creator}`;
+        if (market.creator === creator) assert.equal((await getJson<Market>(server, path)).id, String(market.id));
+        else await expectNotFound(server, path, 'slug not found');
+      }
+    }
   });
 });

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Prng } from '../../engine/prng.js';
 import { mainPath, removeDataDir, request, startServer, temporaryDataDir, type RunningServer } from '../../support/server.js';
 
 export const adminToken = 'catalog-suite-admin';
@@ -457,4 +458,131 @@ export async function startImportedCatalog(events: readonly unknown[]): Promise<
 /** `count` descending (or ascending) id strings from `from`: the expected id column of a page. */
 export function idRange(from: number, count: number, step: 1 | -1): string[] {
   return Array.from({ length: count }, (_, index) => String(from + step * index));
+}
+
+// A seeded random catalog and the model it was built from, for tests that compare every list
+// read against a plain reference computation. Values come from small sets so ties are common.
+
+export interface ModelMarket {
+  readonly id: number;
+  readonly question: string;
+  readonly slug: string;
+  readonly creator: string | null;
+  readonly active: boolean;
+  readonly closed: boolean;
+  readonly archived: boolean;
+  readonly startDate: number;
+  readonly endDate: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly volume: number;
+  readonly liquidity: number;
+}
+
+export interface ModelEvent {
+  readonly id: number;
+  readonly title: string;
+  readonly slug: string;
+  readonly active: boolean;
+  readonly closed: boolean;
+  readonly archived: boolean;
+  readonly startDate: number;
+  readonly creationDate: number;
+  readonly endDate: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly volume: number;
+  readonly liquidity: number;
+  readonly openInterest: number;
+  readonly tags: readonly string[];
+  readonly series: string | null;
+  readonly markets: readonly ModelMarket[];
+}
+
+export const modelCreators = ['c-one', 'c-two'] as const;
+export const modelTags = ['t-red', 't-green', 't-blue'] as const;
+export const modelSeries = ['s-one', 's-two'] as const;
+
+/** The seed of the random-catalog tests: CLOBD_SEED=<n> replays one. */
+export const catalogSeed = Number(process.env['CLOBD_SEED'] ?? 20_261_122);
+
+export function randomCatalog(prng: Prng, eventsCount: number): { readonly events: readonly ModelEvent[]; readonly gamma: readonly Record<string, unknown>[] } {
+  const day = (): number => Date.UTC(2030, 0, 1 + prng.below(6));
+  const flag = (): boolean => prng.chance(0.5);
+  const amount = (): number => prng.pick([0, 10, 20, 30]);
+  const events: ModelEvent[] = [];
+  let marketId = 0;
+  for (let index = 1; index <= eventsCount; index++) {
+    const markets: ModelMarket[] = Array.from({ length: prng.between(1, 3) }, () => {
+      marketId++;
+      return {
+        id: marketId,
+        question: prng.pick(['Will it rain?', 'Will it snow?', 'Will it hail?']),
+        slug: `m-${marketId}`,
+        creator: prng.pick([null, ...modelCreators]),
+        active: flag(),
+        closed: flag(),
+        archived: flag(),
+        startDate: day(),
+        endDate: day(),
+        createdAt: day(),
+        updatedAt: day(),
+        volume: amount(),
+        liquidity: amount(),
+      };
+    });
+    events.push({
+      id: index,
+      title: prng.pick(['Alpha', 'Beta', 'Gamma', 'Delta']),
+      slug: `e-${index}`,
+      active: flag(),
+      closed: flag(),
+      archived: flag(),
+      startDate: day(),
+      creationDate: day(),
+      endDate: day(),
+      createdAt: day(),
+      updatedAt: day(),
+      volume: amount(),
+      liquidity: amount(),
+      openInterest: amount(),
+      tags: modelTags.filter(() => prng.chance(0.4)),
+      series: prng.pick([null, ...modelSeries]),
+      markets,
+    });
+  }
+  const iso = (ms: number): string => new Date(ms).toISOString();
+  const gamma = events.map((event) => ({
+    ...event,
+    id: String(event.id),
+    startDate: iso(event.startDate),
+    creationDate: iso(event.creationDate),
+    endDate: iso(event.endDate),
+    createdAt: iso(event.createdAt),
+    updatedAt: iso(event.updatedAt),
+    tags: event.tags.map((slug) => ({ label: slug.toUpperCase(), slug })),
+    series: event.series === null ? [] : [{ slug: event.series, title: event.series }],
+    markets: event.markets.map((market) => ({
+      ...market,
+      id: String(market.id),
+      creator: market.creator ?? undefined,
+      startDate: iso(market.startDate),
+      endDate: iso(market.endDate),
+      createdAt: iso(market.createdAt),
+      updatedAt: iso(market.updatedAt),
+    })),
+  }));
+  return { events, gamma };
+}
+
+/** The reference order: by each column in turn, then id; descending reverses all of it. */
+export function referenceOrder<R extends { readonly id: number }>(records: readonly R[], columns: readonly (keyof R)[], ascending: boolean): R[] {
+  const sorted = [...records].sort((a, b) => {
+    for (const column of columns) {
+      if (a[column] < b[column]) return -1;
+      if (a[column] > b[column]) return 1;
+    }
+    return a.id - b.id;
+  });
+  return ascending ? sorted : sorted.reverse();
 }
