@@ -106,7 +106,7 @@ export class Scenario {
     this.engine = new Engine({ operatorAddress: OPERATOR, verify: true, ...limits });
     this.reference = new ReferenceEngine(OPERATOR, limits);
     for (let market = 0; market < (options.markets ?? 1); market += 1) {
-      this.addMarket(market, options.tick ?? '0.01', options.minSize ?? '5', options.feeBps ?? 0);
+      this.addMarket(market, options.tick ?? '0.01', options.minSize ?? '1', options.feeBps ?? 0);
     }
   }
 
