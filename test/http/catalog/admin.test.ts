@@ -168,6 +168,13 @@ describe('POST /admin/events', () => {
     assert.deepEqual(slugsOf(await getJson<Market[]>(server, '/markets?creator=SITE.EXAMPLE')), ['incumbent-wins-2032']);
   });
 
+  test('an explicit slug is kept as given and found through its percent-encoded path', async () => {
+    const event = await createEvent(server, eventBody('Café opening', { slug: 'café-opening', markets: [{ question: 'Opens on time?', slug: 'café-on-time' }] }));
+    assert.equal(event.slug, 'café-opening');
+    assert.equal((await getJson<FullEvent>(server, `/events/slug/${encodeURIComponent('café-opening')}`)).id, event.id);
+    assert.equal((await getJson<Market>(server, `/markets/slug/${encodeURIComponent('café-on-time')}`)).id, event.markets[0]?.id);
+  });
+
   test('a generated slug that is taken gets the first free numeric suffix; an empty one falls back to the id', async () => {
     const first = await createEvent(server, eventBody('Same title', { markets: [{ question: 'Same question?' }] }));
     const second = await createEvent(server, eventBody('Same title', { markets: [{ question: 'Same question?' }, { question: 'Same question?' }] }));

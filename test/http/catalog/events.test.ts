@@ -1,7 +1,8 @@
 // GET /events, /events/{id} and /events/slug/{slug} against the real server: shapes, every sort
 // column in both directions, paging, every filter, creator scoping, and each parameter bound at
 // and past its edge with its exact 400 body. Fixtures are built through the admin API on servers
-// started without the demo catalog, so every value a test depends on is set here.
+// started without the demo catalog, so every value a test depends on is set here; a bulk import
+// goes past the largest page, and a seeded random catalog is held to a reference model.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Prng } from '../../engine/prng.js';
@@ -277,6 +278,7 @@ describe('GET /events filters, single reads and creator scoping', () => {
     await expectNotFound(server, '/events/0', 'id not found');
     await expectNotFound(server, '/events/slug/no-such-event', 'slug not found');
     await expectNotFound(server, '/events/slug/OPEN-MATCH', 'slug not found');
+    await expectBadRequest(server, '/events/slug/%E0%A4%A', 'malformed path parameter: slug');
   });
 
   test('an id beyond the stored key range names no event (it must not wrap onto another)', async () => {

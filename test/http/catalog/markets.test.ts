@@ -1,6 +1,7 @@
 // The catalog's market reads against the real server: GET /markets (Gamma's list with limit,
 // offset, filters and sort), GET /markets/{id} by numeric id or condition id, and
-// GET /markets/slug/{slug}; shapes, values, creator scoping and every bound with its 400 body.
+// GET /markets/slug/{slug}; shapes, values, creator scoping and every bound with its 400 body,
+// a bulk import past the largest page, and a seeded random catalog held to a reference model.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Prng } from '../../engine/prng.js';
@@ -176,6 +177,7 @@ describe('catalog markets', () => {
     await expectNotFound(server, '/markets/0', 'id not found');
     await expectNotFound(server, `/markets/0x${'ab'.repeat(32)}`, 'id not found');
     await expectNotFound(server, '/markets/slug/no-such-market', 'slug not found');
+    await expectBadRequest(server, '/markets/slug/%E0%A4%A', 'malformed path parameter: slug');
     await expectNotFound(server, '/markets/999999999', 'id not found');
   });
 

@@ -1,6 +1,7 @@
-// Helpers for the catalog suite: one real server per test file, fixtures created through the admin
-// API, and checkers that hold every response to the field tables of interface.md (every listed
-// field present with its type; nested objects exactly the ones the resource may carry).
+// Helpers for the catalog suite: real servers on free ports, fixtures created through the admin
+// API or imported through the CLI, checkers that hold every response to the field tables of
+// interface.md (every listed field present with its type; nested objects exactly the ones the
+// resource may carry), and a seeded random catalog with the model it was built from.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
