@@ -1,0 +1,138 @@
+// The engine's small data structures against obvious models: the level bitmap, the order-id
+// table, the pair table, the expiry heap, the dirty list's sort, the fee formula and the event
+// buffer's growth.
+import assert from 'node:assert/strict';
+import { describe as suite, test } from 'node:test';
+import { DirtyList } from '../../engine/dirty_list.js';
+import { eventsToObjects } from '../../engine/event_objects.js';
+import { EventBuffer, EventKind, FillKind } from '../../engine/events.js';
+import { ExpiryHeap } from '../../engine/expiry_heap.js';
+import { takerFeeMicros } from '../../engine/fee.js';
+import { IdTable, hashOrderId } from '../../engine/id_table.js';
+import { LevelBitmap } from '../../engine/level_bitmap.js';
+import { PairTable } from '../../engine/pair_table.js';
+import { Prng } from './prng.js';
+
+suite('structures', () => {
+  test('the level bitmap finds the next set bit above and below like a scan does', () => {
+    const prng = new Prng(3);
+    for (const size of [1, 31, 32, 33, 1024, 10_001, 40_000]) {
+      const bitmap = new LevelBitmap(size);
+      const model = new Uint8Array(size);
+      for (let step = 0; step < 3000; step += 1) {
+        const bit = prng.below(size);
+        if (prng.chance(0.6)) { bitmap.set(bit); model[bit] = 1; } else { bitmap.clear(bit); model[bit] = 0; }
+        const from = prng.between(-2, size + 1);
+        let above = -1;
+        for (let i = Math.max(0, from); i < size; i += 1) if (model[i] === 1) { above = i; break; }
+        let below = -1;
+        for (let i = Math.min(size - 1, from); i >= 0; i -= 1) if (model[i] === 1) { below = i; break; }
+        assert.equal(bitmap.nextAtOrAbove(from), above);
+        assert.equal(bitmap.prevAtOrBelow(from), below);
+      }
+    }
+  });
+
+  test('the id table behaves like a Map through inserts, updates and back-shifting deletes', () => {
+    const prng = new Prng(5);
+    const table = new IdTable(500);
+    const model = new Map<string, number>();
+    for (let step = 0; step < 50_000; step += 1) {
+      const id = `0x${prng.below(700).toString(16)}`;
+      const hash = hashOrderId(id);
+      const position = table.find(id, hash);
+      assert.equal(position === -1, !model.has(id));
+      if (position === -1 && model.size < 500) {
+        table.insert(id, hash, step);
+        model.set(id, step);
+      } else if (position !== -1 && prng.chance(0.5)) {
+        table.deleteAt(position);
+        model.delete(id);
+      } else if (position !== -1) {
+        assert.equal(table.valueAt(position), model.get(id));
+        table.setValueAt(position, -step);
+        model.set(id, -step);
+      }
+    }
+    assert.equal(table.size(), model.size);
+  });
+
+  test('the pair table behaves like a Map and keeps working as it grows', () => {
+    const prng = new Prng(9);
+    const table = new PairTable(4);
+    const model = new Map<string, number>();
+    for (let step = 0; step < 30_000; step += 1) {
+      const a = prng.below(300);
+      const b = prng.below(20);
+      const key = `${a}:${b}`;
+      assert.equal(table.get(a, b), model.get(key) ?? -1);
+      if (!model.has(key)) { table.insert(a, b, step); model.set(key, step); } else if (prng.chance(0.4)) { table.delete(a, b); model.delete(key); }
+    }
+    assert.equal(table.size(), model.size);
+  });
+
+  test('the expiry heap pops by (expiration, serial) and compacts stale entries when full', () => {
+    const prng = new Prng(13);
+    const live = new Map<number, number>();
+    const heap = new ExpiryHeap(64);
+    const isLive = (slot: number, serial: number): boolean => live.get(slot) === serial;
+    let serial = 0;
+    for (let step = 0; step < 5000; step += 1) {
+      const slot = prng.below(40);
+      if (live.has(slot) && prng.chance(0.5)) { live.delete(slot); continue; }
+      if (live.has(slot)) continue;
+      serial += 1;
+      live.set(slot, serial);
+      heap.push(prng.between(0, 50), serial, slot, isLive);
+    }
+    const popped: [number, number][] = [];
+    while (heap.size() > 0) {
+      if (isLive(heap.peekSlot(), heap.peekSerial())) popped.push([heap.peekExpiration(), heap.peekSerial()]);
+      heap.pop();
+    }
+    const sorted = [...popped].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    assert.deepEqual(popped, sorted);
+    assert.equal(popped.length, live.size);
+  });
+
+  test('the dirty list sorts its items with their start values', () => {
+    const prng = new Prng(17);
+    const list = new DirtyList(2);
+    const keys = new Set<number>();
+    while (keys.size < 3000) keys.add(prng.below(1e9));
+    for (const key of keys) list.add(key, key + 1, key + 2);
+    list.sort();
+    const sorted = [...keys].sort((a, b) => a - b);
+    sorted.forEach((key, index) => assert.deepEqual([list.key(index), list.startA(index), list.startB(index)], [key, key + 1, key + 2]));
+  });
+
+  test('the fee is floor(notional × bps / 10 000), exact up to the largest notional', () => {
+    const prng = new Prng(19);
+    for (let step = 0; step < 20_000; step += 1) {
+      const notional = step < 10 ? 9_999 * 1_000_000_000 - step : prng.below(2 ** 31) * prng.below(4096);
+      const bps = prng.below(1001);
+      assert.equal(takerFeeMicros(notional, bps), Number((BigInt(notional) * BigInt(bps)) / 10_000n));
+    }
+  });
+
+  test('the event buffer grows by doubling and keeps every row', () => {
+    const buffer = new EventBuffer(2);
+    for (let index = 0; index < 100; index += 1) {
+      buffer.seqCurrent = index;
+      const row = buffer.pushFill(index, `t${index}`, 'taker', 1, 0, 0, 4000, 10_000, 1, FillKind.MINT);
+      buffer.setFillMaker(row, `m${index}`, 'maker', 1, 0, 6000);
+    }
+    assert.equal(buffer.count, 100);
+    assert.ok(buffer.capacity() >= 100);
+    const events = eventsToObjects(buffer);
+    assert.equal(events[99]?.kind, 'FILL');
+    assert.deepEqual(events[57], {
+      kind: 'FILL', seq: 57, fillIndex: 57, market: 1, takerOrderId: 't57', takerAccount: 'taker', takerOutcome: 0,
+      takerSide: 0, takerPriceUnits: 4000, makerOrderId: 'm57', makerAccount: 'maker', makerOutcome: 1, makerSide: 0,
+      makerPriceUnits: 6000, sizeMicros: 10_000, takerFeeMicros: 1, fillKind: FillKind.MINT,
+    });
+    buffer.clear();
+    assert.equal(buffer.count, 0);
+    assert.equal(buffer.row(EventKind.LEVEL), 0);
+  });
+});
