@@ -157,7 +157,8 @@ export class CatalogQueries {
     if (query.ids.length > 0) sets.push([...query.ids]);
     if (query.slugs.length > 0) sets.push(query.slugs.map((slug) => store.find('event-slug', slug)).filter(present));
     if (query.tagIds.length > 0) sets.push(byTag(query.tagIds));
-    if (query.tagSlugs.length > 0) sets.push(byTag(query.tagSlugs.map((slug) => store.find('tag-slug', slug))));
+    // `tag` and `tag_slug` are each a filter of their own: given together they combine with AND.
+    for (const slug of query.tagSlugs) sets.push(byTag([store.find('tag-slug', slug)]));
     if (query.seriesSlugs.length > 0) {
       sets.push(query.seriesSlugs.map((slug) => store.find('series-slug', slug)).filter(present).flatMap((id) => store.eventIdsOfSeries(id)));
     }

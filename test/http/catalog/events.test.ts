@@ -326,6 +326,16 @@ describe('GET /events filters, single reads and creator scoping', () => {
     assert.deepEqual(await listIds(`/events?tag_id=${soccerId}&slug=closed-match,archived-match`), ids(1));
   });
 
+  test('tag and tag_slug given together combine with AND like every other filter', async () => {
+    const soccerId = created[0]?.tags[0]?.id ?? assert.fail('soccer tag missing');
+    assert.deepEqual(await listIds('/events?tag=soccer&tag_slug=finals'), ids(1));
+    assert.deepEqual(await listIds('/events?tag=finals&tag_slug=soccer'), ids(1));
+    assert.deepEqual(await listIds('/events?tag=soccer&tag_slug=soccer'), ids(0, 1));
+    assert.deepEqual(await listIds('/events?tag=soccer&tag_slug=tennis'), []);
+    assert.deepEqual(await listIds(`/events?tag_id=${soccerId}&tag_slug=tennis`), []);
+    assert.deepEqual(await listIds(`/events?tag_id=${soccerId}&tag=finals`), ids(1));
+  });
+
   test('filters naming nothing known give an empty list', async () => {
     for (const path of ['/events?tag=none', '/events?tag_slug=none', '/events?tag_id=999', '/events?series_slug=none', '/events?slug=none', '/events?id=999', '/events?tag_slug=soccer&series_slug=none']) {
       assert.deepEqual(await getJson(server, path), [], path);
@@ -428,9 +438,10 @@ describe(`GET /events on a random catalog agrees with a reference model (seed ${
         params[name] = value;
         expected = expected.filter((event) => event[name] === value);
       }
-      if (prng.chance(0.3)) {
+      for (const name of ['tag', 'tag_slug'] as const) {
+        if (!prng.chance(0.25)) continue;
         const tag = prng.pick(modelTags);
-        params[prng.pick(['tag', 'tag_slug'])] = tag;
+        params[name] = tag;
         expected = expected.filter((event) => event.tags.includes(tag));
       }
       if (prng.chance(0.2)) {
