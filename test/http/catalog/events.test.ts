@@ -178,6 +178,11 @@ describe('GET /events ordering and paging', () => {
     for (const value of ['yes', '2', '', 'on']) await expectBadRequest(server, `/events?ascending=${value}`, 'ascending must be true or false');
   });
 
+  test('query parameters the route does not know are ignored, as Gamma ignores them', async () => {
+    const plain = await getJson(server, '/events?order=volume');
+    assert.deepEqual(await getJson(server, '/events?order=volume&tag_label=x&limit_per_type=0&Limit=0'), plain);
+  });
+
   test('a scalar parameter given twice is a 400', async () => {
     for (const name of ['limit', 'offset', 'ascending', 'active', 'tag_id', 'tag_slug', 'creator']) {
       const value = name === 'ascending' || name === 'active' ? 'true' : '1';
