@@ -1,0 +1,193 @@
+// The three benchmark flows, generated from a seed into compact columns (so ten million
+// commands fit in memory and replaying them allocates nothing):
+// - deep: a fixed mid and a book pre-filled with ~20 000 resting orders a few hundred deep per
+//   level; then steady place/cancel where 95 % of resting placements are later cancelled, plus
+//   a trickle of marketable orders.
+// - normal: the mid random-walks; orders rest around it, some cross, many are cancelled.
+// - fast: the mid jumps in large swings; many orders cross; 15 % are FOK or FAK.
+// Each flow is one binary market. A row is a PlaceOrder or a CancelOrder; the prefill rows come
+// first and are run untimed. The generator tracks which orders it expects to rest (it does not
+// know exact fills), so some cancels hit orders that already filled, as in real traffic.
+import { OrderType, Side } from '../../engine/command.js';
+import { Prng } from '../../test/engine/prng.js';
+
+export const FlowKind = { deep: 'deep', normal: 'normal', fast: 'fast' } as const;
+export type FlowKind = (typeof FlowKind)[keyof typeof FlowKind];
+
+export const ROW_PLACE = 1;
+export const ROW_CANCEL = 2;
+
+/** The flow's market uses a 0.01 tick: 100 price units. */
+export const TICK_UNITS = 100;
+const MID_MIN = 1000;
+const MID_MAX = 9000;
+
+export class Flow {
+  readonly kind: FlowKind;
+  readonly length: number;
+  /** Rows [0, prefill) build the starting book and are not timed. */
+  prefill = 0;
+  readonly rowKind: Uint8Array;
+  readonly account: Int32Array;
+  /** Index into `ids`. */
+  readonly id: Int32Array;
+  readonly outcome: Uint8Array;
+  readonly side: Uint8Array;
+  readonly orderType: Uint8Array;
+  /** Price in the order's own token units. */
+  readonly priceUnits: Int32Array;
+  readonly sizeMicros: Float64Array;
+  readonly ids: string[];
+  readonly accounts: string[];
+
+  constructor(kind: FlowKind, length: number, ids: string[], accounts: string[]) {
+    this.kind = kind;
+    this.length = length;
+    this.rowKind = new Uint8Array(length);
+    this.account = new Int32Array(length);
+    this.id = new Int32Array(length);
+    this.outcome = new Uint8Array(length);
+    this.side = new Uint8Array(length);
+    this.orderType = new Uint8Array(length);
+    this.priceUnits = new Int32Array(length);
+    this.sizeMicros = new Float64Array(length);
+    this.ids = ids;
+    this.accounts = accounts;
+  }
+
+  /** The YES-orientation (bid?, price) a place row trades at. */
+  isBid(row: number): boolean {
+    return (this.outcome[row]! ^ this.side[row]!) === 0;
+  }
+
+  bookPrice(row: number): number {
+    return this.outcome[row] === 0 ? this.priceUnits[row]! : 10_000 - this.priceUnits[row]!;
+  }
+}
+
+export function makeAccounts(count: number): string[] {
+  return Array.from({ length: count }, (_, index) => `0x${(index + 1).toString(16).padStart(40, '0')}`);
+}
+
+/** Distinct EIP-712-shaped order ids (0x + 64 hex), reused cyclically by long flows. */
+export function makeIds(count: number, seed: number): string[] {
+  const prng = new Prng(seed);
+  const ids = new Array<string>(count);
+  for (let index = 0; index < count; index += 1) {
+    let hex = '';
+    for (let word = 0; word < 8; word += 1) hex += prng.nextUint32().toString(16).padStart(8, '0');
+    ids[index] = `0x${hex}`;
+  }
+  return ids;
+}
+
+interface Shape {
+  readonly prefill: number;
+  readonly placePassive: number;
+  readonly placeCrossing: number;
+  readonly fokFakShare: number;
+  readonly depthTicks: number;
+}
+
+const SHAPES: Record<FlowKind, Shape> = {
+  deep: { prefill: 20_000, placePassive: 0.5, placeCrossing: 0.025, fokFakShare: 0.5, depthTicks: 20 },
+  normal: { prefill: 2_000, placePassive: 0.45, placeCrossing: 0.1, fokFakShare: 0.1, depthTicks: 10 },
+  fast: { prefill: 2_000, placePassive: 0.4, placeCrossing: 0.3, fokFakShare: 0.3, depthTicks: 20 },
+};
+
+/** Generates `timed` commands after the flow's prefill. */
+export function generateFlow(kind: FlowKind, timed: number, seed: number, ids: string[], accounts: string[]): Flow {
+  const shape = SHAPES[kind];
+  const flow = new Flow(kind, shape.prefill + timed, ids, accounts);
+  flow.prefill = shape.prefill;
+  const generator = new Generator(flow, shape, new Prng(seed));
+  for (let row = 0; row < flow.length; row += 1) generator.row(row, row < shape.prefill);
+  return flow;
+}
+
+class Generator {
+  private readonly flow: Flow;
+  private readonly shape: Shape;
+  private readonly prng: Prng;
+  private mid = 5000;
+  private nextId = 0;
+  /** Ids of orders expected to rest, for O(1) random cancels (swap-remove). */
+  private readonly live: Int32Array;
+  private liveCount = 0;
+  private readonly liveSet: Uint8Array;
+  /** The account that placed each id last. */
+  private readonly owner: Int32Array;
+
+  constructor(flow: Flow, shape: Shape, prng: Prng) {
+    this.flow = flow;
+    this.shape = shape;
+    this.prng = prng;
+    this.live = new Int32Array(flow.ids.length);
+    this.liveSet = new Uint8Array(flow.ids.length);
+    this.owner = new Int32Array(flow.ids.length);
+  }
+
+  row(row: number, prefill: boolean): void {
+    this.moveMid(row);
+    const roll = this.prng.nextUint32() / 2 ** 32;
+    if (prefill || roll < this.shape.placePassive) this.place(row, false);
+    else if (roll < this.shape.placePassive + this.shape.placeCrossing) this.place(row, true);
+    else if (this.liveCount > 0) this.cancel(row);
+    else this.place(row, false);
+  }
+
+  private moveMid(row: number): void {
+    if (this.flow.kind === 'normal' && this.prng.chance(0.05)) this.mid += this.prng.chance(0.5) ? TICK_UNITS : -TICK_UNITS;
+    if (this.flow.kind === 'fast' && row % 50 === 0) this.mid += this.prng.between(-30, 30) * TICK_UNITS;
+    this.mid = Math.min(MID_MAX, Math.max(MID_MIN, this.mid));
+  }
+
+  private place(row: number, crossing: boolean): void {
+    const flow = this.flow;
+    const bid = this.prng.chance(0.5);
+    const ticks = crossing ? -this.prng.between(0, this.shape.depthTicks / 2) : this.prng.between(1, this.shape.depthTicks);
+    const bookPrice = this.mid + (bid ? -ticks : ticks) * TICK_UNITS;
+    const outcome = this.prng.below(2);
+    // Bids are BUY YES or SELL NO; asks are SELL YES or BUY NO.
+    const side = (bid ? 0 : 1) ^ outcome;
+    const type = crossing && this.prng.chance(this.shape.fokFakShare) ? (this.prng.chance(0.5) ? OrderType.FOK : OrderType.FAK) : OrderType.GTC;
+    const id = this.takeId();
+    flow.rowKind[row] = ROW_PLACE;
+    const account = this.prng.below(flow.accounts.length);
+    this.owner[id] = account;
+    flow.account[row] = account;
+    flow.id[row] = id;
+    flow.outcome[row] = outcome;
+    flow.side[row] = side === 0 ? Side.Buy : Side.Sell;
+    flow.orderType[row] = type;
+    flow.priceUnits[row] = Math.min(9900, Math.max(100, outcome === 0 ? bookPrice : 10_000 - bookPrice));
+    flow.sizeMicros[row] = this.prng.between(1, 100) * 1_000_000;
+    if (!crossing) this.addLive(id);
+  }
+
+  private cancel(row: number): void {
+    const index = this.prng.below(this.liveCount);
+    const id = this.live[index]!;
+    this.live[index] = this.live[this.liveCount - 1]!;
+    this.liveCount -= 1;
+    this.liveSet[id] = 0;
+    this.flow.rowKind[row] = ROW_CANCEL;
+    this.flow.id[row] = id;
+    this.flow.account[row] = this.owner[id]!;
+  }
+
+  /** The next pool id that is not expected to be resting. */
+  private takeId(): number {
+    for (;;) {
+      const id = this.nextId;
+      this.nextId = (this.nextId + 1) % this.flow.ids.length;
+      if (this.liveSet[id] === 0) return id;
+    }
+  }
+
+  private addLive(id: number): void {
+    this.live[this.liveCount] = id;
+    this.liveCount += 1;
+    this.liveSet[id] = 1;
+  }
+}

@@ -1,0 +1,129 @@
+// The engine benchmark: the three seeded flows through clobd (the whole engine: validation,
+// matching, ledger and events) and through nodejs-order-book as the baseline, in the same
+// process, then the cancel-depth micro benchmarks. Prints commands/s, latency percentiles, GC
+// counts and heap deltas per engine and flow, the ratios, and how they stand against the goals.
+//
+//   node dist/bench/engine/run.js            full: 10^7 commands per flow for clobd
+//   node dist/bench/engine/run.js --quick    a few seconds, for CI
+import { BaselineAdapter, ClobdAdapter, type BookAdapter } from './adapters.js';
+import { FlowKind, generateFlow, makeAccounts, makeIds, type Flow } from './flows.js';
+import { runCancelDepth, type CancelDepthResult } from './micro.js';
+import {
+  measureLatency, measureThroughput, replayPrefill, stopGcObserver, type LatencyResult, type ThroughputResult,
+} from './throughput.js';
+
+interface Sizes {
+  /** Timed commands per flow for clobd (throughput and latency passes each). */
+  readonly clobd: number;
+  /** Timed commands per flow for the baseline; its deep-book flow is slow by design. */
+  readonly baseline: Record<FlowKind, number>;
+  readonly warmup: number;
+  readonly idPool: number;
+  readonly microMs: number;
+}
+
+const QUICK: Sizes = {
+  clobd: 200_000, baseline: { deep: 10_000, normal: 50_000, fast: 50_000 }, warmup: 50_000, idPool: 1 << 19, microMs: 200,
+};
+const FULL: Sizes = {
+  clobd: 10_000_000, baseline: { deep: 200_000, normal: 1_000_000, fast: 1_000_000 }, warmup: 500_000, idPool: 1 << 22,
+  microMs: 2000,
+};
+
+const ACCOUNTS = 500;
+const SEED = 42;
+
+interface EngineFigures {
+  readonly throughput: ThroughputResult;
+  readonly latency: LatencyResult;
+  readonly eventsPerCommand: number;
+}
+
+interface FlowFigures {
+  readonly flow: FlowKind;
+  readonly clobd: EngineFigures;
+  readonly baseline: EngineFigures;
+}
+
+async function measure(makeAdapter: () => BookAdapter, flow: Flow, rows: number): Promise<EngineFigures> {
+  const timed = makeAdapter();
+  replayPrefill(timed, flow);
+  const eventsBefore = timed.events;
+  const throughput = await measureThroughput(timed, flow, rows);
+  const eventsPerCommand = (timed.events - eventsBefore) / throughput.commands;
+  const latencyAdapter = makeAdapter();
+  replayPrefill(latencyAdapter, flow);
+  return { throughput, latency: measureLatency(latencyAdapter, flow, rows), eventsPerCommand };
+}
+
+/** JIT warm-up on a flow of the same kind with another seed, run and thrown away. */
+function warmUp(kind: FlowKind, sizes: Sizes, ids: string[], accounts: string[]): void {
+  const flow = generateFlow(kind, sizes.warmup, SEED + 1000, ids, accounts);
+  const adapters: [BookAdapter, number][] = [
+    [new ClobdAdapter(flow), sizes.warmup], [new BaselineAdapter(), Math.min(sizes.warmup, sizes.baseline[kind])],
+  ];
+  for (const [adapter, rows] of adapters) {
+    for (let row = 0; row < Math.min(flow.length, flow.prefill + rows); row += 1) adapter.execute(flow, row);
+  }
+}
+
+async function runFlow(kind: FlowKind, sizes: Sizes, ids: string[], accounts: string[]): Promise<FlowFigures> {
+  warmUp(kind, sizes, ids, accounts);
+  const flow = generateFlow(kind, sizes.clobd, SEED, ids, accounts);
+  const clobd = await measure(() => new ClobdAdapter(flow), flow, sizes.clobd);
+  const baseline = await measure(() => new BaselineAdapter(), flow, sizes.baseline[kind]);
+  return { flow: kind, clobd, baseline };
+}
+
+function format(value: number, digits = 0): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+function printFlow(figures: FlowFigures): void {
+  const row = (name: string, f: EngineFigures): string =>
+    `  ${name.padEnd(18)} ${format(f.throughput.commandsPerSecond).padStart(12)} cmd/s` +
+    `  p50 ${format(f.latency.p50Ns).padStart(7)} ns  p99 ${format(f.latency.p99Ns).padStart(8)} ns` +
+    `  p99.9 ${format(f.latency.p999Ns).padStart(9)} ns  gc ${String(f.throughput.gcCount).padStart(4)}` +
+    `  heap Δ ${format(f.throughput.heapDeltaBytes / 1024 / 1024, 1).padStart(7)} MB` +
+    `  ${format(f.eventsPerCommand, 1)} events/cmd  (${format(f.throughput.commands)} commands)`;
+  console.log(`flow ${figures.flow}`);
+  console.log(row('clobd', figures.clobd));
+  console.log(row('nodejs-order-book', figures.baseline));
+  const ratio = figures.clobd.throughput.commandsPerSecond / figures.baseline.throughput.commandsPerSecond;
+  console.log(`  ratio clobd / baseline: ${format(ratio, 1)}×`);
+}
+
+function printGoals(flows: FlowFigures[], depth: CancelDepthResult[]): void {
+  const worst = Math.min(...flows.map((f) => f.clobd.throughput.commandsPerSecond));
+  const deep = flows.find((f) => f.flow === 'deep');
+  const deepRatio = deep === undefined ? 0 : deep.clobd.throughput.commandsPerSecond / deep.baseline.throughput.commandsPerSecond;
+  const clobdDepth = depth.find((d) => d.engine === 'clobd');
+  const gcTotal = flows.reduce((sum, f) => sum + f.clobd.throughput.gcCount, 0);
+  const mark = (ok: boolean): string => (ok ? 'met ' : 'MISS');
+  console.log('goals');
+  console.log(`  ${mark(worst >= 2_000_000)} worst flow ≥ 2,000,000 cmd/s: ${format(worst)}`);
+  console.log(`  ${mark(deepRatio >= 100)} deep book ≥ 100× baseline: ${format(deepRatio, 1)}×`);
+  if (clobdDepth !== undefined) {
+    console.log(`  ${mark(clobdDepth.tailOverHead <= 2)} cancel at depth 350 ≤ 2× depth 1: ${format(clobdDepth.tailOverHead, 2)}×`);
+  }
+  console.log(`  ${mark(gcTotal <= 3)} no allocation on the hot path: ${gcTotal} collections in the timed loops`);
+}
+
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const sizes = quick ? QUICK : FULL;
+  console.log(`clobd engine benchmark (${quick ? 'quick' : 'full'}), node ${process.version}`);
+  const ids = makeIds(sizes.idPool, SEED);
+  const accounts = makeAccounts(ACCOUNTS);
+  const flows: FlowFigures[] = [];
+  for (const kind of [FlowKind.deep, FlowKind.normal, FlowKind.fast]) {
+    const figures = await runFlow(kind, sizes, ids, accounts);
+    printFlow(figures);
+    flows.push(figures);
+  }
+  const depth = await runCancelDepth(sizes.microMs);
+  printGoals(flows, depth);
+  stopGcObserver();
+}
+
+await main();

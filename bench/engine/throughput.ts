@@ -1,0 +1,89 @@
+// The throughput runner: replays a flow through an adapter and measures commands per second
+// (one timed loop, nothing else in it), per-command latency percentiles (a separate pass that
+// times every command into a perf_hooks histogram), garbage collections during the timed loop
+// (PerformanceObserver 'gc' entries) and the heap before and after it.
+import { createHistogram, performance, PerformanceObserver } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { BookAdapter } from './adapters.js';
+import type { Flow } from './flows.js';
+
+// Exposes gc() so heap readings start from a collected heap.
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+let gcCount = 0;
+let gcMs = 0;
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcCount += 1;
+    gcMs += entry.duration;
+  }
+});
+gcObserver.observe({ entryTypes: ['gc'] });
+
+/** Lets the observer deliver the gc entries of the code that just ran. */
+async function flushGcEntries(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
+export interface ThroughputResult {
+  readonly commands: number;
+  readonly seconds: number;
+  readonly commandsPerSecond: number;
+  readonly gcCount: number;
+  readonly gcMs: number;
+  /** heapUsed after the loop minus before it (no collection in between unless gcCount > 0). */
+  readonly heapDeltaBytes: number;
+  readonly heapUsedAfterBytes: number;
+}
+
+export interface LatencyResult {
+  readonly p50Ns: number;
+  readonly p99Ns: number;
+  readonly p999Ns: number;
+  readonly maxNs: number;
+}
+
+/** Replays rows [0, prefill) untimed. */
+export function replayPrefill(adapter: BookAdapter, flow: Flow): void {
+  for (let row = 0; row < flow.prefill; row += 1) adapter.execute(flow, row);
+}
+
+export async function measureThroughput(adapter: BookAdapter, flow: Flow, rows: number): Promise<ThroughputResult> {
+  const end = Math.min(flow.length, flow.prefill + rows);
+  collectGarbage();
+  await flushGcEntries();
+  const gcBefore = gcCount;
+  const gcMsBefore = gcMs;
+  const heapBefore = process.memoryUsage().heapUsed;
+  const started = performance.now();
+  for (let row = flow.prefill; row < end; row += 1) adapter.execute(flow, row);
+  const seconds = (performance.now() - started) / 1000;
+  const heapAfter = process.memoryUsage().heapUsed;
+  await flushGcEntries();
+  const commands = end - flow.prefill;
+  return {
+    commands, seconds, commandsPerSecond: commands / seconds, gcCount: gcCount - gcBefore, gcMs: gcMs - gcMsBefore,
+    heapDeltaBytes: heapAfter - heapBefore, heapUsedAfterBytes: heapAfter,
+  };
+}
+
+export function measureLatency(adapter: BookAdapter, flow: Flow, rows: number): LatencyResult {
+  const end = Math.min(flow.length, flow.prefill + rows);
+  const histogram = createHistogram();
+  for (let row = flow.prefill; row < end; row += 1) {
+    const started = performance.now();
+    adapter.execute(flow, row);
+    const nanoseconds = Math.round((performance.now() - started) * 1e6);
+    histogram.record(nanoseconds > 0 ? nanoseconds : 1);
+  }
+  return {
+    p50Ns: histogram.percentile(50), p99Ns: histogram.percentile(99), p999Ns: histogram.percentile(99.9),
+    maxNs: histogram.max,
+  };
+}
+
+export function stopGcObserver(): void {
+  gcObserver.disconnect();
+}
