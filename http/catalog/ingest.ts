@@ -110,6 +110,8 @@ export const ingestLimits = {
 } as const;
 
 const hex32 = /^0x[0-9a-fA-F]{64}$/;
+/** A date, optionally with a time (groups 2) and an offset (group 3). */
+const isoDateTime = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/;
 const uint256Decimal = /^\d{1,78}$/;
 
 /** Reads fields of one JSON object, naming the object's path in every error. */
@@ -171,7 +173,9 @@ class Fields {
   dateMs(key: string): number | undefined {
     const value = this.object[key];
     if (value === undefined || value === null || value === '') return undefined;
-    const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+    const match = typeof value === 'string' ? isoDateTime.exec(value) : null;
+    // A time without an offset is read as UTC, so a file imports the same on every host.
+    const ms = match === null ? Number.NaN : Date.parse(match[2] !== undefined && match[3] === undefined ? `${value as string}Z` : (value as string));
     if (!Number.isFinite(ms) || ms < 0) throw badRequest(`${this.name(key)} must be an ISO 8601 date-time`);
     return ms;
   }

@@ -9,8 +9,8 @@ type SortKey<R> = (record: R) => number | string;
 
 export const eventOrders = {
   id: (event) => event.id,
-  title: (event) => event.title,
-  slug: (event) => event.slug,
+  title: (event) => event.title.toLowerCase(),
+  slug: (event) => event.slug.toLowerCase(),
   startDate: (event) => event.startDateMs,
   endDate: (event) => event.endDateMs,
   creationDate: (event) => event.creationDateMs,
@@ -23,8 +23,8 @@ export const eventOrders = {
 
 export const marketOrders = {
   id: (market) => market.id,
-  question: (market) => market.question,
-  slug: (market) => market.slug,
+  question: (market) => market.question.toLowerCase(),
+  slug: (market) => market.slug.toLowerCase(),
   startDate: (market) => market.startDateMs,
   endDate: (market) => market.endDateMs,
   createdAt: (market) => market.createdAtMs,

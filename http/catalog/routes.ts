@@ -142,7 +142,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
       query: { creator },
       handler: ({ params, query }) => {
         let id: number | undefined;
-        if (/^\d{1,9}$/.test(params.id)) id = Number(params.id);
+        if (/^\d{1,16}$/.test(params.id)) id = Number(params.id);
         else if (conditionIdPattern.test(params.id)) id = store.find('condition', params.id.toLowerCase());
         else throw badRequest('id must be a numeric market id or a condition id');
         const market = id === undefined ? undefined : store.market(id);

@@ -12,6 +12,15 @@ import type { EventInput, MarketInput, SeriesInput, TagInput } from './ingest.js
 import type { EventRecord, MarketRecord, SeriesRecord, TagRecord } from './model.js';
 
 type LookupKind = 'event-slug' | 'market-slug' | 'series-slug' | 'tag-slug' | 'condition' | 'token';
+
+const lookupNames: Readonly<Record<LookupKind, string>> = {
+  'event-slug': 'event slug',
+  'market-slug': 'market slug',
+  'series-slug': 'series slug',
+  'tag-slug': 'tag slug',
+  condition: 'condition id',
+  token: 'token id',
+};
 type Counter = 'event' | 'market' | 'series' | 'tag';
 
 /**
@@ -169,7 +178,7 @@ export class CatalogStore {
     for (let suffix = 2; ; suffix++) {
       const holder = this.find(kind, candidate);
       if (holder === undefined || holder === id) break;
-      if (!generated) throw badRequest(`${kind} already exists: ${key}`);
+      if (!generated) throw badRequest(`${lookupNames[kind]} already exists: ${key}`);
       candidate = `${key}-${suffix}`;
     }
     this.lookup.putSync(`${kind}:${candidate}`, id);

@@ -204,8 +204,8 @@ describe('POST /admin/events', () => {
     const taken = await createEvent(server, eventBody('Slug owner', { slug: 'slug-owner', markets: [{ question: 'Owner market?', slug: 'owner-market' }] }));
     const tagsBefore = await getJson<Tag[]>(server, '/tags?limit=500');
     const countBefore = await eventCount();
-    await expectRefused(eventBody('Slug thief', { slug: 'slug-owner', tags: [{ label: 'Ghost', slug: 'ghost' }] }), 'event-slug already exists: slug-owner');
-    await expectRefused(eventBody('Market slug thief', { tags: [{ label: 'Ghost', slug: 'ghost' }], series: [{ slug: 'ghost-series' }], markets: [{ question: 'Fine?' }, { question: 'Thief?', slug: 'owner-market' }] }), 'market-slug already exists: owner-market');
+    await expectRefused(eventBody('Slug thief', { slug: 'slug-owner', tags: [{ label: 'Ghost', slug: 'ghost' }] }), 'event slug already exists: slug-owner');
+    await expectRefused(eventBody('Market slug thief', { tags: [{ label: 'Ghost', slug: 'ghost' }], series: [{ slug: 'ghost-series' }], markets: [{ question: 'Fine?' }, { question: 'Thief?', slug: 'owner-market' }] }), 'market slug already exists: owner-market');
     assert.deepEqual(await getJson(server, '/tags?limit=500'), tagsBefore);
     assert.deepEqual(await getJson(server, '/series?slug=ghost-series'), []);
     assert.equal(await eventCount(), countBefore);

@@ -17,6 +17,7 @@ import {
   expectBadRequest,
   expectNotFound,
   getJson,
+  postEvent,
   idRange,
   idsOf,
   modelCreators,
@@ -502,5 +503,33 @@ describe(`GET /events on a random catalog agrees with a reference model (seed ${
       const firstUse = (slug: string): number => events.findIndex((event) => event.tags.includes(slug));
       assert.deepEqual(tags, modelTags.filter((slug) => shown.some((event) => event.tags.includes(slug))).sort((a, b) => firstUse(a) - firstUse(b)), `seed ${catalogSeed}: tags ${scope}`);
     }
+  });
+});
+
+describe('GET /events text ordering and date input', () => {
+  let server: CatalogServer;
+  before(async () => {
+    server = await startCatalog();
+    await createEvent(server, eventBody('zebra crossing', { slug: 'zebra' }));
+    await createEvent(server, eventBody('Apple orchard', { slug: 'Apple' }));
+    await createEvent(server, eventBody('mango grove', { slug: 'mango', startDate: '2030-06-01T12:30:00', endDate: '2031-01-01' }));
+  });
+  after(() => stopCatalog(server));
+
+  test('title and slug sort without regard to letter case', async () => {
+    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?order=title&ascending=true')), ['2', '3', '1']);
+    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?order=slug&ascending=true')), ['2', '3', '1']);
+  });
+
+  test('a date-time without an offset is UTC and a bare date is UTC midnight', async () => {
+    const event = await getJson<FullEvent>(server, '/events/3');
+    assert.equal(event.startDate, '2030-06-01T12:30:00.000Z');
+    assert.equal(event.endDate, '2031-01-01T00:00:00.000Z');
+  });
+
+  test('dates in other shapes are refused', async () => {
+    const response = await postEvent(server, eventBody('Loose date', { endDate: 'March 7, 2030' }));
+    assert.equal(response.status, 400);
+    assert.deepEqual(response.body, { error: 'endDate must be an ISO 8601 date-time' });
   });
 });

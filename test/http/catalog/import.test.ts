@@ -154,7 +154,7 @@ describe('import round trip', () => {
     writeFileSync(clashFile, JSON.stringify(clash));
     const clashRun = runImport(targetDir, clashFile);
     assert.equal(clashRun.status, 1);
-    assert.equal(clashRun.stderr, `clobd: ${clashFile}: event-slug already exists: ${String(exported[0]?.['slug'])}\n`);
+    assert.equal(clashRun.stderr, `clobd: ${clashFile}: event slug already exists: ${String(exported[0]?.['slug'])}\n`);
 
     target = await startCatalog({ dataDir: targetDir });
     assert.deepEqual(await catalogSnapshot(target, creators), expected);
