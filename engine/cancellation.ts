@@ -5,7 +5,6 @@
 import { assert } from './assert.js';
 import { OUTCOME_ANY, type Command } from './command.js';
 import { CANCEL_IDS_MAX, ORDER_ID_LENGTH_MAX } from './constants.js';
-import { hashOrderId } from './id_table.js';
 import { NIL } from './ladder.js';
 import { cancelLive, historyEntryOf } from './order_lifecycle.js';
 import { CancelReason } from './order_status.js';
@@ -35,7 +34,7 @@ function cancelOne(state: EngineState, address: string, account: number, orderId
 /** The live slot the account may cancel, or a rejection as a negative number. */
 function findCancellable(state: EngineState, account: number, orderId: string): number {
   if (orderId.length === 0 || orderId.length > ORDER_ID_LENGTH_MAX) return -Reject.ORDER_NOT_FOUND;
-  const position = state.ids.find(orderId, hashOrderId(orderId));
+  const position = state.ids.find(orderId, state.ids.hash(orderId));
   if (position === -1) return -Reject.ORDER_NOT_FOUND;
   const ref = state.ids.valueAt(position);
   if (ref >= 0) return state.orders.account[ref] === account ? ref : -Reject.NOT_OWNER;

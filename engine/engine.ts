@@ -11,7 +11,6 @@ import { CommandKind, unreachable, type Command } from './command.js';
 import { TIME_MS_MAX } from './constants.js';
 import type { EventBuffer } from './events.js';
 import { sweepExpired } from './expiry.js';
-import { hashOrderId } from './id_table.js';
 import { checkInvariants } from './invariants.js';
 import { addMarket, resolveMarket, setMarketAccepting, setTickSize } from './market_admin.js';
 import { placeOrder } from './placement.js';
@@ -107,7 +106,7 @@ export class Engine {
   }
 
   getOrder(orderId: string): OrderView | undefined {
-    return getOrder(this.state, orderId, hashOrderId(orderId));
+    return getOrder(this.state, orderId);
   }
 
   openOrdersOf(account: string, market?: number): OrderView[] {

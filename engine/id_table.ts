@@ -7,12 +7,21 @@ import { assert } from './assert.js';
 
 const EMPTY = '';
 
-/** Hash of an order id: two interleaved FNV-1a lanes (for speed) and a murmur3 finalizer. */
-export function hashOrderId(id: string): number {
-  let a = 0x811c9dc5 | 0;
-  let b = 0x01000193 | 0;
+/** Characters hashed from the end of an id (all of a shorter id). */
+const HASHED_CHARS_MAX = 20;
+
+/**
+ * Hash of an order id: its length and its last HASHED_CHARS_MAX characters, in two interleaved
+ * FNV-1a lanes, then a murmur3 finalizer. Ids are EIP-712 hashes (random in every character) or,
+ * in tests and tools, counters that vary at the end, so the tail carries all the entropy the
+ * table needs; hashing every character of a 66-character id cost a third of a command. `seed`
+ * varies the probe layout (never the engine's behaviour) so it cannot be precomputed.
+ */
+export function hashOrderId(id: string, seed: number): number {
+  let a = 0x811c9dc5 ^ seed;
+  let b = 0x01000193 ^ Math.imul(seed, 0x9e3779b1);
   const length = id.length;
-  let index = 0;
+  let index = length > HASHED_CHARS_MAX ? length - HASHED_CHARS_MAX : 0;
   for (; index + 1 < length; index += 2) {
     a = Math.imul(a ^ id.charCodeAt(index), 0x01000193);
     b = Math.imul(b ^ id.charCodeAt(index + 1), 0x01000193);
@@ -35,17 +44,25 @@ export class IdTable {
   private entries = 0;
   private readonly entriesMax: number;
 
+  private readonly seed: number;
+
   /** Holds up to `entriesMax` ids at a load factor of at most one half. */
-  constructor(entriesMax: number) {
+  constructor(entriesMax: number, seed: number) {
     assert(Number.isInteger(entriesMax) && entriesMax > 0, 'id table size');
     let capacity = 16;
     while (capacity < 2 * entriesMax) capacity *= 2;
     this.capacity = capacity;
     this.mask = capacity - 1;
     this.entriesMax = entriesMax;
+    this.seed = seed | 0;
     this.keys = new Array<string>(capacity).fill(EMPTY);
     this.hashes = new Int32Array(capacity);
     this.values = new Int32Array(capacity);
+  }
+
+  /** The hash `find`, `insert` and the stored hashes use. */
+  hash(id: string): number {
+    return hashOrderId(id, this.seed);
   }
 
   size(): number {

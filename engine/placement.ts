@@ -10,7 +10,6 @@ import {
 } from './constants.js';
 import { EventKind, ACCEPTED_RESTS } from './events.js';
 import { takerFeeMicros } from './fee.js';
-import { hashOrderId } from './id_table.js';
 import { crossingSizeUpTo, hasCrossing, matchTaker } from './matching.js';
 import { finishTaker, restingReserveMicros } from './order_lifecycle.js';
 import { CancelReason } from './order_status.js';
@@ -66,7 +65,7 @@ function isValidExpiration(type: number, expirationMs: number, timeMs: number): 
 function loadTaker(state: EngineState, command: Command): void {
   const taker = state.taker;
   taker.orderId = command.orderId;
-  taker.idHash = hashOrderId(command.orderId);
+  taker.idHash = state.ids.hash(command.orderId);
   taker.address = command.account;
   taker.account = state.ledger.accounts.find(command.account);
   taker.position = -1;

@@ -98,8 +98,8 @@ function finishedOrderView(state: EngineState, entry: number): OrderView {
 }
 
 /** A live order, or a finished one still in the engine's history; undefined otherwise. */
-export function getOrder(state: EngineState, orderId: string, hash: number): OrderView | undefined {
-  const position = state.ids.find(orderId, hash);
+export function getOrder(state: EngineState, orderId: string): OrderView | undefined {
+  const position = state.ids.find(orderId, state.ids.hash(orderId));
   if (position === -1) return undefined;
   const ref = state.ids.valueAt(position);
   return ref >= 0 ? liveOrderView(state, ref) : finishedOrderView(state, historyEntryOf(ref));

@@ -6,7 +6,6 @@
 import { assert } from './assert.js';
 import { bookSideOf } from './book.js';
 import { OrderType } from './command.js';
-import { hashOrderId } from './id_table.js';
 import { NIL, type Ladder } from './ladder.js';
 import { historyRef } from './order_lifecycle.js';
 import { EngineState, type EngineConfig } from './state.js';
@@ -153,7 +152,7 @@ function restoreOrders(state: EngineState, snapshotOrders: SnapshotOrder[]): voi
   for (const [id, account, market, outcome, side, orderType, bookPrice, original, remaining, createdAt, expiration, serial] of snapshotOrders) {
     const slot = orders.allocate();
     orders.id[slot] = id;
-    orders.idHash[slot] = hashOrderId(id);
+    orders.idHash[slot] = state.ids.hash(id);
     orders.account[slot] = account;
     orders.position[slot] = state.ledger.positions.find(account, market);
     orders.market[slot] = market;
@@ -181,7 +180,7 @@ function restoreHistory(state: EngineState, finished: SnapshotFinished[]): void 
   for (const [id, account, market, outcome, side, orderType, bookPrice, original, matched, reason, createdAt, expiration, finishedAt] of finished) {
     const e = h.append();
     h.id[e] = id;
-    h.idHash[e] = hashOrderId(id);
+    h.idHash[e] = state.ids.hash(id);
     h.account[e] = account;
     h.market[e] = market;
     h.outcome[e] = outcome;

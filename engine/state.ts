@@ -33,6 +33,12 @@ export interface EngineOptions {
   readonly accountsMax?: number;
   readonly positionsMax?: number;
   readonly eventsCapacity?: number;
+  /**
+   * Seeds the order-id hash. It changes only the id table's internal layout, never events or
+   * state, so the runtime should pass a random value: then no one can precompute ids that
+   * collide in the table.
+   */
+  readonly hashSeed?: number;
 }
 
 /** Options with every default filled in; snapshots carry them so a restore is identical. */
@@ -46,6 +52,7 @@ export interface EngineConfig {
   readonly accountsMax: number;
   readonly positionsMax: number;
   readonly eventsCapacity: number;
+  readonly hashSeed: number;
 }
 
 export function resolveOptions(options: EngineOptions): EngineConfig {
@@ -59,6 +66,7 @@ export function resolveOptions(options: EngineOptions): EngineConfig {
     accountsMax: options.accountsMax ?? ACCOUNTS_DEFAULT,
     positionsMax: options.positionsMax ?? POSITIONS_DEFAULT,
     eventsCapacity: options.eventsCapacity ?? EVENTS_CAPACITY_INITIAL,
+    hashSeed: options.hashSeed ?? 0,
   };
   checkRange('orderSlots', config.orderSlots, ORDER_SLOTS_LIMIT);
   checkRange('accountOrdersMax', config.accountOrdersMax, ORDER_SLOTS_LIMIT);
@@ -67,6 +75,7 @@ export function resolveOptions(options: EngineOptions): EngineConfig {
   checkRange('accountsMax', config.accountsMax, ACCOUNTS_MAX);
   checkRange('positionsMax', config.positionsMax, POSITIONS_LIMIT);
   checkRange('eventsCapacity', config.eventsCapacity, 1 << 24);
+  if (!Number.isInteger(config.hashSeed)) throw new RangeError('engine option hashSeed must be an integer');
   if (typeof config.operatorAddress !== 'string' || config.operatorAddress === '') {
     throw new RangeError('engine option operatorAddress must be a non-empty address');
   }
@@ -103,7 +112,7 @@ export class EngineState {
   constructor(config: EngineConfig) {
     this.config = config;
     this.orders = new OrderTable(config.orderSlots);
-    this.ids = new IdTable(config.orderSlots + config.orderHistory);
+    this.ids = new IdTable(config.orderSlots + config.orderHistory, config.hashSeed);
     this.history = new OrderHistory(config.orderHistory);
     this.expiries = new ExpiryHeap(2 * config.orderSlots);
     this.levels = new DirtyList(64);

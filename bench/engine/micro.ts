@@ -7,6 +7,7 @@ import { OrderBook, Side as BaselineSide } from 'nodejs-order-book';
 import { Bench } from 'tinybench';
 import { Command, CommandKind, OrderType, Side } from '../../engine/command.js';
 import { Engine } from '../../engine/engine.js';
+import { counterId } from './flows.js';
 
 const LEVELS = 64;
 const DEEP = 350;
@@ -104,7 +105,7 @@ class DepthFixture {
 
   private placeNew(level: number): string {
     this.counter += 1;
-    const id = `0x${this.counter.toString(16).padStart(64, '0')}`;
+    const id = counterId(this.counter);
     this.book.place(1000 + level * 10, id);
     return id;
   }

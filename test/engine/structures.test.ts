@@ -8,7 +8,7 @@ import { eventsToObjects } from '../../engine/event_objects.js';
 import { EventBuffer, EventKind, FillKind } from '../../engine/events.js';
 import { ExpiryHeap } from '../../engine/expiry_heap.js';
 import { takerFeeMicros } from '../../engine/fee.js';
-import { IdTable, hashOrderId } from '../../engine/id_table.js';
+import { IdTable } from '../../engine/id_table.js';
 import { LevelBitmap } from '../../engine/level_bitmap.js';
 import { PairTable } from '../../engine/pair_table.js';
 import { Prng } from './prng.js';
@@ -35,11 +35,11 @@ suite('structures', () => {
 
   test('the id table behaves like a Map through inserts, updates and back-shifting deletes', () => {
     const prng = new Prng(5);
-    const table = new IdTable(500);
+    const table = new IdTable(500, 77);
     const model = new Map<string, number>();
     for (let step = 0; step < 50_000; step += 1) {
       const id = `0x${prng.below(700).toString(16)}`;
-      const hash = hashOrderId(id);
+      const hash = table.hash(id);
       const position = table.find(id, hash);
       assert.equal(position === -1, !model.has(id));
       if (position === -1 && model.size < 500) {
