@@ -30,11 +30,6 @@ export function tokenSideOf(outcome: number, bookSide: BookSide): BookSide {
   return (outcome ^ bookSide) as BookSide;
 }
 
-/** Dirty-list key of a level: (market, side, price) packed (constants.ts asserts it fits). */
-export function levelKey(market: number, bookSide: BookSide, bookPrice: number): number {
-  return (2 * market + bookSide) * PRICE_LEVELS_COUNT + bookPrice;
-}
-
 export class Book {
   readonly market: number;
   readonly bids: Ladder;
@@ -82,6 +77,6 @@ export class Book {
     const index = side * PRICE_LEVELS_COUNT + bookPrice;
     if (this.stamps[index] === this.dirty.stamp) return;
     this.stamps[index] = this.dirty.stamp;
-    this.dirty.add(levelKey(this.market, side, bookPrice), this.ladder(side).sizeAt(bookPrice), 0);
+    this.dirty.add(2 * this.market + side, bookPrice, 0, this.ladder(side).sizeAt(bookPrice), 0);
   }
 }

@@ -37,7 +37,7 @@ function findCancellable(state: EngineState, account: number, orderId: string): 
   const position = state.ids.find(orderId, state.ids.hash(orderId));
   if (position === -1) return -Reject.ORDER_NOT_FOUND;
   const ref = state.ids.valueAt(position);
-  if (ref >= 0) return state.orders.account[ref] === account ? ref : -Reject.NOT_OWNER;
+  if (ref >= 0) return state.orders.accountOf(ref) === account ? ref : -Reject.NOT_OWNER;
   return state.history.account[historyEntryOf(ref)] === account ? -Reject.ALREADY_DONE : -Reject.NOT_OWNER;
 }
 
@@ -68,9 +68,9 @@ function cancelAccountOrders(state: EngineState, account: number, market: number
   let slot = state.ledger.accounts.orderHead[account]!;
   let visited = 0;
   while (slot !== NIL) {
-    const following = orders.accountNext[slot]!;
-    const marketMatches = market === -1 || orders.market[slot] === market;
-    if (marketMatches && (outcome === OUTCOME_ANY || orders.outcome[slot] === outcome)) {
+    const following = orders.accountNextOf(slot);
+    const marketMatches = market === -1 || orders.marketOf(slot) === market;
+    if (marketMatches && (outcome === OUTCOME_ANY || orders.outcomeOf(slot) === outcome)) {
       cancelLive(state, slot, CancelReason.CANCELED);
     }
     slot = following;

@@ -120,6 +120,5 @@ assert(ORDER_HISTORY_DEFAULT <= ORDER_HISTORY_LIMIT, 'history default within the
 assert(MARKETS_DEFAULT <= MARKETS_MAX, 'market default within the ceiling');
 assert(ACCOUNTS_DEFAULT <= ACCOUNTS_MAX, 'account default within the ceiling');
 assert(POSITIONS_DEFAULT <= POSITIONS_LIMIT, 'position default within the ceiling');
-// Dirty-level keys pack (market, side, price) and dirty-balance keys pack (account, asset).
-assert(MARKETS_MAX * 2 * PRICE_LEVELS_COUNT <= 2 ** 31 - 1, 'level keys fit Int32');
-assert(Number.isSafeInteger(ACCOUNTS_MAX * (2 * MARKETS_MAX + 1)), 'balance keys are exact');
+// Dirty lists key levels by (market × 2 + side, price) and balances by (account, asset) in Int32.
+assert(2 * MARKETS_MAX + 1 <= 2 ** 31 - 1 && ACCOUNTS_MAX <= 2 ** 31 - 1, 'dirty keys fit Int32');

@@ -116,6 +116,18 @@ export class EventBuffer {
     this.remainingMicros[row] = remainingMicros;
   }
 
+  setCode(row: number, code: number): void {
+    this.code[row] = code;
+  }
+
+  setOrderType(row: number, orderType: number): void {
+    this.orderType[row] = orderType;
+  }
+
+  setFlags(row: number, flags: number): void {
+    this.flags[row] = flags;
+  }
+
   pushCancelRejected(orderId: string, account: string, code: number): void {
     const row = this.row(EventKind.CANCEL_REJECTED);
     this.orderId[row] = orderId;

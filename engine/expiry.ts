@@ -15,6 +15,6 @@ export function sweepExpired(state: EngineState): void {
     const serial = heap.peekSerial();
     heap.pop();
     // Entries of orders that were filled or cancelled earlier are stale and simply dropped.
-    if (orders.live[slot] === 1 && orders.serial[slot] === serial) cancelLive(state, slot, CancelReason.EXPIRED);
+    if (orders.isLive(slot) && orders.serialOf(slot) === serial) cancelLive(state, slot, CancelReason.EXPIRED);
   }
 }

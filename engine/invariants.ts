@@ -25,8 +25,8 @@ export function checkInvariants(state: EngineState): void {
 function checkBooks(state: EngineState): void {
   const orders = state.orders;
   const sizeOf = (slot: number): number => {
-    assert(orders.live[slot] === 1, 'book holds only live orders');
-    return orders.remainingMicros[slot]!;
+    assert(orders.isLive(slot), 'book holds only live orders');
+    return orders.remainingOf(slot);
   };
   let resting = 0;
   for (const market of state.markets.indices()) {
@@ -56,8 +56,8 @@ function checkOrders(state: EngineState): ExpectedReserves {
   let listed = 0;
   for (let account = 0; account < accounts.count(); account += 1) {
     let count = 0;
-    for (let slot = accounts.orderHead[account]!; slot !== NIL; slot = orders.accountNext[slot]!) {
-      assert(orders.live[slot] === 1 && orders.account[slot] === account, 'account list holds its live orders');
+    for (let slot = accounts.orderHead[account]!; slot !== NIL; slot = orders.accountNextOf(slot)) {
+      assert(orders.isLive(slot) && orders.accountOf(slot) === account, 'account list holds its live orders');
       assert(count < orders.capacity, 'account list terminates');
       checkOrder(state, slot, expected);
       count += 1;
@@ -72,20 +72,20 @@ function checkOrders(state: EngineState): ExpectedReserves {
 
 function checkOrder(state: EngineState, slot: number, expected: ExpectedReserves): void {
   const orders = state.orders;
-  const remaining = orders.remainingMicros[slot]!;
-  assert(remaining > 0 && remaining <= orders.originalMicros[slot]!, 'live order has a remainder');
+  const remaining = orders.remainingOf(slot);
+  assert(remaining > 0 && remaining <= orders.originalOf(slot), 'live order has a remainder');
   assert(remaining % SIZE_MICROS_PER_LOT === 0, 'remainder is whole lots');
-  assert(orders.expirationMs[slot] === 0 || orders.expirationMs[slot]! > state.timeMs, 'no expired order rests');
-  assert(state.ledger.positions.find(orders.account[slot]!, orders.market[slot]!) === orders.position[slot],
+  assert(orders.expirationOf(slot) === 0 || orders.expirationOf(slot) > state.timeMs, 'no expired order rests');
+  assert(state.ledger.positions.find(orders.accountOf(slot), orders.marketOf(slot)) === orders.positionOf(slot),
     'order knows its position');
-  const position = state.ids.find(orders.id[slot]!, orders.idHash[slot]!);
+  const position = state.ids.find(orders.idOf(slot), orders.idHashOf(slot));
   assert(position >= 0 && state.ids.valueAt(position) === slot, 'live order is indexed');
-  if (orders.side[slot] === Side.Buy) {
-    const price = bookPriceOf(orders.outcome[slot]!, orders.bookPrice[slot]!);
-    const account = orders.account[slot]!;
+  if (orders.sideOf(slot) === Side.Buy) {
+    const price = bookPriceOf(orders.outcomeOf(slot), orders.levelOf(slot));
+    const account = orders.accountOf(slot);
     expected.collateral.set(account, (expected.collateral.get(account) ?? 0) + price * (remaining / SIZE_MICROS_PER_LOT));
   } else {
-    const key = 2 * orders.position[slot]! + orders.outcome[slot]!;
+    const key = 2 * orders.positionOf(slot) + orders.outcomeOf(slot);
     expected.shares.set(key, (expected.shares.get(key) ?? 0) + remaining);
   }
 }

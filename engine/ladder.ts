@@ -12,18 +12,26 @@ import { LevelBitmap } from './level_bitmap.js';
 /** The null slot and the null level. */
 export const NIL = -1;
 
-/** Intrusive FIFO links, one entry per order slot, shared by every ladder over those slots. */
+/**
+ * Intrusive FIFO links of the order slots, shared by every ladder over those slots: slot s's
+ * successor is words[s × stride + nextOffset] and its predecessor words[s × stride + prevOffset],
+ * so the links can live inside whatever record layout the slots use.
+ */
 export interface SlotLinks {
-  readonly next: Int32Array;
-  readonly prev: Int32Array;
+  readonly words: Int32Array;
+  readonly stride: number;
+  readonly nextOffset: number;
+  readonly prevOffset: number;
 }
 
 export class Ladder {
   readonly levelsCount: number;
   /** Bids: the best level is the highest price. Asks: the lowest. */
   readonly bestIsHighest: boolean;
-  private readonly next: Int32Array;
-  private readonly prev: Int32Array;
+  private readonly words: Int32Array;
+  private readonly stride: number;
+  private readonly nextOffset: number;
+  private readonly prevOffset: number;
   private readonly heads: Int32Array;
   private readonly tails: Int32Array;
   private readonly sizes: Float64Array;
@@ -34,11 +42,13 @@ export class Ladder {
 
   constructor(levelsCount: number, bestIsHighest: boolean, links: SlotLinks) {
     assert(Number.isInteger(levelsCount) && levelsCount > 0, 'ladder levels');
-    assert(links.next.length === links.prev.length, 'links cover the same slots');
+    assert(links.nextOffset < links.stride && links.prevOffset < links.stride, 'links inside the record');
     this.levelsCount = levelsCount;
     this.bestIsHighest = bestIsHighest;
-    this.next = links.next;
-    this.prev = links.prev;
+    this.words = links.words;
+    this.stride = links.stride;
+    this.nextOffset = links.nextOffset;
+    this.prevOffset = links.prevOffset;
     this.heads = new Int32Array(levelsCount).fill(NIL);
     this.tails = new Int32Array(levelsCount).fill(NIL);
     this.sizes = new Float64Array(levelsCount);
@@ -63,7 +73,7 @@ export class Ladder {
 
   /** The slot after `slot` in its level's FIFO, or NIL. */
   after(slot: number): number {
-    return this.next[slot]!;
+    return this.words[slot * this.stride + this.nextOffset]!;
   }
 
   sizeAt(level: number): number {
@@ -85,14 +95,15 @@ export class Ladder {
   append(level: number, slot: number, sizeMicros: number): void {
     assert(level >= 0 && level < this.levelsCount, 'append: level in range');
     const tail = this.tails[level]!;
-    this.prev[slot] = tail;
-    this.next[slot] = NIL;
+    const base = slot * this.stride;
+    this.words[base + this.prevOffset] = tail;
+    this.words[base + this.nextOffset] = NIL;
     if (tail === NIL) {
       this.heads[level] = slot;
       this.occupied.set(level);
       if (this.bestLevel === NIL || this.isBetter(level, this.bestLevel)) this.bestLevel = level;
     } else {
-      this.next[tail] = slot;
+      this.words[tail * this.stride + this.nextOffset] = slot;
     }
     this.tails[level] = slot;
     this.sizes[level] = this.sizes[level]! + sizeMicros;
@@ -102,14 +113,15 @@ export class Ladder {
 
   /** Unlinks `slot` from anywhere in `level`; `sizeMicros` is what it still had resting. */
   remove(level: number, slot: number, sizeMicros: number): void {
-    const before = this.prev[slot]!;
-    const after = this.next[slot]!;
+    const base = slot * this.stride;
+    const before = this.words[base + this.prevOffset]!;
+    const after = this.words[base + this.nextOffset]!;
     if (before === NIL) this.heads[level] = after;
-    else this.next[before] = after;
+    else this.words[before * this.stride + this.nextOffset] = after;
     if (after === NIL) this.tails[level] = before;
-    else this.prev[after] = before;
-    this.next[slot] = NIL;
-    this.prev[slot] = NIL;
+    else this.words[after * this.stride + this.prevOffset] = before;
+    this.words[base + this.nextOffset] = NIL;
+    this.words[base + this.prevOffset] = NIL;
     const count = this.counts[level]! - 1;
     const size = this.sizes[level]! - sizeMicros;
     assert(count >= 0 && size >= 0, 'remove: level aggregates stay non-negative');
@@ -160,9 +172,9 @@ export class Ladder {
     let count = 0;
     let size = 0;
     let before = NIL;
-    for (let slot = this.heads[level]!; slot !== NIL; slot = this.next[slot]!) {
-      assert(this.prev[slot] === before, 'verify: prev link');
-      assert(count < this.next.length, 'verify: level list terminates');
+    for (let slot = this.heads[level]!; slot !== NIL; slot = this.after(slot)) {
+      assert(this.words[slot * this.stride + this.prevOffset] === before, 'verify: prev link');
+      assert(count < this.words.length / this.stride, 'verify: level list terminates');
       size += sizeOf(slot);
       count += 1;
       before = slot;

@@ -9,11 +9,7 @@ import { COLLATERAL_SUPPLY_MICROS_MAX } from './constants.js';
 import { DirtyList } from './dirty_list.js';
 import { Positions } from './positions.js';
 
-/** Balance keys pack (account, asset); asset 0 is collateral, 1 + market × 2 + outcome a token. */
-export function balanceKey(account: number, marketsMax: number, asset: number): number {
-  return account * (2 * marketsMax + 1) + asset;
-}
-
+/** Balances are keyed (account, asset) in the dirty list: asset 0 is collateral, then tokens. */
 export function tokenAsset(market: number, outcome: number): number {
   return 1 + 2 * market + outcome;
 }
@@ -189,9 +185,7 @@ export class Ledger {
     if (this.accounts.collateralStamp[account] === stamp) return;
     this.accounts.collateralStamp[account] = stamp;
     this.dirty.add(
-      balanceKey(account, this.marketsMax, COLLATERAL_ASSET),
-      this.accounts.collateralFree[account]!,
-      this.accounts.collateralReserved[account]!,
+      account, COLLATERAL_ASSET, -1, this.accounts.collateralFree[account]!, this.accounts.collateralReserved[account]!,
     );
   }
 
@@ -200,11 +194,9 @@ export class Ledger {
     const stamp = this.dirty.stamp;
     if (this.positions.sharesStamp[index] === stamp) return;
     this.positions.sharesStamp[index] = stamp;
-    const asset = tokenAsset(this.positions.market[position]!, outcome);
     this.dirty.add(
-      balanceKey(this.positions.account[position]!, this.marketsMax, asset),
-      this.positions.sharesFree[index]!,
-      this.positions.sharesReserved[index]!,
+      this.positions.account[position]!, tokenAsset(this.positions.market[position]!, outcome), position,
+      this.positions.sharesFree[index]!, this.positions.sharesReserved[index]!,
     );
   }
 }

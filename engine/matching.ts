@@ -71,10 +71,10 @@ function consumeLevel(state: EngineState, book: Book, ladder: Ladder, level: num
 function fillResting(state: EngineState, book: Book, slot: number, level: number): void {
   const taker = state.taker;
   const orders = state.orders;
-  const makerRemaining = orders.remainingMicros[slot]!;
+  const makerRemaining = orders.remainingOf(slot);
   const size = makerRemaining < taker.remainingMicros ? makerRemaining : taker.remainingMicros;
-  const makerOutcome = orders.outcome[slot]!;
-  const makerSide = orders.side[slot]!;
+  const makerOutcome = orders.outcomeOf(slot);
+  const makerSide = orders.sideOf(slot);
   const lots = size / SIZE_MICROS_PER_LOT;
   const takerPrice = bookPriceOf(taker.outcome, level);
   const makerPrice = bookPriceOf(makerOutcome, level);
@@ -87,8 +87,8 @@ function fillResting(state: EngineState, book: Book, slot: number, level: number
   const row = state.events.pushFill(
     state.fillIndex, taker.orderId, taker.address, taker.market, taker.outcome, taker.side, takerPrice, size, fee, kind,
   );
-  const makerAddress = state.ledger.accounts.addressOf(orders.account[slot]!);
-  state.events.setFillMaker(row, orders.id[slot]!, makerAddress, makerOutcome, makerSide, makerPrice);
+  const makerAddress = state.ledger.accounts.addressOf(orders.accountOf(slot));
+  state.events.setFillMaker(row, orders.idOf(slot), makerAddress, makerOutcome, makerSide, makerPrice);
   state.fillIndex += 1;
   updateResting(state, book, slot, level, size, makerAddress, makerPrice);
 }
@@ -110,12 +110,12 @@ function settleTaker(state: EngineState, notionalMicros: number, feeMicros: numb
 function settleMaker(state: EngineState, slot: number, notionalMicros: number, sizeMicros: number): void {
   const orders = state.orders;
   const ledger = state.ledger;
-  if (orders.side[slot] === Side.Buy) {
-    ledger.spendReservedCollateral(orders.account[slot]!, notionalMicros);
-    ledger.creditShares(orders.position[slot]!, orders.outcome[slot]!, sizeMicros);
+  if (orders.sideOf(slot) === Side.Buy) {
+    ledger.spendReservedCollateral(orders.accountOf(slot), notionalMicros);
+    ledger.creditShares(orders.positionOf(slot), orders.outcomeOf(slot), sizeMicros);
   } else {
-    ledger.spendReservedShares(orders.position[slot]!, orders.outcome[slot]!, sizeMicros);
-    ledger.creditCollateral(orders.account[slot]!, notionalMicros);
+    ledger.spendReservedShares(orders.positionOf(slot), orders.outcomeOf(slot), sizeMicros);
+    ledger.creditCollateral(orders.accountOf(slot), notionalMicros);
   }
 }
 
@@ -125,15 +125,15 @@ function updateResting(
   makerAddress: string, makerPrice: number,
 ): void {
   const orders = state.orders;
-  const remaining = orders.remainingMicros[slot]! - sizeMicros;
+  const remaining = orders.remainingOf(slot) - sizeMicros;
   const side = oppositeOf(state.taker.bookSide);
   if (remaining === 0) book.remove(side, level, slot, sizeMicros);
   else book.reduce(side, level, sizeMicros);
-  orders.remainingMicros[slot] = remaining;
-  const original = orders.originalMicros[slot]!;
+  orders.setRemaining(slot, remaining);
+  const original = orders.originalOf(slot);
   const row = state.events.pushOrder(
-    EventKind.ORDER_UPDATED, orders.id[slot]!, makerAddress, orders.market[slot]!, orders.outcome[slot]!,
-    orders.side[slot]!, makerPrice, original,
+    EventKind.ORDER_UPDATED, orders.idOf(slot), makerAddress, orders.marketOf(slot), orders.outcomeOf(slot),
+    orders.sideOf(slot), makerPrice, original,
   );
   state.events.setProgress(row, original - remaining, remaining);
   if (remaining === 0) finishLive(state, slot, CancelReason.NONE);

@@ -72,6 +72,28 @@ export class OrderHistory {
     return entry;
   }
 
+  /** Writes every column of `entry`. */
+  record(
+    entry: number, id: string, idHash: number, account: number, market: number, outcome: number, side: number,
+    orderType: number, bookPrice: number, originalMicros: number, matchedMicros: number, cancelReason: CancelReason,
+    createdAtMs: number, expirationMs: number, finishedAtMs: number,
+  ): void {
+    this.id[entry] = id;
+    this.idHash[entry] = idHash;
+    this.account[entry] = account;
+    this.market[entry] = market;
+    this.outcome[entry] = outcome;
+    this.side[entry] = side;
+    this.orderType[entry] = orderType;
+    this.bookPrice[entry] = bookPrice;
+    this.originalMicros[entry] = originalMicros;
+    this.matchedMicros[entry] = matchedMicros;
+    this.cancelReason[entry] = cancelReason;
+    this.createdAtMs[entry] = createdAtMs;
+    this.expirationMs[entry] = expirationMs;
+    this.finishedAtMs[entry] = finishedAtMs;
+  }
+
   cancelReasonOf(entry: number): CancelReason {
     return this.cancelReason[entry] as CancelReason;
   }

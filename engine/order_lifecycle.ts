@@ -36,24 +36,17 @@ function claimHistoryEntry(state: EngineState): number {
 /** Moves a live order, already off the book, into history and frees its slot. */
 export function finishLive(state: EngineState, slot: number, reason: CancelReason): void {
   const orders = state.orders;
-  const history = state.history;
   orders.unlinkFromAccount(slot, state.ledger.accounts);
+  const id = orders.idOf(slot);
+  const idHash = orders.idHashOf(slot);
   const entry = claimHistoryEntry(state);
-  history.id[entry] = orders.id[slot]!;
-  history.idHash[entry] = orders.idHash[slot]!;
-  history.account[entry] = orders.account[slot]!;
-  history.market[entry] = orders.market[slot]!;
-  history.outcome[entry] = orders.outcome[slot]!;
-  history.side[entry] = orders.side[slot]!;
-  history.orderType[entry] = orders.orderType[slot]!;
-  history.bookPrice[entry] = orders.bookPrice[slot]!;
-  history.originalMicros[entry] = orders.originalMicros[slot]!;
-  history.matchedMicros[entry] = orders.originalMicros[slot]! - orders.remainingMicros[slot]!;
-  history.cancelReason[entry] = reason;
-  history.createdAtMs[entry] = orders.createdAtMs[slot]!;
-  history.expirationMs[entry] = orders.expirationMs[slot]!;
-  history.finishedAtMs[entry] = state.timeMs;
-  const position = state.ids.find(orders.id[slot]!, orders.idHash[slot]!);
+  state.history.record(
+    entry, id, idHash, orders.accountOf(slot), orders.marketOf(slot), orders.outcomeOf(slot), orders.sideOf(slot),
+    orders.orderTypeOf(slot), orders.levelOf(slot), orders.originalOf(slot),
+    orders.originalOf(slot) - orders.remainingOf(slot), reason, orders.createdAtOf(slot), orders.expirationOf(slot),
+    state.timeMs,
+  );
+  const position = state.ids.find(id, idHash);
   assert(position >= 0 && state.ids.valueAt(position) === slot, 'live order is indexed');
   state.ids.setValueAt(position, historyRef(entry));
   orders.release(slot);
@@ -62,22 +55,12 @@ export function finishLive(state: EngineState, slot: number, reason: CancelReaso
 /** Records the order being placed, which did not rest, as finished. */
 export function finishTaker(state: EngineState, reason: CancelReason): void {
   const taker = state.taker;
-  const history = state.history;
   const entry = claimHistoryEntry(state);
-  history.id[entry] = taker.orderId;
-  history.idHash[entry] = taker.idHash;
-  history.account[entry] = taker.account;
-  history.market[entry] = taker.market;
-  history.outcome[entry] = taker.outcome;
-  history.side[entry] = taker.side;
-  history.orderType[entry] = taker.orderType;
-  history.bookPrice[entry] = taker.bookPrice;
-  history.originalMicros[entry] = taker.sizeMicros;
-  history.matchedMicros[entry] = taker.sizeMicros - taker.remainingMicros;
-  history.cancelReason[entry] = reason;
-  history.createdAtMs[entry] = state.timeMs;
-  history.expirationMs[entry] = taker.expirationMs;
-  history.finishedAtMs[entry] = state.timeMs;
+  state.history.record(
+    entry, taker.orderId, taker.idHash, taker.account, taker.market, taker.outcome, taker.side, taker.orderType,
+    taker.bookPrice, taker.sizeMicros, taker.sizeMicros - taker.remainingMicros, reason, state.timeMs,
+    taker.expirationMs, state.timeMs,
+  );
   state.ids.insert(taker.orderId, taker.idHash, historyRef(entry));
 }
 
@@ -89,23 +72,22 @@ export function restingReserveMicros(priceUnits: number, remainingMicros: number
 /** Cancels a live order: off the book, reserve released, ORDER_CANCELLED, into history. */
 export function cancelLive(state: EngineState, slot: number, reason: CancelReason): void {
   const orders = state.orders;
-  const outcome = orders.outcome[slot]!;
-  const side = orders.side[slot]!;
-  const bookPrice = orders.bookPrice[slot]!;
-  const remaining = orders.remainingMicros[slot]!;
-  const priceUnits = bookPriceOf(outcome, bookPrice);
-  const market = orders.market[slot]!;
-  state.markets.book(market).remove(bookSideOf(outcome, side), bookPrice, slot, remaining);
-  if (side === Side.Buy) {
-    state.ledger.releaseCollateral(orders.account[slot]!, restingReserveMicros(priceUnits, remaining));
-  } else {
-    state.ledger.releaseShares(orders.position[slot]!, outcome, remaining);
-  }
+  const outcome = orders.outcomeOf(slot);
+  const side = orders.sideOf(slot);
+  const level = orders.levelOf(slot);
+  const remaining = orders.remainingOf(slot);
+  const original = orders.originalOf(slot);
+  const account = orders.accountOf(slot);
+  const priceUnits = bookPriceOf(outcome, level);
+  const market = orders.marketOf(slot);
+  state.markets.book(market).remove(bookSideOf(outcome, side), level, slot, remaining);
+  if (side === Side.Buy) state.ledger.releaseCollateral(account, restingReserveMicros(priceUnits, remaining));
+  else state.ledger.releaseShares(orders.positionOf(slot), outcome, remaining);
   const row = state.events.pushOrder(
-    EventKind.ORDER_CANCELLED, orders.id[slot]!, state.ledger.accounts.addressOf(orders.account[slot]!),
-    market, outcome, side, priceUnits, orders.originalMicros[slot]!,
+    EventKind.ORDER_CANCELLED, orders.idOf(slot), state.ledger.accounts.addressOf(account), market, outcome, side,
+    priceUnits, original,
   );
-  state.events.setProgress(row, orders.originalMicros[slot]! - remaining, remaining);
-  state.events.code[row] = reason;
+  state.events.setProgress(row, original - remaining, remaining);
+  state.events.setCode(row, reason);
   finishLive(state, slot, reason);
 }

@@ -173,28 +173,16 @@ function releaseTakerReserve(state: EngineState, rests: boolean): void {
 function restTaker(state: EngineState, book: Book): void {
   const taker = state.taker;
   const orders = state.orders;
-  const slot = orders.allocate();
-  orders.id[slot] = taker.orderId;
-  orders.idHash[slot] = taker.idHash;
-  orders.account[slot] = taker.account;
-  orders.position[slot] = taker.position;
-  orders.market[slot] = taker.market;
-  orders.outcome[slot] = taker.outcome;
-  orders.side[slot] = taker.side;
-  orders.orderType[slot] = taker.orderType;
-  orders.bookPrice[slot] = taker.bookPrice;
-  orders.originalMicros[slot] = taker.sizeMicros;
-  orders.remainingMicros[slot] = taker.remainingMicros;
-  orders.createdAtMs[slot] = state.timeMs;
-  orders.expirationMs[slot] = taker.expirationMs;
-  orders.serial[slot] = state.serialNext;
+  const serial = state.serialNext;
   state.serialNext += 1;
+  const slot = orders.allocate(
+    taker.orderId, taker.idHash, taker.account, taker.position, taker.market, taker.outcome, taker.side,
+    taker.orderType, taker.bookPrice, taker.sizeMicros, taker.remainingMicros, state.timeMs, taker.expirationMs, serial,
+  );
   book.rest(taker.bookSide, taker.bookPrice, slot, taker.remainingMicros);
   orders.linkToAccount(slot, state.ledger.accounts);
   state.ids.insert(taker.orderId, taker.idHash, slot);
-  if (taker.orderType === OrderType.GTD) {
-    state.expiries.push(taker.expirationMs, orders.serial[slot]!, slot, state.isLive);
-  }
+  if (taker.orderType === OrderType.GTD) state.expiries.push(taker.expirationMs, serial, slot, state.isLive);
 }
 
 function pushAccepted(state: EngineState, rests: boolean): void {
@@ -205,8 +193,8 @@ function pushAccepted(state: EngineState, rests: boolean): void {
     taker.priceUnits, taker.sizeMicros,
   );
   events.setProgress(row, taker.sizeMicros - taker.remainingMicros, taker.remainingMicros);
-  events.orderType[row] = taker.orderType;
-  events.flags[row] = rests ? ACCEPTED_RESTS : 0;
+  events.setOrderType(row, taker.orderType);
+  events.setFlags(row, rests ? ACCEPTED_RESTS : 0);
 }
 
 function pushTakerCancelled(state: EngineState): void {
@@ -216,7 +204,7 @@ function pushTakerCancelled(state: EngineState): void {
     taker.priceUnits, taker.sizeMicros,
   );
   state.events.setProgress(row, taker.sizeMicros - taker.remainingMicros, taker.remainingMicros);
-  state.events.code[row] = CancelReason.CANCELED;
+  state.events.setCode(row, CancelReason.CANCELED);
 }
 
 function pushRejected(state: EngineState, command: Command, reason: number): void {
@@ -224,6 +212,6 @@ function pushRejected(state: EngineState, command: Command, reason: number): voi
     EventKind.ORDER_REJECTED, command.orderId, command.account, command.market, command.outcome, command.side,
     command.priceUnits, command.sizeMicros,
   );
-  state.events.orderType[row] = command.orderType;
-  state.events.code[row] = reason;
+  state.events.setOrderType(row, command.orderType);
+  state.events.setCode(row, reason);
 }

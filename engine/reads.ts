@@ -70,16 +70,16 @@ export interface MarketView {
 
 export function liveOrderView(state: EngineState, slot: number): OrderView {
   const orders = state.orders;
-  const outcome = orders.outcome[slot]!;
-  const original = orders.originalMicros[slot]!;
-  const remaining = orders.remainingMicros[slot]!;
+  const outcome = orders.outcomeOf(slot);
+  const original = orders.originalOf(slot);
+  const remaining = orders.remainingOf(slot);
   return {
-    orderId: orders.id[slot]!, owner: state.ledger.accounts.addressOf(orders.account[slot]!),
-    market: orders.market[slot]!, outcome, side: orders.side[slot]!, orderType: orders.orderType[slot]!,
-    priceUnits: bookPriceOf(outcome, orders.bookPrice[slot]!), originalMicros: original,
+    orderId: orders.idOf(slot), owner: state.ledger.accounts.addressOf(orders.accountOf(slot)),
+    market: orders.marketOf(slot), outcome, side: orders.sideOf(slot), orderType: orders.orderTypeOf(slot),
+    priceUnits: bookPriceOf(outcome, orders.levelOf(slot)), originalMicros: original,
     matchedMicros: original - remaining, remainingMicros: remaining, status: OrderStatus.LIVE,
-    cancelReason: CancelReason.NONE, createdAtMs: orders.createdAtMs[slot]!,
-    expirationMs: orders.expirationMs[slot]!, updatedAtMs: orders.createdAtMs[slot]!,
+    cancelReason: CancelReason.NONE, createdAtMs: orders.createdAtOf(slot),
+    expirationMs: orders.expirationOf(slot), updatedAtMs: orders.createdAtOf(slot),
   };
 }
 
@@ -111,8 +111,8 @@ export function openOrdersOf(state: EngineState, address: string, market?: numbe
   const views: OrderView[] = [];
   if (account === -1) return views;
   const orders = state.orders;
-  for (let slot = state.ledger.accounts.orderHead[account]!; slot !== NIL; slot = orders.accountNext[slot]!) {
-    if (market === undefined || orders.market[slot] === market) views.push(liveOrderView(state, slot));
+  for (let slot = state.ledger.accounts.orderHead[account]!; slot !== NIL; slot = orders.accountNextOf(slot)) {
+    if (market === undefined || orders.marketOf(slot) === market) views.push(liveOrderView(state, slot));
   }
   return views;
 }

@@ -8,6 +8,7 @@ import { bookSideOf } from './book.js';
 import { OrderType } from './command.js';
 import { NIL, type Ladder } from './ladder.js';
 import { historyRef } from './order_lifecycle.js';
+import type { CancelReason } from './order_status.js';
 import { EngineState, type EngineConfig } from './state.js';
 
 export const SNAPSHOT_VERSION = 1;
@@ -81,9 +82,9 @@ function snapshotLadder(state: EngineState, ladder: Ladder, into: SnapshotOrder[
   for (let level = ladder.best(); level !== NIL; level = ladder.worseThan(level)) {
     for (let slot = ladder.head(level); slot !== NIL; slot = ladder.after(slot)) {
       into.push([
-        o.id[slot]!, o.account[slot]!, o.market[slot]!, o.outcome[slot]!, o.side[slot]!, o.orderType[slot]!,
-        o.bookPrice[slot]!, o.originalMicros[slot]!, o.remainingMicros[slot]!, o.createdAtMs[slot]!,
-        o.expirationMs[slot]!, o.serial[slot]!,
+        o.idOf(slot), o.accountOf(slot), o.marketOf(slot), o.outcomeOf(slot), o.sideOf(slot), o.orderTypeOf(slot),
+        o.levelOf(slot), o.originalOf(slot), o.remainingOf(slot), o.createdAtOf(slot),
+        o.expirationOf(slot), o.serialOf(slot),
       ]);
     }
   }
@@ -150,28 +151,17 @@ function restoreOrders(state: EngineState, snapshotOrders: SnapshotOrder[]): voi
   const orders = state.orders;
   const slots: number[] = [];
   for (const [id, account, market, outcome, side, orderType, bookPrice, original, remaining, createdAt, expiration, serial] of snapshotOrders) {
-    const slot = orders.allocate();
-    orders.id[slot] = id;
-    orders.idHash[slot] = state.ids.hash(id);
-    orders.account[slot] = account;
-    orders.position[slot] = state.ledger.positions.find(account, market);
-    orders.market[slot] = market;
-    orders.outcome[slot] = outcome;
-    orders.side[slot] = side;
-    orders.orderType[slot] = orderType;
-    orders.bookPrice[slot] = bookPrice;
-    orders.originalMicros[slot] = original;
-    orders.remainingMicros[slot] = remaining;
-    orders.createdAtMs[slot] = createdAt;
-    orders.expirationMs[slot] = expiration;
-    orders.serial[slot] = serial;
+    const slot = orders.allocate(
+      id, state.ids.hash(id), account, state.ledger.positions.find(account, market), market, outcome, side, orderType,
+      bookPrice, original, remaining, createdAt, expiration, serial,
+    );
     state.markets.book(market).rest(bookSideOf(outcome, side), bookPrice, slot, remaining);
-    state.ids.insert(id, orders.idHash[slot]!, slot);
+    state.ids.insert(id, orders.idHashOf(slot), slot);
     if (orderType === OrderType.GTD) state.expiries.push(expiration, serial, slot, state.isLive);
     slots.push(slot);
   }
   // Owner lists are in placement order, which the serials record.
-  slots.sort((a, b) => orders.serial[a]! - orders.serial[b]!);
+  slots.sort((a, b) => orders.serialOf(a) - orders.serialOf(b));
   for (const slot of slots) orders.linkToAccount(slot, state.ledger.accounts);
 }
 
@@ -179,20 +169,10 @@ function restoreHistory(state: EngineState, finished: SnapshotFinished[]): void 
   const h = state.history;
   for (const [id, account, market, outcome, side, orderType, bookPrice, original, matched, reason, createdAt, expiration, finishedAt] of finished) {
     const e = h.append();
-    h.id[e] = id;
-    h.idHash[e] = state.ids.hash(id);
-    h.account[e] = account;
-    h.market[e] = market;
-    h.outcome[e] = outcome;
-    h.side[e] = side;
-    h.orderType[e] = orderType;
-    h.bookPrice[e] = bookPrice;
-    h.originalMicros[e] = original;
-    h.matchedMicros[e] = matched;
-    h.cancelReason[e] = reason;
-    h.createdAtMs[e] = createdAt;
-    h.expirationMs[e] = expiration;
-    h.finishedAtMs[e] = finishedAt;
+    h.record(
+      e, id, state.ids.hash(id), account, market, outcome, side, orderType, bookPrice, original, matched,
+      reason as CancelReason, createdAt, expiration, finishedAt,
+    );
     state.ids.insert(id, h.idHash[e]!, historyRef(e));
   }
 }

@@ -116,10 +116,10 @@ export class EngineState {
     this.history = new OrderHistory(config.orderHistory);
     this.expiries = new ExpiryHeap(2 * config.orderSlots);
     this.levels = new DirtyList(64);
-    this.markets = new Markets(config.marketsMax, this.orders, this.levels);
+    this.markets = new Markets(config.marketsMax, this.orders.links, this.levels);
     this.ledger = new Ledger(config.operatorAddress, config.accountsMax, config.positionsMax, config.marketsMax);
     this.events = new EventBuffer(config.eventsCapacity);
-    this.isLive = (slot, serial) => this.orders.live[slot] === 1 && this.orders.serial[slot] === serial;
+    this.isLive = (slot, serial) => this.orders.isLive(slot) && this.orders.serialOf(slot) === serial;
     assert(this.expiries.capacity > this.orders.capacity, 'expiry heap outgrows the live orders');
   }
 }

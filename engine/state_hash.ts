@@ -62,11 +62,11 @@ export function canonicalLadder(state: EngineState, ladder: Ladder): CanonicalLe
 
 function canonicalOrder(state: EngineState, slot: number): CanonicalOrder {
   const orders = state.orders;
-  const outcome = orders.outcome[slot]!;
+  const outcome = orders.outcomeOf(slot);
   return [
-    orders.id[slot]!, state.ledger.accounts.addressOf(orders.account[slot]!), outcome, orders.side[slot]!,
-    orders.orderType[slot]!, bookPriceOf(outcome, orders.bookPrice[slot]!), orders.originalMicros[slot]!,
-    orders.remainingMicros[slot]!, orders.createdAtMs[slot]!, orders.expirationMs[slot]!,
+    orders.idOf(slot), state.ledger.accounts.addressOf(orders.accountOf(slot)), outcome, orders.sideOf(slot),
+    orders.orderTypeOf(slot), bookPriceOf(outcome, orders.levelOf(slot)), orders.originalOf(slot),
+    orders.remainingOf(slot), orders.createdAtOf(slot), orders.expirationOf(slot),
   ];
 }
 

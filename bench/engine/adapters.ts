@@ -5,6 +5,7 @@
 import { OrderBook, Side as BaselineSide } from 'nodejs-order-book';
 import { Command, CommandKind, OrderType, Side } from '../../engine/command.js';
 import { Engine } from '../../engine/engine.js';
+import type { EngineOptions } from '../../engine/state.js';
 import { ROW_PLACE, TICK_UNITS, type Flow } from './flows.js';
 
 export interface BookAdapter {
@@ -29,8 +30,8 @@ export class ClobdAdapter implements BookAdapter {
   private readonly timeMs = 1_700_000_000_000;
   events = 0;
 
-  constructor(flow: Flow) {
-    this.engine = new Engine({ operatorAddress: OPERATOR });
+  constructor(flow: Flow, options: Omit<EngineOptions, 'operatorAddress'> = {}) {
+    this.engine = new Engine({ operatorAddress: OPERATOR, ...options });
     this.run({ kind: CommandKind.AddMarket, market: 0, tickUnits: TICK_UNITS, minSizeMicros: 1_000_000, feeBps: 10 });
     for (const account of flow.accounts) this.run({ kind: CommandKind.Deposit, account, amountMicros: DEPOSIT_MICROS });
     this.mintShares(flow.accounts);

@@ -3,11 +3,12 @@
 // different number of levels, checked against arrays sorted the obvious way.
 import assert from 'node:assert/strict';
 import { describe as suite, test } from 'node:test';
-import { Ladder, NIL } from '../../engine/ladder.js';
+import { Ladder, NIL, type SlotLinks } from '../../engine/ladder.js';
 import { Prng } from './prng.js';
 
-function links(slots: number): { next: Int32Array; prev: Int32Array } {
-  return { next: new Int32Array(slots).fill(NIL), prev: new Int32Array(slots).fill(NIL) };
+/** Links in a plain array of (next, prev) pairs, as a simple book would keep them. */
+function links(slots: number): SlotLinks {
+  return { words: new Int32Array(2 * slots).fill(NIL), stride: 2, nextOffset: 0, prevOffset: 1 };
 }
 
 function fifo(ladder: Ladder, level: number): number[] {

@@ -95,15 +95,21 @@ suite('structures', () => {
     assert.equal(popped.length, live.size);
   });
 
-  test('the dirty list sorts its items with their start values', () => {
+  test('the dirty list sorts its items by key pair, carrying their reference and start values', () => {
     const prng = new Prng(17);
     const list = new DirtyList(2);
-    const keys = new Set<number>();
-    while (keys.size < 3000) keys.add(prng.below(1e9));
-    for (const key of keys) list.add(key, key + 1, key + 2);
+    const keys = new Map<string, [number, number]>();
+    while (keys.size < 3000) {
+      const pair: [number, number] = [prng.below(50), prng.below(1e6)];
+      keys.set(pair.join(':'), pair);
+    }
+    for (const [first, second] of keys.values()) list.add(first, second, first + second, first * 2, second * 2);
     list.sort();
-    const sorted = [...keys].sort((a, b) => a - b);
-    sorted.forEach((key, index) => assert.deepEqual([list.key(index), list.startA(index), list.startB(index)], [key, key + 1, key + 2]));
+    const sorted = [...keys.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    sorted.forEach(([first, second], index) => assert.deepEqual(
+      [list.first(index), list.second(index), list.ref(index), list.startA(index), list.startB(index)],
+      [first, second, first + second, first * 2, second * 2],
+    ));
   });
 
   test('the fee is floor(notional × bps / 10 000), exact up to the largest notional', () => {
