@@ -35,29 +35,35 @@ export function hashOrderId(id: string, seed: number): number {
   return hash ^ (hash >>> 16);
 }
 
+/**
+ * Values are stored shifted by this offset, so a stored 0 marks an unused bucket and a new
+ * table needs no initialisation pass (real values lie in (-2^30, 2^30)).
+ */
+const VALUE_OFFSET = 2 ** 30;
+
 export class IdTable {
   readonly capacity: number;
   private readonly mask: number;
   private readonly keys: string[];
-  private readonly hashes: Int32Array;
-  private readonly values: Int32Array;
+  /** (hash, value) per bucket, interleaved: a probe reads one cache line, not one per column. */
+  private readonly pairs: Int32Array;
+  private readonly seed: number;
   private entries = 0;
   private readonly entriesMax: number;
 
-  private readonly seed: number;
-
   /** Holds up to `entriesMax` ids at a load factor of at most one half. */
   constructor(entriesMax: number, seed: number) {
-    assert(Number.isInteger(entriesMax) && entriesMax > 0, 'id table size');
+    assert(Number.isInteger(entriesMax) && entriesMax > 0 && entriesMax < 2 ** 29, 'id table size');
+    assert(entriesMax < VALUE_OFFSET, 'values stay clear of the empty marker');
     let capacity = 16;
     while (capacity < 2 * entriesMax) capacity *= 2;
     this.capacity = capacity;
     this.mask = capacity - 1;
     this.entriesMax = entriesMax;
     this.seed = seed | 0;
-    this.keys = new Array<string>(capacity).fill(EMPTY);
-    this.hashes = new Int32Array(capacity);
-    this.values = new Int32Array(capacity);
+    // Holes until used: a key is read only where the pair says the bucket is in use.
+    this.keys = new Array<string>(capacity);
+    this.pairs = new Int32Array(2 * capacity);
   }
 
   /** The hash `find`, `insert` and the stored hashes use. */
@@ -69,64 +75,58 @@ export class IdTable {
     return this.entries;
   }
 
-  /** The entry's position, or -1 when `id` is absent. */
+  /** The entry's position, or -1 when `id` is absent. Keys are read only when hashes match. */
   find(id: string, hash: number): number {
     let position = hash & this.mask;
     for (;;) {
-      const key = this.keys[position]!;
-      if (key === EMPTY) return -1;
-      if (this.hashes[position] === hash && key === id) return position;
+      if (this.pairs[2 * position + 1] === 0) return -1;
+      if (this.pairs[2 * position] === hash && this.keys[position] === id) return position;
       position = (position + 1) & this.mask;
     }
   }
 
   valueAt(position: number): number {
-    return this.values[position]!;
+    return this.pairs[2 * position + 1]! - VALUE_OFFSET;
   }
 
   setValueAt(position: number, value: number): void {
-    this.values[position] = value;
+    assert(value > -VALUE_OFFSET && value < VALUE_OFFSET, 'setValueAt: value in range');
+    this.pairs[2 * position + 1] = value + VALUE_OFFSET;
   }
 
   /** Inserts an id known to be absent. */
   insert(id: string, hash: number, value: number): void {
-    assert(id !== EMPTY, 'insert: ids are non-empty');
+    assert(id !== EMPTY && value > -VALUE_OFFSET && value < VALUE_OFFSET, 'insert: a real id and value');
     assert(this.entries < this.entriesMax, 'insert: the table was sized for every id');
     let position = hash & this.mask;
-    while (this.keys[position] !== EMPTY) position = (position + 1) & this.mask;
+    while (this.pairs[2 * position + 1] !== 0) position = (position + 1) & this.mask;
     this.keys[position] = id;
-    this.hashes[position] = hash;
-    this.values[position] = value;
+    this.pairs[2 * position] = hash;
+    this.pairs[2 * position + 1] = value + VALUE_OFFSET;
     this.entries += 1;
   }
 
   /** Removes the entry at `position` and shifts back the entries probing past it. */
   deleteAt(position: number): void {
-    assert(this.keys[position] !== EMPTY, 'deleteAt: entry present');
+    assert(this.pairs[2 * position + 1] !== 0, 'deleteAt: entry present');
     let hole = position;
     let probe = (position + 1) & this.mask;
     for (;;) {
-      const key = this.keys[probe]!;
-      if (key === EMPTY) break;
-      const home = this.hashes[probe]! & this.mask;
+      const value = this.pairs[2 * probe + 1]!;
+      if (value === 0) break;
+      const hash = this.pairs[2 * probe]!;
+      const home = hash & this.mask;
       // The entry at `probe` may move into the hole only if its home is not in (hole, probe].
       if (((probe - home) & this.mask) >= ((probe - hole) & this.mask)) {
-        this.keys[hole] = key;
-        this.hashes[hole] = this.hashes[probe]!;
-        this.values[hole] = this.values[probe]!;
+        this.keys[hole] = this.keys[probe]!;
+        this.pairs[2 * hole] = hash;
+        this.pairs[2 * hole + 1] = value;
         hole = probe;
       }
       probe = (probe + 1) & this.mask;
     }
     this.keys[hole] = EMPTY;
+    this.pairs[2 * hole + 1] = 0;
     this.entries -= 1;
-  }
-
-  /** Visits every entry (for verify mode and snapshots). */
-  forEach(visit: (id: string, value: number) => void): void {
-    for (let position = 0; position < this.capacity; position += 1) {
-      const key = this.keys[position]!;
-      if (key !== EMPTY) visit(key, this.values[position]!);
-    }
   }
 }

@@ -27,7 +27,8 @@ export class OrderHistory {
   constructor(capacity: number) {
     assert(Number.isInteger(capacity) && capacity > 0, 'history capacity');
     this.capacity = capacity;
-    this.id = new Array<string>(capacity).fill('');
+    // Holes until used: ids are read only for entries in the ring.
+    this.id = new Array<string>(capacity);
     this.idHash = new Int32Array(capacity);
     this.account = new Int32Array(capacity);
     this.market = new Int32Array(capacity);

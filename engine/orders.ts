@@ -5,7 +5,9 @@
 //
 // A slot is linked into two intrusive lists: its price level's FIFO (next/prev, used by the
 // ladder) and its owner's list of open orders (accountNext/accountPrev), which makes
-// cancel-all and per-account caps O(orders of that account). Free slots chain through `next`.
+// cancel-all and per-account caps O(orders of that account). Freed slots chain through `next`;
+// slots above the high-water mark were never used, so construction touches no record and the
+// memory of unused slots is never committed.
 import { assert } from './assert.js';
 import { MARKETS_MAX, PRICE_LEVELS_COUNT } from './constants.js';
 import { NIL, type SlotLinks } from './ladder.js';
@@ -54,7 +56,8 @@ export class OrderTable {
   private readonly words: Int32Array;
   private readonly amounts: Float64Array;
   private readonly ids: string[];
-  private freeHead: number;
+  private freeHead = NIL;
+  private highWater = 0;
   private liveCount = 0;
 
   constructor(capacity: number) {
@@ -63,16 +66,9 @@ export class OrderTable {
     const buffer = new ArrayBuffer(capacity * ORDER_WORDS * 4);
     this.words = new Int32Array(buffer);
     this.amounts = new Float64Array(buffer);
-    this.ids = new Array<string>(capacity).fill('');
+    // Holes until a slot is used: reading an id is only done for live slots.
+    this.ids = new Array<string>(capacity);
     this.links = { words: this.words, stride: ORDER_WORDS, nextOffset: W_NEXT, prevOffset: W_PREV };
-    for (let slot = 0; slot < capacity; slot += 1) {
-      const base = slot * ORDER_WORDS;
-      this.words[base + W_NEXT] = slot + 1 < capacity ? slot + 1 : NIL;
-      this.words[base + W_PREV] = NIL;
-      this.words[base + W_ACCOUNT_NEXT] = NIL;
-      this.words[base + W_ACCOUNT_PREV] = NIL;
-    }
-    this.freeHead = 0;
   }
 
   count(): number {
@@ -80,7 +76,7 @@ export class OrderTable {
   }
 
   hasFreeSlot(): boolean {
-    return this.freeHead !== NIL;
+    return this.freeHead !== NIL || this.highWater < this.capacity;
   }
 
   /** Takes a free slot and fills it; the caller links it into its level and account lists. */
@@ -89,10 +85,11 @@ export class OrderTable {
     orderType: number, bookPrice: number, originalMicros: number, remainingMicros: number, createdAtMs: number,
     expirationMs: number, serial: number,
   ): number {
-    const slot = this.freeHead;
-    assert(slot !== NIL, 'allocate: a free slot was checked for');
+    assert(this.hasFreeSlot(), 'allocate: a free slot was checked for');
+    let slot = this.freeHead;
+    if (slot === NIL) slot = this.highWater++;
+    else this.freeHead = this.words[slot * ORDER_WORDS + W_NEXT]!;
     const base = slot * ORDER_WORDS;
-    this.freeHead = this.words[base + W_NEXT]!;
     this.words[base + W_NEXT] = NIL;
     this.words[base + W_PREV] = NIL;
     this.words[base + W_ACCOUNT] = account;

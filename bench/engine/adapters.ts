@@ -6,7 +6,8 @@ import { OrderBook, Side as BaselineSide } from 'nodejs-order-book';
 import { Command, CommandKind, OrderType, Side } from '../../engine/command.js';
 import { Engine } from '../../engine/engine.js';
 import type { EngineOptions } from '../../engine/state.js';
-import { ROW_PLACE, TICK_UNITS, type Flow } from './flows.js';
+import { ROW_PLACE, TICK_UNITS, type Flow, type FlowOracle } from './flows.js';
+import { OrderStatus } from '../../engine/order_status.js';
 
 export interface BookAdapter {
   readonly name: string;
@@ -21,7 +22,7 @@ const OPERATOR = '0x00000000000000000000000000000000000000fe';
 const DEPOSIT_MICROS = 2_000_000 * 1_000_000;
 const MINTED_SHARES_MICROS = 1_000_000 * 1_000_000;
 
-export class ClobdAdapter implements BookAdapter {
+export class ClobdAdapter implements BookAdapter, FlowOracle {
   readonly name = 'clobd';
   readonly engine: Engine;
   /** The one command object every row is decoded into, as a ring consumer would. */
@@ -62,6 +63,11 @@ export class ClobdAdapter implements BookAdapter {
     // The consumer reads the events and clears the buffer after every command.
     this.events += this.engine.events.count;
     this.engine.events.clear();
+  }
+
+  /** Whether the order still rests (for flow generation; allocates). */
+  rests(orderId: string): boolean {
+    return this.engine.getOrder(orderId)?.status === OrderStatus.LIVE;
   }
 
   private run(fields: Partial<Command> & { kind: CommandKind }): void {

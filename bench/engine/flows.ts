@@ -1,13 +1,14 @@
 // The three benchmark flows, generated from a seed into compact columns (so ten million
 // commands fit in memory and replaying them allocates nothing):
-// - deep: a fixed mid and a book pre-filled with ~20 000 resting orders a few hundred deep per
-//   level; then steady place/cancel where 95 % of resting placements are later cancelled, plus
-//   a trickle of marketable orders.
-// - normal: the mid random-walks; orders rest around it, some cross, many are cancelled.
-// - fast: the mid jumps in large swings; many orders cross; 15 % are FOK or FAK.
+// - deep: a fixed mid and a book pre-filled with 20 000 resting orders, a few hundred per
+//   level; then steady traffic where 95 % of resting placements are later cancelled and a
+//   trickle of marketable orders takes the rest, so the book stays about 20 000 deep.
+// - normal: the mid random-walks; orders rest around it, a tenth cross, most are cancelled.
+// - fast: the mid jumps in large swings; a third of the orders cross; 15 % of all commands are
+//   FOK or FAK.
 // Each flow is one binary market. A row is a PlaceOrder or a CancelOrder; the prefill rows come
-// first and are run untimed. The generator tracks which orders it expects to rest (it does not
-// know exact fills), so some cancels hit orders that already filled, as in real traffic.
+// first and are run untimed. Like a real client, the generator cancels only orders that still
+// rest: an oracle (the engine itself, run alongside during generation) tells it which do.
 import { OrderType, Side } from '../../engine/command.js';
 import { Prng } from '../../test/engine/prng.js';
 
@@ -99,24 +100,38 @@ export function counterId(counter: number): string {
 
 interface Shape {
   readonly prefill: number;
+  /**
+   * Shares of timed rows: resting placements, crossing placements; cancels take the rest. A
+   * resting placement turns into a cancel while the book is 5 % deeper than its prefill, and a
+   * cancel into a placement while it is 5 % shallower, so it keeps its depth whatever fills take.
+   */
   readonly placePassive: number;
   readonly placeCrossing: number;
+  /** The share of crossing placements that are FOK or FAK. */
   readonly fokFakShare: number;
   readonly depthTicks: number;
 }
 
 const SHAPES: Record<FlowKind, Shape> = {
   deep: { prefill: 20_000, placePassive: 0.5, placeCrossing: 0.025, fokFakShare: 0.5, depthTicks: 20 },
-  normal: { prefill: 2_000, placePassive: 0.45, placeCrossing: 0.1, fokFakShare: 0.1, depthTicks: 10 },
-  fast: { prefill: 2_000, placePassive: 0.4, placeCrossing: 0.3, fokFakShare: 0.3, depthTicks: 20 },
+  normal: { prefill: 5_000, placePassive: 0.5, placeCrossing: 0.1, fokFakShare: 0.2, depthTicks: 10 },
+  fast: { prefill: 2_000, placePassive: 0.35, placeCrossing: 0.35, fokFakShare: 0.15 / 0.35, depthTicks: 20 },
 };
 
-/** Generates `timed` commands after the flow's prefill. */
-export function generateFlow(kind: FlowKind, timed: number, seed: number, ids: string[], accounts: string[]): Flow {
+/** Answers, while a flow is generated, whether an order placed by an earlier row still rests. */
+export interface FlowOracle {
+  execute(flow: Flow, row: number): void;
+  rests(orderId: string): boolean;
+}
+
+/** Generates `timed` commands after the flow's prefill, replaying each row on the oracle. */
+export function generateFlow(
+  kind: FlowKind, timed: number, seed: number, ids: string[], accounts: string[], oracle: (flow: Flow) => FlowOracle,
+): Flow {
   const shape = SHAPES[kind];
   const flow = new Flow(kind, shape.prefill + timed, ids, accounts);
   flow.prefill = shape.prefill;
-  const generator = new Generator(flow, shape, new Prng(seed));
+  const generator = new Generator(flow, shape, new Prng(seed), oracle(flow));
   for (let row = 0; row < flow.length; row += 1) generator.row(row, row < shape.prefill);
   return flow;
 }
@@ -127,17 +142,20 @@ class Generator {
   private readonly prng: Prng;
   private mid = 5000;
   private nextId = 0;
-  /** Ids of orders expected to rest, for O(1) random cancels (swap-remove). */
+  /** Ids of GTC orders that may still rest, for O(1) random cancels (swap-remove). */
   private readonly live: Int32Array;
   private liveCount = 0;
   private readonly liveSet: Uint8Array;
   /** The account that placed each id last. */
   private readonly owner: Int32Array;
 
-  constructor(flow: Flow, shape: Shape, prng: Prng) {
+  private readonly oracle: FlowOracle;
+
+  constructor(flow: Flow, shape: Shape, prng: Prng, oracle: FlowOracle) {
     this.flow = flow;
     this.shape = shape;
     this.prng = prng;
+    this.oracle = oracle;
     this.live = new Int32Array(flow.ids.length);
     this.liveSet = new Uint8Array(flow.ids.length);
     this.owner = new Int32Array(flow.ids.length);
@@ -146,10 +164,17 @@ class Generator {
   row(row: number, prefill: boolean): void {
     this.moveMid(row);
     const roll = this.prng.nextUint32() / 2 ** 32;
-    if (prefill || roll < this.shape.placePassive) this.place(row, false);
-    else if (roll < this.shape.placePassive + this.shape.placeCrossing) this.place(row, true);
-    else if (this.liveCount > 0) this.cancel(row);
-    else this.place(row, false);
+    const shallow = this.liveCount < 0.95 * this.shape.prefill;
+    const deep = this.liveCount > 1.05 * this.shape.prefill;
+    if (prefill) this.place(row, false);
+    else if (roll < this.shape.placePassive) {
+      if (!deep || !this.cancel(row)) this.place(row, false);
+    } else if (roll < this.shape.placePassive + this.shape.placeCrossing) {
+      this.place(row, true);
+    } else if (shallow || !this.cancel(row)) {
+      this.place(row, false);
+    }
+    this.oracle.execute(this.flow, row);
   }
 
   private moveMid(row: number): void {
@@ -178,22 +203,29 @@ class Generator {
     flow.orderType[row] = type;
     flow.priceUnits[row] = Math.min(9900, Math.max(100, outcome === 0 ? bookPrice : 10_000 - bookPrice));
     flow.sizeMicros[row] = this.prng.between(1, 100) * 1_000_000;
-    if (!crossing) this.addLive(id);
+    if (type === OrderType.GTC) this.addLive(id);
   }
 
-  private cancel(row: number): void {
-    const index = this.prng.below(this.liveCount);
-    const id = this.live[index]!;
-    this.live[index] = this.live[this.liveCount - 1]!;
-    this.liveCount -= 1;
-    this.liveSet[id] = 0;
-    this.flow.rowKind[row] = ROW_CANCEL;
-    this.flow.id[row] = id;
-    this.flow.account[row] = this.owner[id]!;
+  /** Writes a cancel of a random resting order; false when none rests. */
+  private cancel(row: number): boolean {
+    while (this.liveCount > 0) {
+      const index = this.prng.below(this.liveCount);
+      const id = this.live[index]!;
+      this.live[index] = this.live[this.liveCount - 1]!;
+      this.liveCount -= 1;
+      this.liveSet[id] = 0;
+      if (!this.oracle.rests(this.flow.ids[id]!)) continue;
+      this.flow.rowKind[row] = ROW_CANCEL;
+      this.flow.id[row] = id;
+      this.flow.account[row] = this.owner[id]!;
+      return true;
+    }
+    return false;
   }
 
   /** The next pool id that is not expected to be resting. */
   private takeId(): number {
+    if (this.liveCount >= this.flow.ids.length) throw new RangeError('flow: the id pool is smaller than the resting orders');
     for (;;) {
       const id = this.nextId;
       this.nextId = (this.nextId + 1) % this.flow.ids.length;

@@ -23,7 +23,7 @@ interface Sizes {
 }
 
 const QUICK: Sizes = {
-  clobd: 200_000, baseline: { deep: 10_000, normal: 50_000, fast: 50_000 }, warmup: 50_000, idPool: 1 << 19, microMs: 200,
+  clobd: 100_000, baseline: { deep: 5_000, normal: 20_000, fast: 20_000 }, warmup: 30_000, idPool: 1 << 18, microMs: 100,
 };
 const FULL: Sizes = {
   clobd: 10_000_000, baseline: { deep: 200_000, normal: 1_000_000, fast: 1_000_000 }, warmup: 500_000, idPool: 1 << 22,
@@ -58,7 +58,7 @@ async function measure(makeAdapter: () => BookAdapter, flow: Flow, rows: number)
 
 /** JIT warm-up on a flow of the same kind with another seed, run and thrown away. */
 function warmUp(kind: FlowKind, sizes: Sizes, ids: string[], accounts: string[]): void {
-  const flow = generateFlow(kind, sizes.warmup, SEED + 1000, ids, accounts);
+  const flow = generateFlow(kind, sizes.warmup, SEED + 1000, ids, accounts, (f) => new ClobdAdapter(f));
   const adapters: [BookAdapter, number][] = [
     [new ClobdAdapter(flow), sizes.warmup], [new BaselineAdapter(), Math.min(sizes.warmup, sizes.baseline[kind])],
   ];
@@ -69,7 +69,7 @@ function warmUp(kind: FlowKind, sizes: Sizes, ids: string[], accounts: string[])
 
 async function runFlow(kind: FlowKind, sizes: Sizes, ids: string[], accounts: string[]): Promise<FlowFigures> {
   warmUp(kind, sizes, ids, accounts);
-  const flow = generateFlow(kind, sizes.clobd, SEED, ids, accounts);
+  const flow = generateFlow(kind, sizes.clobd, SEED, ids, accounts, (f) => new ClobdAdapter(f));
   const clobd = await measure(() => new ClobdAdapter(flow), flow, sizes.clobd);
   const baseline = await measure(() => new BaselineAdapter(), flow, sizes.baseline[kind]);
   return { flow: kind, clobd, baseline };
