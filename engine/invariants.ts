@@ -8,7 +8,7 @@
 //   need; no balance is negative or fractional.
 import { assert } from './assert.js';
 import { Side } from './command.js';
-import { SIZE_MICROS_PER_LOT } from './constants.js';
+import { isWholeLots, notionalMicros } from './notional.js';
 import { NIL } from './ladder.js';
 import { bookPriceOf } from './book.js';
 import { historyRef } from './order_lifecycle.js';
@@ -74,7 +74,7 @@ function checkOrder(state: EngineState, slot: number, expected: ExpectedReserves
   const orders = state.orders;
   const remaining = orders.remainingOf(slot);
   assert(remaining > 0 && remaining <= orders.originalOf(slot), 'live order has a remainder');
-  assert(remaining % SIZE_MICROS_PER_LOT === 0, 'remainder is whole lots');
+  assert(isWholeLots(remaining), 'remainder is whole lots');
   assert(orders.expirationOf(slot) === 0 || orders.expirationOf(slot) > state.timeMs, 'no expired order rests');
   assert(state.ledger.positions.find(orders.accountOf(slot), orders.marketOf(slot)) === orders.positionOf(slot),
     'order knows its position');
@@ -83,7 +83,7 @@ function checkOrder(state: EngineState, slot: number, expected: ExpectedReserves
   if (orders.sideOf(slot) === Side.Buy) {
     const price = bookPriceOf(orders.outcomeOf(slot), orders.levelOf(slot));
     const account = orders.accountOf(slot);
-    expected.collateral.set(account, (expected.collateral.get(account) ?? 0) + price * (remaining / SIZE_MICROS_PER_LOT));
+    expected.collateral.set(account, (expected.collateral.get(account) ?? 0) + notionalMicros(price, remaining));
   } else {
     const key = 2 * orders.positionOf(slot) + orders.outcomeOf(slot);
     expected.shares.set(key, (expected.shares.get(key) ?? 0) + remaining);

@@ -1,7 +1,8 @@
 // Market administration (contract §8): add a market, pause or resume it, change its tick, and
 // resolve it. Every successful change emits a MARKET event with the market's whole state.
 import { type Command } from './command.js';
-import { FEE_BPS_MAX, SIZE_MICROS_MAX, SIZE_MICROS_PER_LOT, TICK_UNITS_ALLOWED } from './constants.js';
+import { FEE_BPS_MAX, SIZE_MICROS_MAX, TICK_UNITS_ALLOWED } from './constants.js';
+import { isWholeLots } from './notional.js';
 import { MARKET_ACCEPTING, MARKET_RESOLVED } from './events.js';
 import { NIL } from './ladder.js';
 import { cancelLive } from './order_lifecycle.js';
@@ -19,7 +20,7 @@ function addMarketReject(state: EngineState, command: Command): number {
   if (state.markets.has(market)) return Reject.MARKET_EXISTS;
   if (!isValidTick(command.tickUnits)) return Reject.INVALID_TICK_SIZE;
   const minSize = command.minSizeMicros;
-  if (!(minSize > 0) || minSize % SIZE_MICROS_PER_LOT !== 0 || minSize > SIZE_MICROS_MAX) return Reject.INVALID_MIN_SIZE;
+  if (!isWholeLots(minSize) || minSize > SIZE_MICROS_MAX) return Reject.INVALID_MIN_SIZE;
   if (!Number.isInteger(command.feeBps) || command.feeBps < 0 || command.feeBps > FEE_BPS_MAX) return Reject.INVALID_FEE;
   return 0;
 }

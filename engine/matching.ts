@@ -9,10 +9,10 @@
 // (less the taker fee), which keeps every invariant.
 import { BookSide, bookPriceOf, type Book } from './book.js';
 import { Side } from './command.js';
-import { SIZE_MICROS_PER_LOT } from './constants.js';
 import { EventKind, FillKind } from './events.js';
 import { takerFeeMicros } from './fee.js';
 import { NIL, type Ladder } from './ladder.js';
+import { notionalMicros } from './notional.js';
 import { finishLive } from './order_lifecycle.js';
 import { CancelReason } from './order_status.js';
 import type { EngineState } from './state.js';
@@ -75,13 +75,13 @@ function fillResting(state: EngineState, book: Book, slot: number, level: number
   const size = makerRemaining < taker.remainingMicros ? makerRemaining : taker.remainingMicros;
   const makerOutcome = orders.outcomeOf(slot);
   const makerSide = orders.sideOf(slot);
-  const lots = size / SIZE_MICROS_PER_LOT;
   const takerPrice = bookPriceOf(taker.outcome, level);
   const makerPrice = bookPriceOf(makerOutcome, level);
-  const fee = takerFeeMicros(takerPrice * lots, taker.feeBps);
+  const takerNotional = notionalMicros(takerPrice, size);
+  const fee = takerFeeMicros(takerNotional, taker.feeBps);
   const kind = makerOutcome === taker.outcome ? FillKind.NORMAL : taker.side === Side.Buy ? FillKind.MINT : FillKind.MERGE;
-  settleTaker(state, takerPrice * lots, fee, size);
-  settleMaker(state, slot, makerPrice * lots, size);
+  settleTaker(state, takerNotional, fee, size);
+  settleMaker(state, slot, notionalMicros(makerPrice, size), size);
   if (kind !== FillKind.NORMAL) state.ledger.changeSets(taker.market, kind === FillKind.MINT ? size : -size);
   taker.remainingMicros -= size;
   const row = state.events.pushFill(

@@ -5,7 +5,7 @@
 import { assert } from './assert.js';
 import { bookPriceOf, bookSideOf } from './book.js';
 import { Side } from './command.js';
-import { SIZE_MICROS_PER_LOT } from './constants.js';
+import { notionalMicros } from './notional.js';
 import { EventKind } from './events.js';
 import { CancelReason } from './order_status.js';
 import type { EngineState } from './state.js';
@@ -64,11 +64,6 @@ export function finishTaker(state: EngineState, reason: CancelReason): void {
   state.ids.insert(taker.orderId, taker.idHash, historyRef(entry));
 }
 
-/** Collateral a resting BUY of `remainingMicros` at `priceUnits` (own token) keeps reserved. */
-export function restingReserveMicros(priceUnits: number, remainingMicros: number): number {
-  return priceUnits * (remainingMicros / SIZE_MICROS_PER_LOT);
-}
-
 /** Cancels a live order: off the book, reserve released, ORDER_CANCELLED, into history. */
 export function cancelLive(state: EngineState, slot: number, reason: CancelReason): void {
   const orders = state.orders;
@@ -81,7 +76,7 @@ export function cancelLive(state: EngineState, slot: number, reason: CancelReaso
   const priceUnits = bookPriceOf(outcome, level);
   const market = orders.marketOf(slot);
   state.markets.book(market).remove(bookSideOf(outcome, side), level, slot, remaining);
-  if (side === Side.Buy) state.ledger.releaseCollateral(account, restingReserveMicros(priceUnits, remaining));
+  if (side === Side.Buy) state.ledger.releaseCollateral(account, notionalMicros(priceUnits, remaining));
   else state.ledger.releaseShares(orders.positionOf(slot), outcome, remaining);
   const row = state.events.pushOrder(
     EventKind.ORDER_CANCELLED, orders.idOf(slot), state.ledger.accounts.addressOf(account), market, outcome, side,

@@ -2,16 +2,18 @@
 // need, then reserve, match, and rest or finish the remainder. Every rejection happens before
 // anything changes. The checks run in one fixed order, which decides the reason when several
 // apply; the reference engine in test/ follows the same order.
+import { assert } from './assert.js';
 import { bookPriceOf, bookSideOf, type Book } from './book.js';
 import { OrderType, Side, type Command } from './command.js';
 import {
   GTD_EXPIRATION_LEAD_MS, LEVEL_SIZE_MICROS_MAX, ORDER_ID_LENGTH_MAX, PRICE_UNITS_PER_ONE, SIZE_MICROS_MAX,
-  SIZE_MICROS_PER_LOT, TIME_MS_MAX,
+  TIME_MS_MAX,
 } from './constants.js';
 import { EventKind, ACCEPTED_RESTS } from './events.js';
 import { takerFeeMicros } from './fee.js';
 import { crossingSizeUpTo, hasCrossing, matchTaker } from './matching.js';
-import { finishTaker, restingReserveMicros } from './order_lifecycle.js';
+import { isWholeLots, notionalMicros } from './notional.js';
+import { finishTaker } from './order_lifecycle.js';
 import { CancelReason } from './order_status.js';
 import { Reject } from './reject.js';
 import type { EngineState } from './state.js';
@@ -34,6 +36,8 @@ export function placeOrder(state: EngineState, command: Command): void {
 
 /** Checks that need nothing but the command and the market (reasons in the fixed order). */
 function validateOrder(state: EngineState, command: Command): number {
+  assert(command.side === Side.Buy || command.side === Side.Sell, 'the decoder produces a side');
+  assert(command.orderType >= OrderType.GTC && command.orderType <= OrderType.FAK, 'the decoder produces a type');
   const id = command.orderId;
   if (id.length === 0 || id.length > ORDER_ID_LENGTH_MAX) return Reject.INVALID_ORDER_ID;
   const markets = state.markets;
@@ -48,7 +52,7 @@ function validateOrder(state: EngineState, command: Command): number {
   const price = command.priceUnits;
   if (price % tick !== 0 || price < tick || price > PRICE_UNITS_PER_ONE - tick) return Reject.INVALID_TICK;
   const size = command.sizeMicros;
-  if (!(size > 0) || size % SIZE_MICROS_PER_LOT !== 0) return Reject.INVALID_SIZE_PRECISION;
+  if (!isWholeLots(size)) return Reject.INVALID_SIZE_PRECISION;
   if (size > SIZE_MICROS_MAX) return Reject.SIZE_ABOVE_MAX;
   if (size < markets.minSizeMicros[market]!) return Reject.SIZE_BELOW_MIN;
   if (state.ids.find(id, state.taker.idHash) !== -1) return Reject.DUPLICATE_ORDER;
@@ -87,7 +91,7 @@ function loadTaker(state: EngineState, command: Command): void {
 /** BUY reserves its notional and taker fee at the limit price; SELL reserves its shares. */
 function buyReserveMicros(state: EngineState): number {
   const taker = state.taker;
-  const notional = taker.priceUnits * (taker.sizeMicros / SIZE_MICROS_PER_LOT);
+  const notional = notionalMicros(taker.priceUnits, taker.sizeMicros);
   return notional + takerFeeMicros(notional, taker.feeBps);
 }
 
@@ -162,7 +166,7 @@ function executeTaker(state: EngineState): void {
 function releaseTakerReserve(state: EngineState, rests: boolean): void {
   const taker = state.taker;
   if (taker.side === Side.Buy) {
-    const keep = rests ? restingReserveMicros(taker.priceUnits, taker.remainingMicros) : 0;
+    const keep = rests ? notionalMicros(taker.priceUnits, taker.remainingMicros) : 0;
     state.ledger.releaseCollateral(taker.account, taker.reserveMicros - keep);
     taker.reserveMicros = keep;
   } else if (!rests) {

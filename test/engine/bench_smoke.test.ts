@@ -1,0 +1,33 @@
+// The engine benchmark as a tiny test, so it never rots: every flow generates, replays through
+// both engines and is measured, and the cancel-depth micro benchmark runs. Nothing here asserts
+// speed; bench/engine measures that.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { BaselineAdapter, ClobdAdapter } from '../../bench/engine/adapters.js';
+import { FlowKind, generateFlow, makeAccounts, makeIds } from '../../bench/engine/flows.js';
+import { runCancelDepth } from '../../bench/engine/micro.js';
+import { measureLatency, measureThroughput, replayPrefill, stopGcObserver } from '../../bench/engine/throughput.js';
+
+after(() => stopGcObserver());
+
+test('every benchmark flow replays through clobd and the baseline', async () => {
+  const ids = makeIds(1 << 16, 1);
+  const accounts = makeAccounts(20);
+  for (const kind of [FlowKind.deep, FlowKind.normal, FlowKind.fast]) {
+    const flow = generateFlow(kind, 3000, 1, ids, accounts, (f) => new ClobdAdapter(f, { orderSlots: 1 << 16 }));
+    for (const make of [() => new ClobdAdapter(flow, { orderSlots: 1 << 16, verify: true }), () => new BaselineAdapter()]) {
+      const adapter = make();
+      replayPrefill(adapter, flow);
+      const throughput = await measureThroughput(adapter, flow, 1500);
+      const latency = measureLatency(adapter, flow, 0);
+      assert.equal(throughput.commands, 1500);
+      assert.ok(throughput.commandsPerSecond > 0 && latency.p50Ns >= 0);
+    }
+  }
+});
+
+test('the cancel-depth micro benchmark runs for both engines', async () => {
+  const results = await runCancelDepth(5);
+  assert.deepEqual(results.map((r) => r.engine), ['clobd', 'nodejs-order-book']);
+  for (const result of results) assert.ok(result.headNs > 0 && result.tailNs > 0 && result.singleNs > 0);
+});
