@@ -43,7 +43,7 @@ export class Engine {
     const config = resolveOptions(options);
     this.state = snapshot === undefined ? new EngineState(config) : restoreState(snapshot, config.verify);
     this.events = this.state.events;
-    if (snapshot !== undefined && config.verify) checkInvariants(this.state);
+    if (snapshot !== undefined && config.verify) checkInvariants(this.state, true);
   }
 
   /** An engine in exactly the state `snapshot` recorded; `verify` defaults to the snapshot's. */
@@ -67,7 +67,7 @@ export class Engine {
     this.dispatch(command);
     pushLevelChanges(state);
     pushBalanceChanges(state);
-    if (state.config.verify) checkInvariants(state);
+    if (state.config.verify) checkInvariants(state, false);
   }
 
   private dispatch(command: Command): void {
@@ -93,7 +93,7 @@ export class Engine {
 
   /** Throws an AssertionError when any invariant is broken (O(state)). */
   checkInvariants(): void {
-    checkInvariants(this.state);
+    checkInvariants(this.state, true);
   }
 
   /** SHA-256 (hex) of the canonical state: books, orders and ledger. */

@@ -106,6 +106,8 @@ export class EngineState {
   fillIndex = 0;
   /** The current command's time. */
   timeMs = 0;
+  /** Where verify mode's rotating history check continues (see invariants.ts). */
+  historyCheckCursor = 0;
   /** Bound once so the expiry heap's compaction allocates no closure per command. */
   readonly isLive: (slot: number, serial: number) => boolean;
 

@@ -100,6 +100,7 @@ function runSegment(seed: number, config: Config, counts: Counts): void {
     if (index === SEGMENT_OPERATIONS / 2) engine = restoreThroughMsgpack(engine, where(index));
     step(flow.next(engine), index);
   }
+  engine.checkInvariants();
   assert.equal(engine.stateHash(), referenceStateHash(reference), `${where(SEGMENT_OPERATIONS)}: final hash`);
 }
 

@@ -485,60 +485,71 @@ export class ReferenceEngine {
 
   // ---- level and balance changes, by diffing ----
 
-  /** Aggregate size by "market|side|price". */
-  levelSizes(): Map<string, number> {
-    const sizes = new Map<string, number>();
+  /** Aggregate size by level key (market, side, price), see levelKey. */
+  levelSizes(): Map<number, number> {
+    const sizes = new Map<number, number>();
     for (const [index, market] of this.markets) {
       for (const o of market.orders) {
-        const key = `${index}|${bookSide(o)}|${bookPrice(o.outcome, o.price)}`;
+        const key = levelKey(index, bookSide(o), bookPrice(o.outcome, o.price));
         sizes.set(key, (sizes.get(key) ?? 0) + o.remaining);
       }
     }
     return sizes;
   }
 
-  private pushLevelDiffs(before: Map<string, number>): void {
+  private pushLevelDiffs(before: Map<number, number>): void {
     const after = this.levelSizes();
-    const keys = [...new Set([...before.keys(), ...after.keys()])]
-      .map((key) => key.split('|').map(Number) as [number, number, number])
-      .sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-    for (const [market, side, price] of keys) {
-      const key = `${market}|${side}|${price}`;
+    const keys = [...new Set([...before.keys(), ...after.keys()])].sort((a, b) => a - b);
+    for (const key of keys) {
       const size = after.get(key) ?? 0;
-      if (size !== (before.get(key) ?? 0)) {
-        this.push({ kind: 'LEVEL', seq: this.seq, market, side: side as 0 | 1, priceUnits: price, sizeMicros: size });
-      }
+      if (size === (before.get(key) ?? 0)) continue;
+      const price = key % LEVELS;
+      const side = Math.floor(key / LEVELS) % 2;
+      const market = Math.floor(key / (2 * LEVELS));
+      this.push({ kind: 'LEVEL', seq: this.seq, market, side: side as 0 | 1, priceUnits: price, sizeMicros: size });
     }
   }
 
-  /** [free, reserved] by "account index|market|outcome" (market -1 for collateral). */
-  private balances(): Map<string, [number, number]> {
-    const result = new Map<string, [number, number]>();
+  /** [free, reserved] by balance key (account index, asset), see balanceKey. */
+  private balances(): Map<number, [number, number]> {
+    const result = new Map<number, [number, number]>();
     for (const account of this.accounts.values()) {
-      result.set(`${account.index}|-1|-1`, [account.free, account.reserved]);
+      result.set(balanceKey(account.index, -1, -1), [account.free, account.reserved]);
       for (const [market, s] of account.shares) {
-        result.set(`${account.index}|${market}|0`, [s[0]!, s[1]!]);
-        result.set(`${account.index}|${market}|1`, [s[2]!, s[3]!]);
+        result.set(balanceKey(account.index, market, 0), [s[0]!, s[1]!]);
+        result.set(balanceKey(account.index, market, 1), [s[2]!, s[3]!]);
       }
     }
     return result;
   }
 
-  private pushBalanceDiffs(before: Map<string, [number, number]>): void {
+  private pushBalanceDiffs(before: Map<number, [number, number]>): void {
     const after = this.balances();
     const addresses = [...this.accounts.entries()].sort((a, b) => a[1].index - b[1].index).map(([address]) => address);
-    const keys = [...new Set([...before.keys(), ...after.keys()])]
-      .map((key) => key.split('|').map(Number) as [number, number, number])
-      .sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-    for (const [index, market, outcome] of keys) {
-      const key = `${index}|${market}|${outcome}`;
+    const keys = [...new Set([...before.keys(), ...after.keys()])].sort((a, b) => a - b);
+    for (const key of keys) {
       const [free, reserved] = after.get(key) ?? [0, 0];
       const [freeBefore, reservedBefore] = before.get(key) ?? [0, 0];
       if (free === freeBefore && reserved === reservedBefore) continue;
-      this.push({ kind: 'BALANCE', seq: this.seq, account: addresses[index]!, market, outcome,
+      const asset = key % ASSETS;
+      const market = asset === 0 ? -1 : Math.floor((asset - 1) / 2);
+      const outcome = asset === 0 ? -1 : (asset - 1) % 2;
+      this.push({ kind: 'BALANCE', seq: this.seq, account: addresses[Math.floor(key / ASSETS)]!, market, outcome,
         freeMicros: free, reservedMicros: reserved });
     }
   }
+}
+
+/** Levels sort by market, then side (bids first), then price. */
+const LEVELS = ONE + 1;
+function levelKey(market: number, side: number, price: number): number {
+  return (market * 2 + side) * LEVELS + price;
+}
+
+/** Balances sort by account index, then collateral, then market and outcome. */
+const ASSETS = 2 * 100_000 + 1;
+function balanceKey(index: number, market: number, outcome: number): number {
+  return index * ASSETS + (market === -1 ? 0 : 1 + 2 * market + outcome);
 }
 
 /**
