@@ -98,25 +98,6 @@ export function copyCommand(target: Command, source: Command): void {
   target.accepting = source.accepting;
 }
 
-/** Names for logs and test output. */
-export function commandKindName(kind: CommandKind): string {
-  switch (kind) {
-    case CommandKind.AddMarket: return 'AddMarket';
-    case CommandKind.SetMarketAccepting: return 'SetMarketAccepting';
-    case CommandKind.SetTickSize: return 'SetTickSize';
-    case CommandKind.PlaceOrder: return 'PlaceOrder';
-    case CommandKind.CancelOrder: return 'CancelOrder';
-    case CommandKind.CancelOrders: return 'CancelOrders';
-    case CommandKind.CancelAccount: return 'CancelAccount';
-    case CommandKind.CancelAccountMarket: return 'CancelAccountMarket';
-    case CommandKind.Deposit: return 'Deposit';
-    case CommandKind.Withdraw: return 'Withdraw';
-    case CommandKind.ResolveMarket: return 'ResolveMarket';
-    case CommandKind.ExpireOrders: return 'ExpireOrders';
-    default: return unreachable(kind);
-  }
-}
-
 /** The `never` check that makes a switch over a closed set exhaustive at compile time. */
 export function unreachable(value: never): never {
   throw new Error(`unreachable: ${String(value)}`);

@@ -17,7 +17,7 @@ const HASHED_CHARS_MAX = 20;
  * table needs; hashing every character of a 66-character id cost a third of a command. `seed`
  * varies the probe layout (never the engine's behaviour) so it cannot be precomputed.
  */
-export function hashOrderId(id: string, seed: number): number {
+function hashOrderId(id: string, seed: number): number {
   let a = 0x811c9dc5 ^ seed;
   let b = 0x01000193 ^ Math.imul(seed, 0x9e3779b1);
   const length = id.length;

@@ -2,14 +2,15 @@
 // callable at any time. A failure is a programmer error and throws. What is checked:
 // - books: ladder links, level aggregates, bitmap and best prices; no crossed book;
 // - orders: every live order is indexed by its id, listed under its owner, on its book and not
-//   past its expiration; history entries are indexed; per-account counts and caps hold;
+//   past its expiration, and in the expiry heap if it is GTD; history entries are indexed;
+//   per-account counts and caps hold;
 // - ledger: collateral is conserved (free + reserved + complete sets = deposits − withdrawals);
 //   per market YES supply = NO supply = complete sets; reserved amounts equal what open orders
 //   need; no balance is negative or fractional.
 // The history check is O(remembered orders); after each command in verify mode it covers a
 // rotating window of the history instead, so every entry is still checked as commands go by.
 import { assert } from './assert.js';
-import { Side } from './command.js';
+import { OrderType, Side } from './command.js';
 import { isWholeLots, notionalMicros } from './notional.js';
 import { NIL } from './ladder.js';
 import { bookPriceOf } from './book.js';
@@ -26,6 +27,7 @@ export function checkInvariants(state: EngineState, wholeHistory: boolean): void
   checkCollateral(state, expected.collateral);
   checkShares(state, expected.shares);
   checkIds(state, wholeHistory);
+  checkExpiries(state);
 }
 
 function checkBooks(state: EngineState): void {
@@ -146,4 +148,22 @@ function checkIds(state: EngineState, wholeHistory: boolean): void {
     const position = state.ids.find(history.id[entry]!, history.idHash[entry]!);
     assert(position >= 0 && state.ids.valueAt(position) === historyRef(entry), 'finished order is indexed');
   }
+}
+
+/** Every resting GTD order has exactly one live entry in the expiry heap, at its expiration. */
+function checkExpiries(state: EngineState): void {
+  const orders = state.orders;
+  let liveEntries = 0;
+  state.expiries.forEach((expirationMs, serial, slot) => {
+    if (!state.isLive(slot, serial)) return;
+    assert(orders.orderTypeOf(slot) === OrderType.GTD && orders.expirationOf(slot) === expirationMs, 'heap entry is the order\'s');
+    liveEntries += 1;
+  });
+  let gtdOrders = 0;
+  for (let account = 0; account < state.ledger.accounts.count(); account += 1) {
+    for (let slot = state.ledger.accounts.orderHead[account]!; slot !== NIL; slot = orders.accountNextOf(slot)) {
+      if (orders.orderTypeOf(slot) === OrderType.GTD) gtdOrders += 1;
+    }
+  }
+  assert(liveEntries === gtdOrders, 'every resting GTD order is in the expiry heap once');
 }
