@@ -1,11 +1,12 @@
 // One side of an order book: price levels in arrays indexed by price, each level a FIFO of order
-// slots linked intrusively through shared next/prev arrays, plus the aggregate size per level
-// and the best occupied level. Appending, cancelling anywhere in a level and consuming the head
+// slots linked intrusively through next/prev words inside the slots' records, plus the
+// aggregate size per level and the best occupied level. Appending, cancelling anywhere in a level and consuming the head
 // are O(1); finding the next occupied level after the best one empties goes through a bitmap.
 //
 // The ladder knows nothing about markets, outcomes or money: it is generic over its number of
 // levels and over whatever the caller stores in the slots, so the same code runs the binary
-// market books and a plain limit-order-book workload (see bench/engine).
+// market books and a plain limit-order-book workload (test/engine/ladder.test.ts runs one with
+// a million levels against a sorted reference).
 import { assert } from './assert.js';
 import { LevelBitmap } from './level_bitmap.js';
 

@@ -1,7 +1,8 @@
 // A hash of the engine's meaningful state: markets, their books (every resting order in exact
 // priority order) and the ledger. Markets are listed by index and accounts by address, so the
 // hash does not depend on the order in which unrelated markets or accounts first appeared, nor
-// on slot numbers or other internal layout; zero balances and empty positions are left out.
+// on slot numbers or other internal layout; zero balances and empty positions are left out. The
+// finished-order history (the duplicate-id memory) is not hashed; snapshots carry it.
 // The canonical form is a JSON array; the reference engine in test/ builds the same form on its
 // own, which is what makes the two engines' hashes comparable.
 import { createHash } from 'node:crypto';
