@@ -10,6 +10,7 @@ import { eventsToObjects, type EngineEvent } from '../../engine/event_objects.js
 import { rejectName } from '../../engine/reject.js';
 import { cancelReasonName } from '../../engine/order_status.js';
 import type { EngineOptions } from '../../engine/state.js';
+import { formatUnits, parseUnits } from '../../http/decimal.js';
 import { ReferenceEngine, referenceStateHash } from './reference.js';
 
 export type Token = 'YES' | 'NO';
@@ -18,31 +19,22 @@ export type TypeName = 'GTC' | 'GTD' | 'FOK' | 'FAK';
 export const OPERATOR = 'operator';
 export const START_MS = 1_700_000_000_000;
 
-/** Exact decimal text to integer units of 10^-decimals. */
-export function toUnits(text: string, decimals: number): number {
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
-  assert.ok(match !== null && (match[2] ?? '').length <= decimals, `bad decimal ${text}`);
-  return Number((match[1] ?? '0') + (match[2] ?? '').padEnd(decimals, '0'));
+/** Exact decimal text to integer units of 10^-decimals (the edge's parser). */
+function toUnits(text: string, decimals: number): number {
+  const units = parseUnits(text, decimals);
+  assert.ok(units !== undefined, `bad decimal ${text}`);
+  return units;
 }
 
 export const micros = (text: string): number => toUnits(text, 6);
 export const priceUnits = (text: string): number => toUnits(text, 4);
 
-/** Integer units of 10^-decimals as the shortest decimal text. */
-export function fromUnits(units: number, decimals: number): string {
-  const negative = units < 0;
-  const digits = String(Math.abs(units)).padStart(decimals + 1, '0');
-  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
-  const whole = digits.slice(0, digits.length - decimals);
-  return (negative ? '-' : '') + whole + (fraction === '' ? '' : '.' + fraction);
-}
-
 const tokenName = (outcome: number): string => (outcome === 0 ? 'YES' : outcome === 1 ? 'NO' : String(outcome));
 const sideName = (side: number): string => (side === 0 ? 'BUY' : 'SELL');
 const typeNames = ['GTC', 'GTD', 'FOK', 'FAK'];
 const fillKinds = ['NORMAL', 'MINT', 'MERGE'];
-const m = (units: number): string => fromUnits(units, 6);
-const p = (units: number): string => fromUnits(units, 4);
+const m = (units: number): string => formatUnits(units, 6);
+const p = (units: number): string => formatUnits(units, 4);
 
 /** One compact line per event. */
 export function describe(event: EngineEvent): string {
