@@ -1,12 +1,24 @@
 // `npm run bench -- [suite ...] [--quick] [--json]`: runs the named benchmark suites (all by
 // default). --quick is the small run CI does so no benchmark rots.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { benchCatalog, printCatalog } from './catalog.js';
+
+/** Runs a suite that is its own script in a child process: its JIT and heap start clean. */
+function runScript(relativePath: string, quick: boolean): void {
+  const script = fileURLToPath(new URL(relativePath, import.meta.url));
+  const result = spawnSync(process.execPath, [script, ...(quick ? ['--quick'] : [])], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`${relativePath} exited with ${String(result.status ?? result.signal)}`);
+}
 
 const suites: Record<string, (quick: boolean, asJson: boolean) => Promise<void>> = {
   catalog: async (quick, asJson) => {
     const rows = await benchCatalog(quick);
     if (asJson) console.log(JSON.stringify({ suite: 'catalog', rows }));
     else printCatalog(rows);
+  },
+  engine: async (quick) => {
+    runScript('./engine/run.js', quick);
   },
 };
 

@@ -4,7 +4,7 @@
 // `import` mode keeps the ids it is given and assigns only what is missing.
 import { badRequest } from '../errors.js';
 import { jsonUnits } from '../decimal.js';
-import { tickUnitsAllowed } from './model.js';
+import { TICK_UNITS_ALLOWED } from '../../engine/constants.js';
 
 export type IngestMode = 'create' | 'import';
 
@@ -221,7 +221,7 @@ function pair(fields: Fields, key: string, item: RegExp | undefined): [string, s
 function tickUnits(fields: Fields): number {
   if (!fields.has('orderPriceMinTickSize')) return 100;
   const units = jsonUnits(fields.raw('orderPriceMinTickSize'), 4);
-  if (units === undefined || !tickUnitsAllowed.includes(units)) {
+  if (units === undefined || !TICK_UNITS_ALLOWED.includes(units)) {
     throw badRequest(`${fields.name('orderPriceMinTickSize')} must be one of 0.1, 0.01, 0.001, 0.0001, 0.005, 0.0025`);
   }
   return units;

@@ -94,9 +94,3 @@ export interface MarketRecord {
   readonly liquidityMicros: number;
 }
 
-/** Price units per 1.00 of collateral: prices are integers in units of 0.0001. */
-export const priceUnitsPerOne = 10_000;
-/** Micro-units per share or per 1.00 of collateral. */
-export const microsPerOne = 1_000_000;
-/** Tick sizes a market may use, in price units (0.1, 0.01, 0.001, 0.0001, 0.005, 0.0025). */
-export const tickUnitsAllowed: readonly number[] = [1000, 100, 10, 1, 50, 25];
