@@ -14,6 +14,7 @@ import type { Logger } from './log.js';
 import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
 import { mount, route, type Route } from './router.js';
+import { startTrading, type TradingRuntime } from './trading/runtime.js';
 import { assertNativeUws, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
 
 export type ListenerName = 'clob' | 'catalog' | 'data';
@@ -21,6 +22,7 @@ export type ListenerName = 'clob' | 'catalog' | 'data';
 export interface Server {
   readonly ports: Readonly<Record<ListenerName, number>>;
   readonly urls: Readonly<Record<ListenerName, string>>;
+  readonly trading: TradingRuntime;
   /** Stops accepting, lets in-flight requests finish (bounded wait), flushes and closes stores. */
   stop(): Promise<void>;
 }
@@ -62,6 +64,13 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const now = options.now ?? Date.now;
   const store = CatalogStore.open(config.dataDir);
   if (config.seedDemo && store.isEmpty()) seedDemo(store, now(), log);
+  let trading: TradingRuntime;
+  try {
+    trading = await startTrading(config, log, store.allMarkets(), now);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 
   const lifecycle = new Lifecycle();
   const cached = { cache: new ResponseCache(responseCacheEntriesMax, responseCacheBytesMax), version: () => store.version };
@@ -84,6 +93,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     }
   } catch (error) {
     for (const socket of sockets) uws.us_listen_socket_close(socket);
+    await trading.stop();
     await store.close();
     throw error;
   }
@@ -94,8 +104,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     for (const socket of sockets.splice(0)) uws.us_listen_socket_close(socket);
     const deadline = now() + drainWaitMs;
     while (lifecycle.inFlight > 0 && now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await trading.stop();
     await store.close();
   };
 
-  return { ports, urls: { clob: url(ports.clob), catalog: url(ports.catalog), data: url(ports.data) }, stop };
+  return { ports, urls: { clob: url(ports.clob), catalog: url(ports.catalog), data: url(ports.data) }, trading, stop };
 }

@@ -1,0 +1,155 @@
+// What a shard does with one command frame, without any I/O: the same code runs live and when
+// recovery replays the journal, so both reach the same state.
+//
+// Collateral. An address's collateral lives in the front end's treasury (one thread, so no
+// race); a shard holds only what its open BUY orders reserve. A BUY frame carries the exact
+// collateral the order may reserve (`fundMicros`, debited from the treasury when the frame was
+// written); the shard deposits it into the engine, runs the order, and then sweeps every free
+// collateral balance the command left back out (Withdraw), answering the swept amounts so the
+// treasury credits them. So after each frame a shard's engine holds collateral only as order
+// reserves, fees aside: the operator's fees are swept like anything else. Per address the shard
+// keeps `netFunding` = funded − swept, persisted with every batch; the treasury's free balance of
+// an address is its external deposits − withdrawals − Σ over shards of netFunding, which is how
+// it is rebuilt after a crash, whatever was in flight.
+//
+// Markets: the front end names a market by its key (condition id) in AddMarket; the shard gives
+// it the next engine index and answers it. Other frames name the engine index.
+import { Command, CommandKind } from '../command.js';
+import { Engine } from '../engine.js';
+import { eventsToObjects, type EngineEvent } from '../event_objects.js';
+import type { EngineSnapshot } from '../snapshot.js';
+import type { EngineOptions } from '../state.js';
+import type { Frame } from './frame.js';
+
+/** One frame's answer to the front end. */
+export interface FrameResult {
+  readonly requestId: number;
+  /** Why the runtime refused the frame before the engine saw it ('' when it did not). */
+  readonly error: string;
+  /** The engine's events for the frame (the internal fund deposit and sweeps included). */
+  readonly events: EngineEvent[];
+  /** Collateral swept back to the treasury: [address, micros] pairs. */
+  readonly credits: [string, number][];
+  /** AddMarket: the market's engine index. */
+  readonly market: number;
+}
+
+/** What recovery and snapshots need besides the engine. */
+export interface CoreState {
+  readonly seq: number;
+  readonly marketKeys: string[];
+  readonly netFunding: [string, number][];
+}
+
+/** Frame kinds the front end may send; collateral moves only through the funding protocol. */
+function isFrontEndKind(kind: number): boolean {
+  return kind !== CommandKind.Deposit && kind !== CommandKind.Withdraw;
+}
+
+function refused(frame: Frame, error: string): FrameResult {
+  return { requestId: frame.requestId, error, events: [], credits: [], market: -1 };
+}
+
+export class ShardCore {
+  readonly engine: Engine;
+  readonly marketKeys: string[];
+  private readonly marketByKey = new Map<string, number>();
+  /** Last sequence number given to an engine command. */
+  seq: number;
+  /** funded − swept per address; zero entries are dropped. */
+  readonly netFunding: Map<string, number>;
+  private readonly internal: Command;
+
+  constructor(options: EngineOptions, snapshot?: { engine: EngineSnapshot; core: CoreState }) {
+    this.engine = snapshot === undefined ? new Engine(options) : Engine.restore(snapshot.engine, options.verify ?? false);
+    this.seq = snapshot?.core.seq ?? 0;
+    this.marketKeys = [...(snapshot?.core.marketKeys ?? [])];
+    this.marketKeys.forEach((key, index) => this.marketByKey.set(key, index));
+    this.netFunding = new Map(snapshot?.core.netFunding ?? []);
+    this.internal = new Command();
+  }
+
+  coreState(): CoreState {
+    return { seq: this.seq, marketKeys: [...this.marketKeys], netFunding: [...this.netFunding] };
+  }
+
+  marketOf(key: string): number {
+    return this.marketByKey.get(key) ?? -1;
+  }
+
+  /**
+   * Applies one frame; `frame.command` is consumed (its seq is overwritten). Events are read
+   * from and then cleared out of the engine's buffer.
+   */
+  apply(frame: Frame): FrameResult {
+    const command = frame.command;
+    const events = this.engine.events;
+    events.clear();
+    if (!isFrontEndKind(command.kind) || !(frame.fundMicros >= 0 && Number.isSafeInteger(frame.fundMicros))) {
+      return refused(frame, 'the front end may not send this frame');
+    }
+    let market = -1;
+    if (command.kind === CommandKind.AddMarket) {
+      const known = this.marketByKey.get(frame.marketKey);
+      if (known !== undefined) return { requestId: frame.requestId, error: '', events: [], credits: [], market: known };
+      market = this.marketKeys.length;
+      command.market = market;
+    }
+    const credits: [string, number][] = [];
+    if (frame.fundMicros > 0) {
+      this.run(this.collateralCommand(CommandKind.Deposit, command, command.account, frame.fundMicros));
+      // A refused deposit (supply or account limit) leaves the funds with the treasury.
+      if (eventsToObjects(events).some((event) => event.kind === 'COMMAND_REJECTED')) credits.push([command.account, frame.fundMicros]);
+      else this.addFunding(command.account, frame.fundMicros);
+    }
+    const commandFrom = events.count;
+    this.run(command);
+    if (command.kind === CommandKind.AddMarket && eventsToObjects(events, commandFrom).some((event) => event.kind === 'MARKET')) {
+      this.marketKeys.push(frame.marketKey);
+      this.marketByKey.set(frame.marketKey, market);
+    }
+    for (const [address, micros] of this.sweep(command)) {
+      this.addFunding(address, -micros);
+      credits.push([address, micros]);
+    }
+    const result = { requestId: frame.requestId, error: '', events: eventsToObjects(events), credits, market };
+    events.clear();
+    return result;
+  }
+
+  private run(command: Command): void {
+    this.seq += 1;
+    command.seq = this.seq;
+    this.engine.execute(command);
+  }
+
+  private collateralCommand(kind: CommandKind, like: Command, account: string, amountMicros: number): Command {
+    const internal = this.internal;
+    internal.kind = kind;
+    internal.timeMs = like.timeMs;
+    internal.account = account;
+    internal.amountMicros = amountMicros;
+    return internal;
+  }
+
+  /** Withdraws every free collateral balance the frame's commands left, in event order. */
+  private sweep(like: Command): [string, number][] {
+    const free = new Map<string, number>();
+    for (const event of eventsToObjects(this.engine.events)) {
+      if (event.kind === 'BALANCE' && event.market === -1) free.set(event.account, event.freeMicros);
+    }
+    const credits: [string, number][] = [];
+    for (const [address, micros] of free) {
+      if (micros <= 0) continue;
+      this.run(this.collateralCommand(CommandKind.Withdraw, like, address, micros));
+      credits.push([address, micros]);
+    }
+    return credits;
+  }
+
+  private addFunding(address: string, micros: number): void {
+    const next = (this.netFunding.get(address) ?? 0) + micros;
+    if (next === 0) this.netFunding.delete(address);
+    else this.netFunding.set(address, next);
+  }
+}

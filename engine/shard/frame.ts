@@ -1,0 +1,140 @@
+// A command frame: what the front end writes into a shard's command ring and what the shard
+// journals. It is one engine Command plus what the runtime around the engine needs: the
+// request id the answer is matched by, the collateral the front end moves in with a BUY
+// (`fundMicros`), and for AddMarket the market's key (its condition id), from which the shard
+// assigns the engine's market index. Fixed-width fields first, then short ASCII strings each
+// prefixed by its length; decoding writes into one reused Frame, allocating only the strings.
+import { CommandKind, type Command } from '../command.js';
+import { CANCEL_IDS_MAX } from '../constants.js';
+
+export class Frame {
+  requestId = 0;
+  fundMicros = 0;
+  marketKey = '';
+  readonly command: Command;
+
+  constructor(command: Command) {
+    this.command = command;
+  }
+}
+
+/** Bytes before the strings. */
+const FIXED_BYTES = 80;
+/** ASCII strings (addresses, order ids, condition ids) are at most this long. */
+export const FRAME_STRING_MAX = 255;
+/** The largest frame: a CancelOrders with the most ids of the longest length. */
+export const FRAME_BYTES_MAX = FIXED_BYTES + 3 * (1 + FRAME_STRING_MAX) + 2 + CANCEL_IDS_MAX * (1 + FRAME_STRING_MAX);
+
+function stringBytes(value: string): number {
+  if (value.length > FRAME_STRING_MAX) throw new RangeError(`frame string longer than ${FRAME_STRING_MAX}`);
+  return 1 + value.length;
+}
+
+/** Bytes `encodeFrame` writes for this frame. */
+export function frameLength(frame: Frame): number {
+  const command = frame.command;
+  let length = FIXED_BYTES + stringBytes(command.account) + stringBytes(command.orderId) + stringBytes(frame.marketKey) + 2;
+  if (command.kind === CommandKind.CancelOrders) {
+    if (command.orderIds.length > CANCEL_IDS_MAX) throw new RangeError(`more than ${CANCEL_IDS_MAX} order ids`);
+    for (const id of command.orderIds) length += stringBytes(id);
+  }
+  return length;
+}
+
+function writeString(bytes: Uint8Array, at: number, value: string): number {
+  bytes[at] = value.length;
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    if (code > 0x7f) throw new RangeError('frame strings are ASCII');
+    bytes[at + 1 + index] = code;
+  }
+  return at + 1 + value.length;
+}
+
+/** Writes the frame at `offset`; returns the bytes written (`frameLength(frame)`). */
+export function encodeFrame(frame: Frame, view: DataView, bytes: Uint8Array, offset: number): number {
+  const c = frame.command;
+  view.setUint8(offset, c.kind);
+  view.setUint8(offset + 1, c.side);
+  view.setUint8(offset + 2, c.orderType);
+  view.setUint8(offset + 3, (c.postOnly ? 1 : 0) | (c.accepting ? 2 : 0));
+  view.setInt32(offset + 4, c.outcome, true);
+  view.setUint32(offset + 8, frame.requestId, true);
+  view.setInt32(offset + 12, c.market, true);
+  view.setInt32(offset + 16, c.priceUnits, true);
+  view.setInt32(offset + 20, c.tickUnits, true);
+  view.setInt32(offset + 24, c.feeBps, true);
+  view.setFloat64(offset + 32, c.timeMs, true);
+  view.setFloat64(offset + 40, c.sizeMicros, true);
+  view.setFloat64(offset + 48, c.expirationMs, true);
+  view.setFloat64(offset + 56, c.amountMicros, true);
+  view.setFloat64(offset + 64, c.minSizeMicros, true);
+  view.setFloat64(offset + 72, frame.fundMicros, true);
+  let at = offset + FIXED_BYTES;
+  at = writeString(bytes, at, c.account);
+  at = writeString(bytes, at, c.orderId);
+  at = writeString(bytes, at, frame.marketKey);
+  const ids = c.kind === CommandKind.CancelOrders ? c.orderIds : [];
+  view.setUint16(at, ids.length, true);
+  at += 2;
+  for (const id of ids) at = writeString(bytes, at, id);
+  return at - offset;
+}
+
+function readString(bytes: Uint8Array, at: number): string {
+  const length = bytes[at]!;
+  // Short ASCII: String.fromCharCode over the bytes beats a TextDecoder call at these lengths.
+  let value = '';
+  for (let index = 0; index < length; index++) value += String.fromCharCode(bytes[at + 1 + index]!);
+  return value;
+}
+
+/**
+ * Reads a frame written by `encodeFrame` into `frame` (and its command). `seq` is left alone:
+ * the shard assigns it. Throws a RangeError on a frame that is not well formed.
+ */
+export function decodeFrame(frame: Frame, view: DataView, bytes: Uint8Array, offset: number, length: number): void {
+  if (length < FIXED_BYTES + 5) throw new RangeError('frame too short');
+  const c = frame.command;
+  c.kind = view.getUint8(offset) as CommandKind;
+  c.side = view.getUint8(offset + 1) as Command['side'];
+  c.orderType = view.getUint8(offset + 2) as Command['orderType'];
+  const flags = view.getUint8(offset + 3);
+  c.postOnly = (flags & 1) !== 0;
+  c.accepting = (flags & 2) !== 0;
+  c.outcome = view.getInt32(offset + 4, true);
+  frame.requestId = view.getUint32(offset + 8, true);
+  c.market = view.getInt32(offset + 12, true);
+  c.priceUnits = view.getInt32(offset + 16, true);
+  c.tickUnits = view.getInt32(offset + 20, true);
+  c.feeBps = view.getInt32(offset + 24, true);
+  c.timeMs = view.getFloat64(offset + 32, true);
+  c.sizeMicros = view.getFloat64(offset + 40, true);
+  c.expirationMs = view.getFloat64(offset + 48, true);
+  c.amountMicros = view.getFloat64(offset + 56, true);
+  c.minSizeMicros = view.getFloat64(offset + 64, true);
+  frame.fundMicros = view.getFloat64(offset + 72, true);
+  const end = offset + length;
+  let at = offset + FIXED_BYTES;
+  const next = (): string => {
+    if (at >= end || at + 1 + bytes[at]! > end) throw new RangeError('frame string runs past the frame');
+    const value = readString(bytes, at);
+    at += 1 + value.length;
+    return value;
+  };
+  c.account = next();
+  c.orderId = next();
+  frame.marketKey = next();
+  if (at + 2 > end) throw new RangeError('frame too short');
+  const count = view.getUint16(at, true);
+  at += 2;
+  if (count > CANCEL_IDS_MAX) throw new RangeError('too many order ids');
+  if (count === 0) {
+    c.orderIds = [];
+  } else {
+    const ids: string[] = [];
+    for (let index = 0; index < count; index++) ids.push(next());
+    c.orderIds = ids;
+  }
+  if (at !== end) throw new RangeError('frame has trailing bytes');
+}

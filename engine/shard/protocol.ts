@@ -1,0 +1,76 @@
+// What the front end and a shard worker share: the worker's start data, the control messages
+// (postMessage carries control only), the ring layouts and the encoding of answers on the
+// result ring.
+import { Packr } from 'msgpackr';
+import type { RingLayout } from '../ring.js';
+import type { EngineOptions } from '../state.js';
+import type { FrameResult } from './core.js';
+
+export interface ShardWorkerData {
+  readonly shard: number;
+  readonly dataDir: string;
+  readonly commandRing: SharedArrayBuffer;
+  readonly resultRing: SharedArrayBuffer;
+  readonly commandLayout: RingLayout;
+  readonly resultLayout: RingLayout;
+  readonly engine: EngineOptions;
+  /** Start a snapshot once this many frames were journaled since the last one. */
+  readonly snapshotEveryFrames: number;
+  /** Most frames applied in one batch (one LMDB transaction). */
+  readonly batchFramesMax: number;
+}
+
+export interface ShardStatus {
+  readonly stateHash: string;
+  readonly seq: number;
+  readonly batch: number;
+  readonly invariantsHold: boolean;
+  readonly invariantError: string;
+  /** The engine's supply and fee totals and counts (EngineStats). */
+  readonly stats: Record<string, number>;
+  readonly netFunding: [string, number][];
+}
+
+export interface RecoveryFigures {
+  readonly snapshotBatch: number;
+  readonly replayedFrames: number;
+  readonly loadMs: number;
+  readonly replayMs: number;
+}
+
+/** Worker → front end. */
+export type ShardMessage =
+  | { readonly type: 'ready'; readonly marketKeys: string[]; readonly status: ShardStatus; readonly recovery: RecoveryFigures }
+  | { readonly type: 'status'; readonly token: number; readonly status: ShardStatus }
+  | { readonly type: 'read'; readonly token: number; readonly value: unknown }
+  | { readonly type: 'stopped'; readonly status: ShardStatus };
+
+/** Reads the front end may ask a shard for (tests, tools; account reads arrive later). */
+export type ShardRead =
+  | { readonly kind: 'order'; readonly orderId: string }
+  | { readonly kind: 'openOrders'; readonly account: string }
+  | { readonly kind: 'balance'; readonly account: string }
+  | { readonly kind: 'book'; readonly market: number }
+  | { readonly kind: 'market'; readonly market: number }
+  | { readonly kind: 'storedOrders' }
+  | { readonly kind: 'storedFills' };
+
+/** Front end → worker. */
+export type ShardControl =
+  | { readonly type: 'status'; readonly token: number }
+  | { readonly type: 'read'; readonly token: number; readonly read: ShardRead }
+  | { readonly type: 'stop' };
+
+export const COMMAND_LAYOUT: RingLayout = { slotCount: 1 << 14, slotBytes: 128 };
+export const RESULT_LAYOUT: RingLayout = { slotCount: 1 << 15, slotBytes: 256 };
+
+/** One Packr per thread: results are plain objects of numbers, strings and arrays. */
+const packr = new Packr({ useRecords: false, moreTypes: false });
+
+export function packResult(result: FrameResult): Buffer {
+  return packr.pack(result);
+}
+
+export function unpackResult(bytes: Uint8Array): FrameResult {
+  return packr.unpack(bytes) as FrameResult;
+}

@@ -1,0 +1,207 @@
+// A shard's LMDB environment (DATA_DIR/shard-<i>, its own writer lock). Per batch, one
+// synchronous transaction holds the batch's journal entry and the state it changed:
+//   journal   batch number → the batch's command frames, back to back ([u32 length][frame])
+//   orders    order id → OrderView as it stands after the batch (every accepted order)
+//   fills     [seq, fill index] → FillEvent
+//   balances  [address, market, outcome] → [free, reserved] (market -1: collateral)
+//   funding   address → netFunding (see core.ts); absent = 0
+//   snapshots [id, part, chunk] → the engine snapshot in chunks; meta 'snapshot' → the newest
+//             complete one
+// The environment is opened with noSync/noMetaSync false, so transactionSync returns only once
+// the commit is on disk: a batch's answers are released after that, never before. Snapshots are
+// written a few chunks per batch, and a snapshot becomes the recovery point (and the journal up
+// to it is dropped) only when its last chunk is in.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { FillEvent } from '../event_objects.js';
+import type { OrderView } from '../reads.js';
+import type { EngineSnapshot } from '../snapshot.js';
+import type { CoreState } from './core.js';
+
+/** Entries per snapshot chunk (orders, history): a chunk packs to a few MB at most. */
+const CHUNK_ENTRIES = 50_000;
+
+export interface SnapshotHead {
+  readonly id: number;
+  /** The last batch the snapshot includes; recovery replays the journal after it. */
+  readonly batch: number;
+  readonly core: CoreState;
+  readonly engine: Omit<EngineSnapshot, 'orders' | 'history'>;
+  readonly orderChunks: number;
+  readonly historyChunks: number;
+}
+
+export interface BatchChanges {
+  readonly orders: Map<string, OrderView>;
+  readonly fills: FillEvent[];
+  readonly balances: Map<string, [string, number, number, number, number]>;
+  readonly funding: Map<string, number>;
+}
+
+export function emptyChanges(): BatchChanges {
+  return { orders: new Map(), fills: [], balances: new Map(), funding: new Map() };
+}
+
+type ChunkKey = [number, number, number];
+const PART_ORDERS = 0;
+const PART_HISTORY = 1;
+
+/** A snapshot being written a few chunks at a time. */
+interface PendingSnapshot {
+  readonly head: SnapshotHead;
+  readonly chunks: [ChunkKey, unknown[]][];
+  next: number;
+}
+
+export class ShardStore {
+  readonly path: string;
+  private readonly root: RootDatabase;
+  private readonly meta: Database<unknown, string>;
+  private readonly journal: Database<Buffer, number>;
+  private readonly orders: Database<OrderView, string>;
+  private readonly fills: Database<FillEvent, [number, number]>;
+  private readonly balances: Database<[number, number], [string, number, number]>;
+  private readonly funding: Database<number, string>;
+  private readonly snapshots: Database<unknown[], ChunkKey>;
+  private pending: PendingSnapshot | undefined;
+
+  constructor(dataDir: string, shard: number) {
+    this.path = join(dataDir, `shard-${shard}`);
+    mkdirSync(this.path, { recursive: true });
+    // Durability is explicit: every commit is synced (data and meta pages) before it returns.
+    this.root = open({ path: this.path, encoding: 'msgpack', compression: false, noSync: false, noMetaSync: false, overlappingSync: false, maxDbs: 12 });
+    this.meta = this.root.openDB({ name: 'meta', encoding: 'msgpack' });
+    this.journal = this.root.openDB({ name: 'journal', encoding: 'binary', keyEncoding: 'ordered-binary' });
+    this.orders = this.root.openDB({ name: 'orders', encoding: 'msgpack' });
+    this.fills = this.root.openDB({ name: 'fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+    this.balances = this.root.openDB({ name: 'balances', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+    this.funding = this.root.openDB({ name: 'funding', encoding: 'msgpack' });
+    this.snapshots = this.root.openDB({ name: 'snapshots', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+  }
+
+  /** The last committed batch number (0 before the first). */
+  lastBatch(): number {
+    return (this.meta.get('batch') as number | undefined) ?? 0;
+  }
+
+  hasOrder(orderId: string): boolean {
+    return this.orders.doesExist(orderId);
+  }
+
+  order(orderId: string): OrderView | undefined {
+    return this.orders.get(orderId);
+  }
+
+  fundingEntries(): [string, number][] {
+    return [...this.funding.getRange().map(({ key, value }) => [key, value] as [string, number])];
+  }
+
+  fillsAll(): FillEvent[] {
+    return [...this.fills.getRange().map(({ value }) => value)];
+  }
+
+  ordersAll(): OrderView[] {
+    return [...this.orders.getRange().map(({ value }) => value)];
+  }
+
+  /** The newest complete snapshot, reassembled; undefined on a fresh shard. */
+  loadSnapshot(): { head: SnapshotHead; engine: EngineSnapshot } | undefined {
+    const head = this.meta.get('snapshot') as SnapshotHead | undefined;
+    if (head === undefined) return undefined;
+    const read = (part: number, count: number): unknown[] => {
+      const out: unknown[] = [];
+      for (let chunk = 0; chunk < count; chunk++) {
+        const entries = this.snapshots.get([head.id, part, chunk]);
+        if (entries === undefined) throw new Error(`snapshot ${head.id} misses chunk ${part}/${chunk}`);
+        for (const entry of entries) out.push(entry);
+      }
+      return out;
+    };
+    const engine = {
+      ...head.engine,
+      orders: read(PART_ORDERS, head.orderChunks),
+      history: read(PART_HISTORY, head.historyChunks),
+    } as EngineSnapshot;
+    return { head, engine };
+  }
+
+  /** Journal entries after `batch`, oldest first. */
+  *journalAfter(batch: number): Generator<[number, Buffer]> {
+    for (const { key, value } of this.journal.getRange({ start: batch + 1 })) yield [key, value];
+  }
+
+  /**
+   * Commits one batch durably: its frames, its state changes, and the next chunks of a snapshot
+   * being written. Returns only when the commit is on disk.
+   */
+  commitBatch(batch: number, frames: Uint8Array, changes: BatchChanges, snapshotChunks: number): void {
+    this.root.transactionSync(() => {
+      if (frames.length > 0) this.journal.putSync(batch, Buffer.from(frames.buffer, frames.byteOffset, frames.length));
+      for (const [id, view] of changes.orders) this.orders.putSync(id, view);
+      for (const fill of changes.fills) this.fills.putSync([fill.seq, fill.fillIndex], fill);
+      for (const [address, market, outcome, free, reserved] of changes.balances.values()) {
+        this.balances.putSync([address, market, outcome], [free, reserved]);
+      }
+      for (const [address, micros] of changes.funding) {
+        if (micros === 0) this.funding.removeSync(address);
+        else this.funding.putSync(address, micros);
+      }
+      this.meta.putSync('batch', batch);
+      this.writeSnapshotChunks(snapshotChunks);
+    });
+  }
+
+  /** Whether a snapshot is still being written. */
+  snapshotPending(): boolean {
+    return this.pending !== undefined;
+  }
+
+  /** Starts writing `engine` + `core` as of `batch` (taken between batches). */
+  beginSnapshot(batch: number, core: CoreState, engine: EngineSnapshot): void {
+    const previous = this.meta.get('snapshot') as SnapshotHead | undefined;
+    const id = (previous?.id ?? 0) + 1;
+    const chunks: [ChunkKey, unknown[]][] = [];
+    const cut = (part: number, entries: unknown[]): number => {
+      let count = 0;
+      for (let from = 0; from < entries.length; from += CHUNK_ENTRIES) {
+        chunks.push([[id, part, count], entries.slice(from, from + CHUNK_ENTRIES)]);
+        count++;
+      }
+      return count;
+    };
+    const { orders, history, ...rest } = engine;
+    const orderChunks = cut(PART_ORDERS, orders);
+    const historyChunks = cut(PART_HISTORY, history);
+    this.pending = { head: { id, batch, core, engine: rest, orderChunks, historyChunks }, chunks, next: 0 };
+  }
+
+  /** Writes everything a pending snapshot still needs in one transaction (clean stop). */
+  finishSnapshot(): void {
+    if (this.pending === undefined) return;
+    this.root.transactionSync(() => this.writeSnapshotChunks(Number.MAX_SAFE_INTEGER));
+  }
+
+  close(): Promise<void> {
+    return this.root.close();
+  }
+
+  /** Inside a write transaction: up to `count` chunks, then the head once all are in. */
+  private writeSnapshotChunks(count: number): void {
+    const pending = this.pending;
+    if (pending === undefined) return;
+    for (let written = 0; written < count && pending.next < pending.chunks.length; written++) {
+      const [key, entries] = pending.chunks[pending.next]!;
+      this.snapshots.putSync(key, entries);
+      pending.next++;
+    }
+    if (pending.next < pending.chunks.length) return;
+    const previous = this.meta.get('snapshot') as SnapshotHead | undefined;
+    this.meta.putSync('snapshot', pending.head);
+    for (const { key } of this.journal.getRange({ end: pending.head.batch + 1 })) this.journal.removeSync(key);
+    if (previous !== undefined) {
+      for (const { key } of this.snapshots.getRange({ start: [previous.id], end: [previous.id + 1] })) this.snapshots.removeSync(key);
+    }
+    this.pending = undefined;
+  }
+}

@@ -1,0 +1,256 @@
+// A matching worker: one thread per shard. It recovers its state (newest snapshot, then the
+// journal after it, through the same code that runs live), then loops: drain a batch of frames
+// from the command ring, apply them, commit the batch in one durable LMDB transaction, and only
+// then write the answers to the result ring. While a commit is on its way to disk, the front end
+// keeps filling the ring, so batches grow with the load (group commit).
+//
+// The loop blocks in Atomics.wait after a bounded spin when the ring is empty, and returns to the
+// thread's event loop every few milliseconds so control messages (status, reads, stop) arrive.
+import { performance } from 'node:perf_hooks';
+import { parentPort, workerData } from 'node:worker_threads';
+import { Command, CommandKind } from '../command.js';
+import { Reject } from '../reject.js';
+import { Ring } from '../ring.js';
+import { ShardCore, type FrameResult } from './core.js';
+import { decodeFrame, Frame } from './frame.js';
+import { packResult, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus, type ShardWorkerData } from './protocol.js';
+import { emptyChanges, ShardStore, type BatchChanges } from './store.js';
+
+/** Ring polls before sleeping: enough to catch a burst without a wake-up, ~10 µs. */
+const SPINS = 200;
+/** Longest sleep on an empty ring before looking at control messages. */
+const IDLE_WAIT_MS = 5;
+/** Longest stretch of work before the loop lets control messages in. */
+const YIELD_EVERY_MS = 10;
+/** Snapshot chunks written per batch while a snapshot is pending. */
+const SNAPSHOT_CHUNKS_PER_BATCH = 2;
+
+const data = workerData as ShardWorkerData;
+const port = parentPort!;
+const commandRing = new Ring(data.commandRing, data.commandLayout);
+const resultRing = new Ring(data.resultRing, data.resultLayout);
+const store = new ShardStore(data.dataDir, data.shard);
+const frame = new Frame(new Command());
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+let core!: ShardCore;
+let batch = 0;
+let framesSinceSnapshot = 0;
+let stopping = false;
+
+function status(): ShardStatus {
+  let invariantError = '';
+  try {
+    core.engine.checkInvariants();
+  } catch (error) {
+    invariantError = error instanceof Error ? error.message : String(error);
+  }
+  return {
+    stateHash: core.engine.stateHash(), seq: core.seq, batch, invariantsHold: invariantError === '', invariantError,
+    stats: { ...core.engine.stats() }, netFunding: [...core.netFunding],
+  };
+}
+
+function post(message: ShardMessage): void {
+  port.postMessage(message);
+}
+
+/** Frames of one journal entry: [u32 length][frame] back to back. */
+function* framesOf(entry: Uint8Array): Generator<[DataView, number, number]> {
+  const view = new DataView(entry.buffer, entry.byteOffset, entry.byteLength);
+  for (let at = 0; at < entry.byteLength;) {
+    const length = view.getUint32(at, true);
+    yield [view, at + 4, length];
+    at += 4 + length;
+  }
+}
+
+function recover(): RecoveryFigures {
+  const started = performance.now();
+  const snapshot = store.loadSnapshot();
+  core = new ShardCore(data.engine, snapshot === undefined ? undefined : { engine: snapshot.engine, core: snapshot.head.core });
+  const loaded = performance.now();
+  const snapshotBatch = snapshot?.head.batch ?? 0;
+  let replayedFrames = 0;
+  const bytes = (entry: Uint8Array) => new Uint8Array(entry.buffer, entry.byteOffset, entry.byteLength);
+  for (const [, entry] of store.journalAfter(snapshotBatch)) {
+    for (const [view, offset, length] of framesOf(entry)) {
+      decodeFrame(frame, view, bytes(entry), offset, length);
+      core.apply(frame);
+      replayedFrames++;
+    }
+  }
+  batch = store.lastBatch();
+  framesSinceSnapshot = replayedFrames;
+  const stored = new Map(store.fundingEntries());
+  const live = core.netFunding;
+  if (stored.size !== live.size || [...live].some(([address, micros]) => stored.get(address) !== micros)) {
+    throw new Error(`shard ${data.shard}: replayed funding differs from the funding table`);
+  }
+  return { snapshotBatch, replayedFrames, loadMs: loaded - started, replayMs: performance.now() - loaded };
+}
+
+/** A growable byte buffer for the batch's journal entry. */
+class JournalBuffer {
+  bytes = new Uint8Array(1 << 16);
+  view = new DataView(this.bytes.buffer);
+  length = 0;
+
+  append(source: Uint8Array, offset: number, length: number): void {
+    while (this.length + 4 + length > this.bytes.length) {
+      const grown = new Uint8Array(this.bytes.length * 2);
+      grown.set(this.bytes.subarray(0, this.length));
+      this.bytes = grown;
+      this.view = new DataView(grown.buffer);
+    }
+    this.view.setUint32(this.length, length, true);
+    this.bytes.set(source.subarray(offset, offset + length), this.length + 4);
+    this.length += 4 + length;
+  }
+}
+
+const journal = new JournalBuffer();
+
+function refusal(requestId: number, error: string): FrameResult {
+  return { requestId, error, events: [], credits: [], market: -1 };
+}
+
+/** The answer to a PlaceOrder whose id an earlier, stored order already used. */
+function duplicateOf(f: Frame): FrameResult {
+  const c = f.command;
+  return {
+    requestId: f.requestId, error: '', market: -1, credits: f.fundMicros > 0 ? [[c.account, f.fundMicros]] : [],
+    events: [{
+      kind: 'ORDER_REJECTED', seq: 0, orderId: c.orderId, account: c.account, market: c.market, outcome: c.outcome,
+      side: c.side, priceUnits: c.priceUnits, sizeMicros: c.sizeMicros, orderType: c.orderType, reason: Reject.DUPLICATE_ORDER,
+    }],
+  };
+}
+
+function record(result: FrameResult, changes: BatchChanges, touched: Set<string>): void {
+  for (const event of result.events) {
+    switch (event.kind) {
+      case 'ORDER_ACCEPTED': case 'ORDER_UPDATED': case 'ORDER_CANCELLED':
+        touched.add(event.orderId);
+        break;
+      case 'FILL':
+        changes.fills.push(event);
+        touched.add(event.makerOrderId);
+        touched.add(event.takerOrderId);
+        break;
+      case 'BALANCE':
+        changes.balances.set(`${event.account}\n${event.market}\n${event.outcome}`, [event.account, event.market, event.outcome, event.freeMicros, event.reservedMicros]);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+/** Drains up to batchFramesMax frames, commits them durably, then answers them. */
+function runBatch(): void {
+  const results: FrameResult[] = [];
+  const changes = emptyChanges();
+  const touched = new Set<string>();
+  const funded = new Set<string>();
+  journal.length = 0;
+  for (let count = 0; count < data.batchFramesMax; count++) {
+    const head = commandRing.peek();
+    if (head === undefined) break;
+    try {
+      decodeFrame(frame, commandRing.view, commandRing.bytes, head.offset, head.length);
+    } catch (error) {
+      const requestId = head.length >= 12 ? commandRing.view.getUint32(head.offset + 8, true) : 0;
+      commandRing.consume(head);
+      results.push(refusal(requestId, `malformed frame: ${(error as Error).message}`));
+      continue;
+    }
+    const command = frame.command;
+    if (command.kind === CommandKind.PlaceOrder && store.hasOrder(command.orderId)) {
+      commandRing.consume(head);
+      results.push(duplicateOf(frame));
+      continue;
+    }
+    journal.append(commandRing.bytes, head.offset, head.length);
+    commandRing.consume(head);
+    const result = core.apply(frame);
+    if (result.error === '') {
+      record(result, changes, touched);
+      if (frame.fundMicros > 0) funded.add(command.account);
+      for (const [address] of result.credits) funded.add(address);
+    }
+    results.push(result);
+  }
+  if (results.length === 0) return;
+  for (const id of touched) {
+    const view = core.engine.getOrder(id);
+    if (view !== undefined) changes.orders.set(id, view);
+  }
+  for (const address of funded) changes.funding.set(address, core.netFunding.get(address) ?? 0);
+  const journaled = journal.length > 0;
+  if (journaled) batch++;
+  store.commitBatch(batch, journal.bytes.subarray(0, journal.length), changes, SNAPSHOT_CHUNKS_PER_BATCH);
+  for (const result of results) writeResult(result);
+  if (journaled) framesSinceSnapshot += results.length;
+  if (framesSinceSnapshot >= data.snapshotEveryFrames && !store.snapshotPending()) startSnapshot();
+}
+
+function startSnapshot(): void {
+  store.beginSnapshot(batch, core.coreState(), core.engine.snapshot());
+  framesSinceSnapshot = 0;
+}
+
+/** Writes one answer; while the result ring is full, waits for the front end to read. */
+function writeResult(result: FrameResult): void {
+  const bytes = packResult(result);
+  while (!resultRing.write(bytes)) Atomics.wait(pause, 0, 0, 0.05);
+}
+
+function read(request: ShardRead): unknown {
+  switch (request.kind) {
+    case 'order': return core.engine.getOrder(request.orderId) ?? null;
+    case 'openOrders': return core.engine.openOrdersOf(request.account);
+    case 'balance': return core.engine.balanceOf(request.account) ?? null;
+    case 'book': return core.engine.bookLevels(request.market) ?? null;
+    case 'market': return core.engine.market(request.market) ?? null;
+    case 'storedOrders': return store.ordersAll();
+    case 'storedFills': return store.fillsAll();
+    default: return null;
+  }
+}
+
+port.on('message', (message: ShardControl) => {
+  switch (message.type) {
+    case 'status': post({ type: 'status', token: message.token, status: status() }); break;
+    case 'read': post({ type: 'read', token: message.token, value: read(message.read) }); break;
+    case 'stop': stopping = true; break;
+    default: break;
+  }
+});
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+async function loop(): Promise<void> {
+  let lastYield = performance.now();
+  while (!stopping) {
+    if (commandRing.waitForFrame(SPINS, IDLE_WAIT_MS)) runBatch();
+    else if (store.snapshotPending()) store.commitBatch(batch, new Uint8Array(0), emptyChanges(), SNAPSHOT_CHUNKS_PER_BATCH);
+    const now = performance.now();
+    if (now - lastYield >= YIELD_EVERY_MS || commandRing.peek() === undefined) {
+      await yieldToEventLoop();
+      lastYield = performance.now();
+    }
+  }
+  // Stop: answer what is already in the ring, then leave a snapshot so the next start is quick.
+  while (commandRing.peek() !== undefined) runBatch();
+  if (!store.snapshotPending() && framesSinceSnapshot > 0) startSnapshot();
+  store.finishSnapshot();
+  const final = status();
+  await store.close();
+  post({ type: 'stopped', status: final });
+  port.close();
+}
+
+const recovery = recover();
+post({ type: 'ready', marketKeys: [...core.marketKeys], status: status(), recovery });
+await loop();

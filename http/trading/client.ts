@@ -1,0 +1,268 @@
+// The internal trading client: everything the order routes (and, until they exist, the tests
+// and benchmarks) do to the exchange goes through here. It knows which shard holds each market,
+// funds BUY orders from the treasury, finds the shard of an order id for cancels, and runs the
+// periodic expiry tick. Money is integers throughout (price units, micros).
+import { CommandKind, OUTCOME_ANY, OrderType, Side } from '../../engine/command.js';
+import { PRICE_UNITS_PER_ONE, SIZE_MICROS_MAX } from '../../engine/constants.js';
+import type { EngineEvent } from '../../engine/event_objects.js';
+import { takerFeeMicros } from '../../engine/fee.js';
+import { isWholeLots, notionalMicros } from '../../engine/notional.js';
+import type { FrameResult } from '../../engine/shard/core.js';
+import type { ShardStatus } from '../../engine/shard/protocol.js';
+import type { BalanceView, BookView, MarketView, OrderView } from '../../engine/reads.js';
+import { Reject } from '../../engine/reject.js';
+import type { ShardPool } from './shards.js';
+import type { Treasury } from './treasury.js';
+
+export interface MarketSpec {
+  /** The condition id. */
+  readonly key: string;
+  readonly tickUnits: number;
+  readonly minSizeMicros: number;
+  readonly feeBps: number;
+}
+
+interface MarketPlace {
+  readonly shard: number;
+  readonly market: number;
+  readonly feeBps: number;
+}
+
+export interface PlaceOrder {
+  readonly account: string;
+  readonly orderId: string;
+  readonly marketKey: string;
+  readonly outcome: number;
+  readonly side: Side;
+  readonly orderType: OrderType;
+  readonly priceUnits: number;
+  readonly sizeMicros: number;
+  readonly expirationMs?: number;
+  readonly postOnly?: boolean;
+}
+
+/** An answer: the engine's events for the command (fund and sweep movements included). */
+export interface TradeResult {
+  readonly events: readonly EngineEvent[];
+}
+
+/** Cancels remember this many order ids' shards; older ids are looked for on every shard. */
+const ORDER_SHARDS_REMEMBERED = 1 << 20;
+
+export class TradingClient {
+  private readonly markets = new Map<string, MarketPlace>();
+  private readonly orderShard = new Map<string, number>();
+
+  constructor(private readonly pool: ShardPool, private readonly treasury: Treasury, private readonly now: () => number) {
+    for (let shard = 0; shard < pool.count; shard++) {
+      pool.marketKeys(shard).forEach((key, market) => this.markets.set(key, { shard, market, feeBps: -1 }));
+    }
+  }
+
+  /** Keys of every registered market. */
+  marketKeys(): string[] {
+    return [...this.markets.keys()];
+  }
+
+  hasMarket(key: string): boolean {
+    return this.markets.has(key);
+  }
+
+  /** Registers a market with its shard (idempotent: a known key keeps its index). */
+  async addMarket(spec: MarketSpec): Promise<void> {
+    const shard = this.pool.shardOf(spec.key);
+    const result = await this.pool.send(shard, (frame) => {
+      const c = frame.command;
+      c.kind = CommandKind.AddMarket;
+      c.timeMs = this.now();
+      c.tickUnits = spec.tickUnits;
+      c.minSizeMicros = spec.minSizeMicros;
+      c.feeBps = spec.feeBps;
+      c.accepting = true;
+      c.account = '';
+      c.orderId = '';
+      frame.marketKey = spec.key;
+    });
+    const rejected = result.events.find((event) => event.kind === 'COMMAND_REJECTED');
+    if (result.error !== '' || rejected !== undefined || result.market < 0) {
+      throw new Error(`market ${spec.key} was refused: ${result.error || JSON.stringify(rejected)}`);
+    }
+    this.markets.set(spec.key, { shard, market: result.market, feeBps: spec.feeBps });
+  }
+
+  /** Places an order; unknown markets are refused by the engine as UNKNOWN_MARKET. */
+  async placeOrder(order: PlaceOrder): Promise<TradeResult> {
+    const place = this.markets.get(order.marketKey);
+    const shard = place?.shard ?? this.pool.shardOf(order.marketKey);
+    const feeBps = place === undefined ? 0 : await this.feeOf(order.marketKey, place);
+    const fund = order.side === Side.Buy ? this.treasury.take(order.account, buyReserveMicros(order, feeBps)) : 0;
+    let result: FrameResult;
+    try {
+      result = await this.pool.send(shard, (frame) => {
+        const c = frame.command;
+        c.kind = CommandKind.PlaceOrder;
+        c.timeMs = this.now();
+        c.account = order.account;
+        c.orderId = order.orderId;
+        c.market = place?.market ?? -1;
+        c.outcome = order.outcome;
+        c.side = order.side;
+        c.orderType = order.orderType;
+        c.priceUnits = order.priceUnits;
+        c.sizeMicros = order.sizeMicros;
+        c.expirationMs = order.expirationMs ?? 0;
+        c.postOnly = order.postOnly ?? false;
+        frame.marketKey = '';
+      }, fund);
+    } catch (error) {
+      this.treasury.refund(order.account, fund);
+      throw error;
+    }
+    if (result.events.some((event) => event.kind === 'ORDER_ACCEPTED')) this.rememberShard(order.orderId, shard);
+    return result;
+  }
+
+  /** Cancels one order: on the shard that took it, or on every shard when that is forgotten. */
+  async cancelOrder(account: string, orderId: string): Promise<TradeResult> {
+    const known = this.orderShard.get(orderId);
+    const shards = known === undefined ? this.allShards() : [known];
+    const results = await Promise.all(shards.map((shard) => this.pool.send(shard, (frame) => {
+      const c = frame.command;
+      c.kind = CommandKind.CancelOrder;
+      c.timeMs = this.now();
+      c.account = account;
+      c.orderId = orderId;
+      frame.marketKey = '';
+    })));
+    // The shard that knew the order answers for it; otherwise any NOT_FOUND answer will do.
+    const answer = results.find((result) => !result.events.some((event) => event.kind === 'CANCEL_REJECTED' && event.reason === Reject.ORDER_NOT_FOUND));
+    return answer ?? results[0]!;
+  }
+
+  /** Cancels every open order of `account` on every shard. */
+  async cancelAll(account: string): Promise<TradeResult> {
+    return this.broadcast(CommandKind.CancelAccount, account, -1, OUTCOME_ANY);
+  }
+
+  /** Cancels `account`'s orders in one market (one token, or both with OUTCOME_ANY). */
+  async cancelMarket(account: string, marketKey: string, outcome: number = OUTCOME_ANY): Promise<TradeResult> {
+    const place = this.markets.get(marketKey);
+    if (place === undefined) return { events: [] };
+    return this.one(place.shard, CommandKind.CancelAccountMarket, account, place.market, outcome);
+  }
+
+  async resolveMarket(marketKey: string, winner: number): Promise<TradeResult> {
+    const place = this.requireMarket(marketKey);
+    return this.one(place.shard, CommandKind.ResolveMarket, '', place.market, winner);
+  }
+
+  async setAccepting(marketKey: string, accepting: boolean): Promise<TradeResult> {
+    const place = this.requireMarket(marketKey);
+    const result = await this.pool.send(place.shard, (frame) => {
+      const c = frame.command;
+      c.kind = CommandKind.SetMarketAccepting;
+      c.timeMs = this.now();
+      c.market = place.market;
+      c.accepting = accepting;
+      c.account = '';
+      c.orderId = '';
+      frame.marketKey = '';
+    });
+    return result;
+  }
+
+  /** Expires due GTD orders on every shard (the runtime calls it every second). */
+  async expire(): Promise<void> {
+    await this.broadcast(CommandKind.ExpireOrders, '', -1, 0);
+  }
+
+  /** Credits external collateral (durable before it returns); false past the supply cap. */
+  deposit(account: string, micros: number): boolean {
+    if (!Number.isSafeInteger(micros) || micros <= 0) throw new RangeError('deposit must be a positive integer of micros');
+    return this.treasury.deposit(account, micros);
+  }
+
+  /** Pays out free collateral; false when the free balance is short. */
+  withdraw(account: string, micros: number): boolean {
+    if (!Number.isSafeInteger(micros) || micros <= 0) throw new RangeError('withdrawal must be a positive integer of micros');
+    return this.treasury.withdraw(account, micros);
+  }
+
+  /** Free collateral in the treasury plus each shard's view of the account. */
+  async balance(account: string): Promise<{ freeMicros: number; shards: (BalanceView | null)[] }> {
+    const shards = await Promise.all(this.allShards().map((shard) => this.pool.read<BalanceView | null>(shard, { kind: 'balance', account })));
+    return { freeMicros: this.treasury.freeOf(account), shards };
+  }
+
+  async order(orderId: string): Promise<OrderView | null> {
+    for (const shard of this.allShards()) {
+      const view = await this.pool.read<OrderView | null>(shard, { kind: 'order', orderId });
+      if (view !== null) return view;
+    }
+    return null;
+  }
+
+  async book(marketKey: string): Promise<BookView | null> {
+    const place = this.requireMarket(marketKey);
+    return this.pool.read<BookView | null>(place.shard, { kind: 'book', market: place.market });
+  }
+
+  statuses(): Promise<ShardStatus[]> {
+    return Promise.all(this.allShards().map((shard) => this.pool.status(shard)));
+  }
+
+  private requireMarket(marketKey: string): MarketPlace {
+    const place = this.markets.get(marketKey);
+    if (place === undefined) throw new RangeError(`unknown market ${marketKey}`);
+    return place;
+  }
+
+  /** Markets known from a shard's registry learn their fee from the engine once. */
+  private async feeOf(key: string, place: MarketPlace): Promise<number> {
+    if (place.feeBps >= 0) return place.feeBps;
+    const view = await this.pool.read<MarketView | null>(place.shard, { kind: 'market', market: place.market });
+    const feeBps = view?.feeBps ?? 0;
+    this.markets.set(key, { ...place, feeBps });
+    return feeBps;
+  }
+
+  private allShards(): number[] {
+    return Array.from({ length: this.pool.count }, (_, shard) => shard);
+  }
+
+  private rememberShard(orderId: string, shard: number): void {
+    if (this.orderShard.size >= ORDER_SHARDS_REMEMBERED) {
+      const oldest = this.orderShard.keys().next().value;
+      if (oldest !== undefined) this.orderShard.delete(oldest);
+    }
+    this.orderShard.set(orderId, shard);
+  }
+
+  private one(shard: number, kind: CommandKind, account: string, market: number, outcome: number): Promise<FrameResult> {
+    return this.pool.send(shard, (frame) => {
+      const c = frame.command;
+      c.kind = kind;
+      c.timeMs = this.now();
+      c.account = account;
+      c.orderId = '';
+      c.market = market;
+      c.outcome = outcome;
+      frame.marketKey = '';
+    });
+  }
+
+  private async broadcast(kind: CommandKind, account: string, market: number, outcome: number): Promise<TradeResult> {
+    const results = await Promise.all(this.allShards().map((shard) => this.one(shard, kind, account, market, outcome)));
+    return { events: results.flatMap((result) => result.events) };
+  }
+}
+
+/** What a BUY may reserve: its notional at the limit price plus the most taker fee it can owe. */
+function buyReserveMicros(order: PlaceOrder, feeBps: number): number {
+  const { priceUnits, sizeMicros } = order;
+  if (!Number.isInteger(priceUnits) || priceUnits <= 0 || priceUnits >= PRICE_UNITS_PER_ONE) return 0;
+  if (!isWholeLots(sizeMicros) || sizeMicros > SIZE_MICROS_MAX) return 0;
+  const notional = notionalMicros(priceUnits, sizeMicros);
+  return notional + takerFeeMicros(notional, feeBps);
+}
+

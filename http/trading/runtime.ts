@@ -1,0 +1,49 @@
+// The trading runtime as the server holds it: treasury, matching workers and the client, started
+// together (every shard recovered, every catalog market with an order book registered) and
+// stopped together (every shard answers what it holds, snapshots and closes).
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { MarketRecord } from '../catalog/model.js';
+import type { ShardStatus } from '../../engine/shard/protocol.js';
+import { TradingClient, type MarketSpec } from './client.js';
+import { ShardPool } from './shards.js';
+import { Treasury } from './treasury.js';
+
+/** How often due GTD orders are expired. */
+const EXPIRY_TICK_MS = 1000;
+
+export interface TradingRuntime {
+  readonly client: TradingClient;
+  readonly pool: ShardPool;
+  readonly treasury: Treasury;
+  stop(): Promise<ShardStatus[]>;
+}
+
+export function marketSpecOf(market: MarketRecord): MarketSpec {
+  return { key: market.conditionId, tickUnits: market.tickUnits, minSizeMicros: market.minSizeMicros, feeBps: market.takerBaseFeeBps };
+}
+
+export async function startTrading(config: Config, log: Logger, markets: readonly MarketRecord[], now: () => number): Promise<TradingRuntime> {
+  const treasury = new Treasury(config.dataDir, config.shards);
+  const pool = new ShardPool({
+    dataDir: config.dataDir, shards: config.shards, engine: { operatorAddress: config.exchangeAddress.toLowerCase() },
+  }, treasury, log);
+  await pool.start();
+  const client = new TradingClient(pool, treasury, now);
+  for (const market of markets) {
+    if (market.enableOrderBook && !client.hasMarket(market.conditionId)) await client.addMarket(marketSpecOf(market));
+  }
+  const timer = setInterval(() => {
+    client.expire().catch((error: Error) => log.warn('expiry tick skipped', { error: error.message }));
+  }, EXPIRY_TICK_MS);
+  timer.unref();
+  return {
+    client, pool, treasury,
+    async stop() {
+      clearInterval(timer);
+      const statuses = await pool.stop();
+      await treasury.close();
+      return statuses;
+    },
+  };
+}

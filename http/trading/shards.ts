@@ -1,0 +1,276 @@
+// The front end's side of the matching workers: it starts one worker per shard, writes command
+// frames into each shard's command ring, reads the answers from its result ring, and restarts a
+// worker that dies (its markets answer 503 until it is back; answers it committed but did not
+// deliver are still read from its result ring first). postMessage carries control only:
+// status, reads for tools and tests, stop.
+import { Worker } from 'node:worker_threads';
+import { Command } from '../../engine/command.js';
+import { Ring } from '../../engine/ring.js';
+import type { FrameResult } from '../../engine/shard/core.js';
+import { encodeFrame, Frame, frameLength } from '../../engine/shard/frame.js';
+import {
+  COMMAND_LAYOUT, RESULT_LAYOUT, unpackResult, type RecoveryFigures, type ShardControl, type ShardMessage,
+  type ShardRead, type ShardStatus, type ShardWorkerData,
+} from '../../engine/shard/protocol.js';
+import type { EngineOptions } from '../../engine/state.js';
+import type { Logger } from '../log.js';
+import type { Treasury } from './treasury.js';
+
+/** Why a command could not be handed to its shard; the edge answers 503 with Retry-After. */
+export class ShardUnavailable extends Error {
+  readonly retryAfterS: number;
+
+  constructor(message: string, retryAfterS: number) {
+    super(message);
+    this.name = 'ShardUnavailable';
+    this.retryAfterS = retryAfterS;
+  }
+}
+
+export interface ShardPoolOptions {
+  readonly dataDir: string;
+  readonly shards: number;
+  readonly engine: EngineOptions;
+  readonly snapshotEveryFrames?: number;
+  readonly batchFramesMax?: number;
+}
+
+interface Pending {
+  readonly resolve: (result: FrameResult) => void;
+  readonly reject: (error: Error) => void;
+  readonly account: string;
+  readonly fundMicros: number;
+}
+
+interface Control {
+  readonly resolve: (value: never) => void;
+}
+
+/** Longest wait for an answer on an idle result ring before looking again. */
+const RESULT_WAIT_MS = 50;
+
+class ShardHandle {
+  worker: Worker | undefined;
+  commandRing: Ring;
+  resultRing: Ring;
+  ready = false;
+  stopping = false;
+  marketKeys: string[] = [];
+  recovery: RecoveryFigures | undefined;
+  readonly pending = new Map<number, Pending>();
+  readonly controls = new Map<number, Control>();
+  restarts = 0;
+  private readonly buffers: { command: SharedArrayBuffer; result: SharedArrayBuffer };
+
+  constructor(readonly index: number) {
+    this.buffers = { command: Ring.allocate(COMMAND_LAYOUT), result: Ring.allocate(RESULT_LAYOUT) };
+    this.commandRing = new Ring(this.buffers.command, COMMAND_LAYOUT);
+    this.resultRing = new Ring(this.buffers.result, RESULT_LAYOUT);
+  }
+
+  /** Fresh rings for a new worker: frames left by a dead one must not run after their 503. */
+  renewRings(): { command: SharedArrayBuffer; result: SharedArrayBuffer } {
+    this.buffers.command = Ring.allocate(COMMAND_LAYOUT);
+    this.buffers.result = Ring.allocate(RESULT_LAYOUT);
+    this.commandRing = new Ring(this.buffers.command, COMMAND_LAYOUT);
+    this.resultRing = new Ring(this.buffers.result, RESULT_LAYOUT);
+    return this.buffers;
+  }
+
+  currentBuffers(): { command: SharedArrayBuffer; result: SharedArrayBuffer } {
+    return this.buffers;
+  }
+}
+
+export class ShardPool {
+  readonly count: number;
+  private readonly handles: ShardHandle[];
+  private readonly frame = new Frame(new Command());
+  private nextRequestId = 1;
+  private nextToken = 1;
+  private closed = false;
+
+  constructor(private readonly options: ShardPoolOptions, private readonly treasury: Treasury, private readonly log: Logger) {
+    this.count = options.shards;
+    this.handles = Array.from({ length: options.shards }, (_, index) => new ShardHandle(index));
+  }
+
+  /** Starts every worker and waits until each has recovered. */
+  async start(): Promise<void> {
+    await Promise.all(this.handles.map((handle) => this.spawn(handle, handle.currentBuffers())));
+  }
+
+  /** The shard a market belongs to: FNV-1a of its key, so the mapping never changes. */
+  shardOf(marketKey: string): number {
+    let hash = 0x811c9dc5;
+    for (let index = 0; index < marketKey.length; index++) hash = Math.imul(hash ^ marketKey.charCodeAt(index), 0x01000193);
+    return (hash >>> 0) % this.count;
+  }
+
+  marketKeys(shard: number): readonly string[] {
+    return this.handles[shard]!.marketKeys;
+  }
+
+  recovery(shard: number): RecoveryFigures | undefined {
+    return this.handles[shard]!.recovery;
+  }
+
+  restarts(shard: number): number {
+    return this.handles[shard]!.restarts;
+  }
+
+  isReady(shard: number): boolean {
+    return this.handles[shard]!.ready;
+  }
+
+  /**
+   * Writes one frame (filled in by `fill` on the reused Frame) into the shard's ring and
+   * resolves with its answer once the shard has committed it. Throws ShardUnavailable at once
+   * when the shard is down or its ring is full. `fundMicros` must already be taken from the
+   * treasury; it is settled with the answer or refunded if none comes.
+   */
+  send(shard: number, fill: (frame: Frame) => void, fundMicros = 0): Promise<FrameResult> {
+    const handle = this.handles[shard]!;
+    if (!handle.ready) throw new ShardUnavailable(`shard ${shard} is restarting`, 1);
+    const frame = this.frame;
+    fill(frame);
+    frame.fundMicros = fundMicros;
+    const requestId = this.nextRequestId;
+    this.nextRequestId = this.nextRequestId === 0xffff_ffff ? 1 : this.nextRequestId + 1;
+    frame.requestId = requestId;
+    const ring = handle.commandRing;
+    const length = frameLength(frame);
+    const claim = ring.claim(length);
+    if (claim === undefined) throw new ShardUnavailable(`shard ${shard} is busy`, 1);
+    encodeFrame(frame, ring.view, ring.bytes, claim.offset);
+    ring.publish(claim, length);
+    return new Promise<FrameResult>((resolve, reject) => {
+      handle.pending.set(requestId, { resolve, reject, account: frame.command.account, fundMicros });
+    });
+  }
+
+  status(shard: number): Promise<ShardStatus> {
+    return this.control(shard, (token) => ({ type: 'status', token }));
+  }
+
+  read<T>(shard: number, read: ShardRead): Promise<T> {
+    return this.control(shard, (token) => ({ type: 'read', token, read }));
+  }
+
+  /** Test hook: ends a worker thread abruptly, as a crash would. */
+  async killWorker(shard: number): Promise<void> {
+    await this.handles[shard]!.worker?.terminate();
+  }
+
+  /** Lets every worker answer what it holds, snapshot and close; resolves with final statuses. */
+  async stop(): Promise<ShardStatus[]> {
+    this.closed = true;
+    return Promise.all(this.handles.map((handle) => new Promise<ShardStatus>((resolve) => {
+      const worker = handle.worker;
+      if (worker === undefined) return resolve({} as ShardStatus);
+      handle.stopping = true;
+      worker.on('message', (message: ShardMessage) => {
+        if (message.type === 'stopped') resolve(message.status);
+      });
+      worker.postMessage({ type: 'stop' } satisfies ShardControl);
+    })));
+  }
+
+  private control<T>(shard: number, make: (token: number) => ShardControl): Promise<T> {
+    const handle = this.handles[shard]!;
+    const worker = handle.worker;
+    if (worker === undefined || !handle.ready) return Promise.reject(new ShardUnavailable(`shard ${shard} is restarting`, 1));
+    const token = this.nextToken++;
+    return new Promise<T>((resolve) => {
+      handle.controls.set(token, { resolve: resolve as (value: never) => void });
+      worker.postMessage(make(token));
+    });
+  }
+
+  private spawn(handle: ShardHandle, buffers: { command: SharedArrayBuffer; result: SharedArrayBuffer }): Promise<void> {
+    const data: ShardWorkerData = {
+      shard: handle.index, dataDir: this.options.dataDir, commandRing: buffers.command, resultRing: buffers.result,
+      commandLayout: COMMAND_LAYOUT, resultLayout: RESULT_LAYOUT, engine: this.options.engine,
+      snapshotEveryFrames: this.options.snapshotEveryFrames ?? 500_000, batchFramesMax: this.options.batchFramesMax ?? 4096,
+    };
+    const worker = new Worker(new URL('../../engine/shard/worker.js', import.meta.url), { workerData: data });
+    handle.worker = worker;
+    return new Promise<void>((resolve, reject) => {
+      worker.on('message', (message: ShardMessage) => {
+        switch (message.type) {
+          case 'ready':
+            handle.marketKeys = message.marketKeys;
+            handle.recovery = message.recovery;
+            this.treasury.adopt(handle.index, message.status.netFunding);
+            handle.ready = true;
+            void this.readResults(handle, worker);
+            this.log.info('shard ready', { shard: handle.index, ...message.recovery, stateHash: message.status.stateHash });
+            resolve();
+            break;
+          case 'status':
+          case 'read': {
+            const control = handle.controls.get(message.token);
+            handle.controls.delete(message.token);
+            control?.resolve((message.type === 'status' ? message.status : message.value) as never);
+            break;
+          }
+          default:
+            break;
+        }
+      });
+      worker.on('error', (error) => this.log.error('shard worker failed', { shard: handle.index, error: error.message }));
+      worker.on('exit', (code) => {
+        const wasReady = handle.ready;
+        this.onExit(handle, worker, code);
+        if (!wasReady && !handle.stopping) reject(new Error(`shard ${handle.index} exited with ${code} while starting`));
+      });
+    });
+  }
+
+  /** Delivers every answer on the ring; returns how many. */
+  private drainResults(handle: ShardHandle): number {
+    let delivered = 0;
+    for (;;) {
+      const bytes = handle.resultRing.read();
+      if (bytes === undefined) return delivered;
+      const result = unpackResult(bytes);
+      const pending = handle.pending.get(result.requestId);
+      if (pending === undefined) continue;
+      handle.pending.delete(result.requestId);
+      const refused = result.error !== '';
+      this.treasury.settle(handle.index, pending.account, refused ? 0 : pending.fundMicros, result.credits);
+      if (refused) this.treasury.refund(pending.account, pending.fundMicros);
+      pending.resolve(result);
+      delivered++;
+    }
+  }
+
+  private async readResults(handle: ShardHandle, worker: Worker): Promise<void> {
+    const ring = handle.resultRing;
+    while (handle.worker === worker && handle.ready) {
+      this.drainResults(handle);
+      await ring.waitForFrameAsync(RESULT_WAIT_MS);
+    }
+  }
+
+  private onExit(handle: ShardHandle, worker: Worker, code: number): void {
+    if (handle.worker !== worker) return;
+    const wasReady = handle.ready;
+    handle.ready = false;
+    if (wasReady) this.drainResults(handle);
+    handle.worker = undefined;
+    for (const [requestId, pending] of handle.pending) {
+      this.treasury.refund(pending.account, pending.fundMicros);
+      pending.reject(new ShardUnavailable(`shard ${handle.index} stopped before answering`, 1));
+      handle.pending.delete(requestId);
+    }
+    for (const control of handle.controls.values()) control.resolve(undefined as never);
+    handle.controls.clear();
+    if (this.closed || handle.stopping) return;
+    handle.restarts++;
+    this.log.error('shard worker exited; restarting', { shard: handle.index, code });
+    this.spawn(handle, handle.renewRings()).catch((error: Error) => {
+      this.log.error('shard restart failed', { shard: handle.index, error: error.message });
+    });
+  }
+}
