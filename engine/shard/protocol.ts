@@ -29,6 +29,10 @@ export interface ShardStatus {
   /** The engine's supply and fee totals and counts (EngineStats). */
   readonly stats: Record<string, number>;
   readonly netFunding: [string, number][];
+  /** Durable commits since the worker started, the frames they carried, and their total time. */
+  readonly commits: number;
+  readonly framesCommitted: number;
+  readonly commitMs: number;
 }
 
 export interface RecoveryFigures {

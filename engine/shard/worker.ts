@@ -37,6 +37,7 @@ let core!: ShardCore;
 let batch = 0;
 let framesSinceSnapshot = 0;
 let stopping = false;
+const counters = { commits: 0, framesCommitted: 0, commitMs: 0 };
 
 function status(): ShardStatus {
   let invariantError = '';
@@ -47,7 +48,7 @@ function status(): ShardStatus {
   }
   return {
     stateHash: core.engine.stateHash(), seq: core.seq, batch, invariantsHold: invariantError === '', invariantError,
-    stats: { ...core.engine.stats() }, netFunding: [...core.netFunding],
+    stats: { ...core.engine.stats() }, netFunding: [...core.netFunding], ...counters,
   };
 }
 
@@ -189,7 +190,11 @@ function runBatch(): void {
   for (const address of funded) changes.funding.set(address, core.netFunding.get(address) ?? 0);
   const journaled = journal.length > 0;
   if (journaled) batch++;
+  const commitStarted = performance.now();
   store.commitBatch(batch, journal.bytes.subarray(0, journal.length), changes, SNAPSHOT_CHUNKS_PER_BATCH);
+  counters.commitMs += performance.now() - commitStarted;
+  counters.commits++;
+  counters.framesCommitted += results.length;
   for (const result of results) writeResult(result);
   if (journaled) framesSinceSnapshot += results.length;
   if (framesSinceSnapshot >= data.snapshotEveryFrames && !store.snapshotPending()) startSnapshot();
