@@ -52,10 +52,10 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
   });
 }
 
-function clobRoutes(config: Config, store: CatalogStore, now: () => number): Route[] {
+function clobRoutes(config: Config, store: CatalogStore, trading: TradingRuntime, now: () => number): Route[] {
   return [
     route({ method: 'GET', path: '/', summary: 'Health check: the JSON string "OK".', handler: () => json('OK') }),
-    ...adminRoutes({ adminToken: config.adminToken, store, now }),
+    ...adminRoutes({ adminToken: config.adminToken, store, now, openMarkets: trading.openMarkets }),
   ];
 }
 
@@ -75,7 +75,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const lifecycle = new Lifecycle();
   const cached = { cache: new ResponseCache(responseCacheEntriesMax, responseCacheBytesMax), version: () => store.version };
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[] }> = {
-    clob: { style: 'clob', routes: clobRoutes(config, store, now) },
+    clob: { style: 'clob', routes: clobRoutes(config, store, trading, now) },
     catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }) },
     data: { style: 'clob', routes: [] },
   };

@@ -3,6 +3,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { HttpError } from '../errors.js';
 import { readEvent } from '../catalog/ingest.js';
+import type { MarketRecord } from '../catalog/model.js';
 import type { CatalogStore } from '../catalog/store.js';
 import { eventFull } from '../catalog/views.js';
 import { json } from '../respond.js';
@@ -12,6 +13,8 @@ export interface AdminDeps {
   readonly adminToken: string | undefined;
   readonly store: CatalogStore;
   readonly now: () => number;
+  /** Opens trading on new markets (registers them with their shards) before the answer. */
+  readonly openMarkets: (markets: readonly MarketRecord[]) => Promise<void>;
 }
 
 const unauthorized = new HttpError(401, 'Unauthorized/Invalid api key');
@@ -25,7 +28,7 @@ export function requireAdmin(adminToken: string | undefined, authorization: stri
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthorized;
 }
 
-export function adminRoutes({ adminToken, store, now }: AdminDeps): Route[] {
+export function adminRoutes({ adminToken, store, now, openMarkets }: AdminDeps): Route[] {
   return [
     route({
       method: 'POST',
@@ -33,9 +36,11 @@ export function adminRoutes({ adminToken, store, now }: AdminDeps): Route[] {
       summary: 'Create an event with its markets from a Gamma-shaped body; the server assigns ids.',
       headers: ['authorization'],
       body: 'json',
-      handler: ({ headers, body }) => {
+      handler: async ({ headers, body }) => {
         requireAdmin(adminToken, headers['authorization'] ?? '');
         const event = store.createEvent(readEvent(body, '', 'create', now()));
+        const markets = event.marketIds.map((id) => store.market(id)).filter((market) => market !== undefined);
+        await openMarkets(markets);
         return json(eventFull(store, event, undefined), 201);
       },
     }),

@@ -4,7 +4,7 @@
 // `import` mode keeps the ids it is given and assigns only what is missing.
 import { badRequest } from '../errors.js';
 import { jsonUnits } from '../decimal.js';
-import { TICK_UNITS_ALLOWED } from '../../engine/constants.js';
+import { FEE_BPS_MAX, TICK_UNITS_ALLOWED } from '../../engine/constants.js';
 
 export type IngestMode = 'create' | 'import';
 
@@ -230,14 +230,14 @@ function tickUnits(fields: Fields): number {
 function minSizeMicros(fields: Fields): number {
   if (!fields.has('orderMinSize')) return 5_000_000;
   const micros = jsonUnits(fields.raw('orderMinSize'), 2);
-  if (micros === undefined || micros > 1_000_000_000) throw badRequest(`${fields.name('orderMinSize')} must be a share count with at most 2 decimals`);
+  if (micros === undefined || micros <= 0 || micros > 1_000_000_000) throw badRequest(`${fields.name('orderMinSize')} must be a positive share count with at most 2 decimals`);
   return micros * 10_000;
 }
 
 function feeBps(fields: Fields, key: string): number {
   const value = fields.raw(key);
   if (value === undefined) return 0;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 1000) throw badRequest(`${fields.name(key)} must be an integer from 0 to 1000 (basis points)`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > FEE_BPS_MAX) throw badRequest(`${fields.name(key)} must be an integer from 0 to ${FEE_BPS_MAX} (basis points)`);
   return value;
 }
 

@@ -16,6 +16,8 @@ export interface TradingRuntime {
   readonly client: TradingClient;
   readonly pool: ShardPool;
   readonly treasury: Treasury;
+  /** Registers every market with an order book that its shard does not know yet. */
+  openMarkets(markets: readonly MarketRecord[]): Promise<void>;
   stop(): Promise<ShardStatus[]>;
 }
 
@@ -30,15 +32,18 @@ export async function startTrading(config: Config, log: Logger, markets: readonl
   }, treasury, log);
   await pool.start();
   const client = new TradingClient(pool, treasury, now);
-  for (const market of markets) {
-    if (market.enableOrderBook && !client.hasMarket(market.conditionId)) await client.addMarket(marketSpecOf(market));
-  }
+  const openMarkets = async (list: readonly MarketRecord[]): Promise<void> => {
+    for (const market of list) {
+      if (market.enableOrderBook && !client.hasMarket(market.conditionId)) await client.addMarket(marketSpecOf(market));
+    }
+  };
+  await openMarkets(markets);
   const timer = setInterval(() => {
     client.expire().catch((error: Error) => log.warn('expiry tick skipped', { error: error.message }));
   }, EXPIRY_TICK_MS);
   timer.unref();
   return {
-    client, pool, treasury,
+    client, pool, treasury, openMarkets,
     async stop() {
       clearInterval(timer);
       const statuses = await pool.stop();
