@@ -95,26 +95,32 @@ export class ShardCore {
       market = this.marketKeys.length;
       command.market = market;
     }
-    const credits: [string, number][] = [];
+    let depositSeq = -1;
     if (frame.fundMicros > 0) {
       this.run(this.collateralCommand(CommandKind.Deposit, command, command.account, frame.fundMicros));
+      depositSeq = this.seq;
+    }
+    this.run(command);
+    const commandSeq = this.seq;
+    const applied = eventsToObjects(events);
+    const credits: [string, number][] = [];
+    if (depositSeq !== -1) {
       // A refused deposit (supply or account limit) leaves the funds with the treasury.
-      if (eventsToObjects(events).some((event) => event.kind === 'COMMAND_REJECTED')) credits.push([command.account, frame.fundMicros]);
+      if (applied.some((event) => event.kind === 'COMMAND_REJECTED' && event.seq === depositSeq)) credits.push([command.account, frame.fundMicros]);
       else this.addFunding(command.account, frame.fundMicros);
     }
-    const commandFrom = events.count;
-    this.run(command);
-    if (command.kind === CommandKind.AddMarket && eventsToObjects(events, commandFrom).some((event) => event.kind === 'MARKET')) {
+    if (command.kind === CommandKind.AddMarket && applied.some((event) => event.kind === 'MARKET' && event.seq === commandSeq)) {
       this.marketKeys.push(frame.marketKey);
       this.marketByKey.set(frame.marketKey, market);
     }
-    for (const [address, micros] of this.sweep(command)) {
+    for (const [address, micros] of this.sweep(command, applied)) {
       this.addFunding(address, -micros);
       credits.push([address, micros]);
     }
-    const result = { requestId: frame.requestId, error: '', events: eventsToObjects(events), credits, market };
+    const swept = eventsToObjects(events, applied.length);
+    for (const event of swept) applied.push(event);
     events.clear();
-    return result;
+    return { requestId: frame.requestId, error: '', events: applied, credits, market };
   }
 
   private run(command: Command): void {
@@ -133,9 +139,9 @@ export class ShardCore {
   }
 
   /** Withdraws every free collateral balance the frame's commands left, in event order. */
-  private sweep(like: Command): [string, number][] {
+  private sweep(like: Command, applied: readonly EngineEvent[]): [string, number][] {
     const free = new Map<string, number>();
-    for (const event of eventsToObjects(this.engine.events)) {
+    for (const event of applied) {
       if (event.kind === 'BALANCE' && event.market === -1) free.set(event.account, event.freeMicros);
     }
     const credits: [string, number][] = [];
