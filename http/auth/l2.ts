@@ -1,0 +1,84 @@
+// L2 request authentication (contract §3): five headers, SERVICE_* or POLY_* (the official
+// Polymarket clients send POLY_*). The signature is HMAC-SHA256, keyed with the base64url-decoded
+// secret, over timestamp + METHOD + path (no query) + the exact body bytes; it may be lowercase
+// hex or URL-safe base64 with padding, and is compared in constant time. Every failure is the
+// same 401: which check failed is never revealed.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { HttpError } from '../errors.js';
+
+export const UNAUTHORIZED = new HttpError(401, 'Unauthorized/Invalid api key');
+
+/** What a key store gives back for an API key. */
+export interface ApiKeyRecord {
+  readonly apiKey: string;
+  /** Lower-case 0x address. */
+  readonly address: string;
+  /** The raw HMAC key (the base64url-decoded secret). */
+  readonly secretBytes: Buffer;
+  readonly passphrase: string;
+}
+
+export interface L2Headers {
+  readonly address: string;
+  readonly apiKey: string;
+  readonly passphrase: string;
+  readonly timestamp: string;
+  readonly signature: string;
+}
+
+/** Header names (lower-case, as uWS gives them) the L2 check reads, both prefixes. */
+export const L2_HEADER_NAMES = ['address', 'api_key', 'passphrase', 'timestamp', 'signature']
+  .flatMap((name) => [`service_${name}`, `poly_${name}`]);
+
+/** The five values, SERVICE_* first, POLY_* as the alias; undefined when any is missing. */
+export function readL2Headers(headers: Readonly<Record<string, string | undefined>>): L2Headers | undefined {
+  const read = (name: string): string => headers[`service_${name}`] || headers[`poly_${name}`] || '';
+  const values = {
+    address: read('address'), apiKey: read('api_key'), passphrase: read('passphrase'), timestamp: read('timestamp'),
+    signature: read('signature'),
+  };
+  return Object.values(values).every((value) => value !== '') ? values : undefined;
+}
+
+const TIMESTAMP = /^[0-9]{1,12}$/;
+const HEX_SIGNATURE = /^[0-9a-f]{64}$/;
+const BASE64URL_SIGNATURE = /^[A-Za-z0-9_-]{43}=?$/;
+
+/** The 32 signature bytes from lowercase hex or URL-safe base64; undefined when neither. */
+function signatureBytes(signature: string): Buffer | undefined {
+  if (HEX_SIGNATURE.test(signature)) return Buffer.from(signature, 'hex');
+  if (BASE64URL_SIGNATURE.test(signature)) return Buffer.from(signature, 'base64url');
+  return undefined;
+}
+
+function constantTimeEqualText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/**
+ * Checks an L2 request and returns the key it was made with; throws the 401 otherwise.
+ * `lookup` finds a key by its id (undefined when unknown or revoked).
+ */
+export function authenticateL2(
+  headers: L2Headers | undefined, method: string, path: string, body: Uint8Array,
+  nowS: number, windowS: number, lookup: (apiKey: string) => ApiKeyRecord | undefined,
+): ApiKeyRecord {
+  if (headers === undefined || !TIMESTAMP.test(headers.timestamp)) throw UNAUTHORIZED;
+  if (Math.abs(nowS - Number(headers.timestamp)) > windowS) throw UNAUTHORIZED;
+  const key = lookup(headers.apiKey);
+  const given = signatureBytes(headers.signature);
+  if (key === undefined || given === undefined) throw UNAUTHORIZED;
+  const mac = createHmac('sha256', key.secretBytes);
+  mac.update(headers.timestamp);
+  mac.update(method.toUpperCase());
+  mac.update(path);
+  mac.update(body);
+  const expected = mac.digest();
+  const signatureOk = timingSafeEqual(expected, given);
+  const passphraseOk = constantTimeEqualText(headers.passphrase, key.passphrase);
+  const addressOk = headers.address.toLowerCase() === key.address;
+  if (!(signatureOk && passphraseOk && addressOk)) throw UNAUTHORIZED;
+  return key;
+}
