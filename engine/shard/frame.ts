@@ -25,8 +25,14 @@ export const FRAME_STRING_MAX = 255;
 /** The largest frame: a CancelOrders with the most ids of the longest length. */
 export const FRAME_BYTES_MAX = FIXED_BYTES + 3 * (1 + FRAME_STRING_MAX) + 2 + CANCEL_IDS_MAX * (1 + FRAME_STRING_MAX);
 
+// The ASCII check lives here, not only in encodeFrame: the pool sizes a frame before it claims
+// ring slots, and a frame that failed to encode after its claim would never be published, so
+// the shard would wait on that slot forever.
 function stringBytes(value: string): number {
   if (value.length > FRAME_STRING_MAX) throw new RangeError(`frame string longer than ${FRAME_STRING_MAX}`);
+  for (let index = 0; index < value.length; index++) {
+    if (value.charCodeAt(index) > 0x7f) throw new RangeError('frame strings are ASCII');
+  }
   return 1 + value.length;
 }
 
