@@ -13,15 +13,16 @@ import {
   type ShardRead, type ShardStatus, type ShardWorkerData,
 } from '../../engine/shard/protocol.js';
 import type { EngineOptions } from '../../engine/state.js';
+import { HttpError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Treasury } from './treasury.js';
 
-/** Why a command could not be handed to its shard; the edge answers 503 with Retry-After. */
-export class ShardUnavailable extends Error {
+/** Why a command could not be handed to its shard: a 503 with Retry-After at the edge. */
+export class ShardUnavailable extends HttpError {
   readonly retryAfterS: number;
 
   constructor(message: string, retryAfterS: number) {
-    super(message);
+    super(503, message, undefined, [['retry-after', String(retryAfterS)]]);
     this.name = 'ShardUnavailable';
     this.retryAfterS = retryAfterS;
   }
