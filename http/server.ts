@@ -2,6 +2,8 @@
 // catalog ({catalog_url}) and data ({data_url}). This file wires stores to route tables and
 // route tables to uWS apps; it owns start-up and graceful shutdown.
 import { adminRoutes } from './admin/routes.js';
+import { ApiKeyStore } from './auth/keys.js';
+import { authRoutes } from './auth/routes.js';
 import { demoEvents } from './catalog/demo.js';
 import { readEvent } from './catalog/ingest.js';
 import { CatalogQueries } from './catalog/query.js';
@@ -14,6 +16,7 @@ import type { Logger } from './log.js';
 import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
 import { mount, route, type Route } from './router.js';
+import { orderRoutes } from './trading/order_routes.js';
 import { startTrading, type TradingRuntime } from './trading/runtime.js';
 import { assertNativeUws, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
 
@@ -52,10 +55,19 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
   });
 }
 
-function clobRoutes(config: Config, store: CatalogStore, trading: TradingRuntime, now: () => number): Route[] {
+function clobRoutes(config: Config, store: CatalogStore, keys: ApiKeyStore, trading: TradingRuntime, now: () => number): Route[] {
+  const { authWindowS, chainId } = config;
   return [
     route({ method: 'GET', path: '/', summary: 'Health check: the JSON string "OK".', handler: () => json('OK') }),
-    ...adminRoutes({ adminToken: config.adminToken, store, now, openMarkets: trading.openMarkets }),
+    ...authRoutes({ keys, chainId, authWindowS, now }),
+    ...orderRoutes({
+      client: trading.client, keys, authWindowS, chainId, domainName: config.orderDomainName,
+      exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress, token: trading.token, now,
+    }),
+    ...adminRoutes({
+      adminToken: config.adminToken, store, now, openMarkets: trading.openMarkets,
+      deposit: (address, micros) => trading.client.deposit(address, micros),
+    }),
   ];
 }
 
@@ -64,10 +76,12 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const now = options.now ?? Date.now;
   const store = CatalogStore.open(config.dataDir);
   if (config.seedDemo && store.isEmpty()) seedDemo(store, now(), log);
+  const keys = new ApiKeyStore(config.dataDir);
   let trading: TradingRuntime;
   try {
     trading = await startTrading(config, log, store.allMarkets(), now);
   } catch (error) {
+    await keys.close();
     await store.close();
     throw error;
   }
@@ -75,7 +89,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const lifecycle = new Lifecycle();
   const cached = { cache: new ResponseCache(responseCacheEntriesMax, responseCacheBytesMax), version: () => store.version };
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[] }> = {
-    clob: { style: 'clob', routes: clobRoutes(config, store, trading, now) },
+    clob: { style: 'clob', routes: clobRoutes(config, store, keys, trading, now) },
     catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }) },
     data: { style: 'clob', routes: [] },
   };
@@ -94,6 +108,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   } catch (error) {
     for (const socket of sockets) uws.us_listen_socket_close(socket);
     await trading.stop();
+    await keys.close();
     await store.close();
     throw error;
   }
@@ -105,6 +120,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     const deadline = now() + drainWaitMs;
     while (lifecycle.inFlight > 0 && now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     await trading.stop();
+    await keys.close();
     await store.close();
   };
 

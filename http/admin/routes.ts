@@ -1,7 +1,8 @@
 // Admin routes on the CLOB listener, behind `Authorization: Bearer ADMIN_TOKEN`. When no token is
 // configured the admin API is disabled and every admin route answers 403.
 import { timingSafeEqual } from 'node:crypto';
-import { HttpError } from '../errors.js';
+import { isAddress } from '../auth/eip712.js';
+import { badRequest, HttpError } from '../errors.js';
 import { readEvent } from '../catalog/ingest.js';
 import type { MarketRecord } from '../catalog/model.js';
 import type { CatalogStore } from '../catalog/store.js';
@@ -15,6 +16,8 @@ export interface AdminDeps {
   readonly now: () => number;
   /** Opens trading on new markets (registers them with their shards) before the answer. */
   readonly openMarkets: (markets: readonly MarketRecord[]) => Promise<void>;
+  /** Credits external collateral durably; false past the exchange's collateral cap. */
+  readonly deposit: (address: string, micros: number) => boolean;
 }
 
 const unauthorized = new HttpError(401, 'Unauthorized/Invalid api key');
@@ -28,7 +31,11 @@ export function requireAdmin(adminToken: string | undefined, authorization: stri
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthorized;
 }
 
-export function adminRoutes({ adminToken, store, now, openMarkets }: AdminDeps): Route[] {
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function adminRoutes({ adminToken, store, now, openMarkets, deposit }: AdminDeps): Route[] {
   return [
     route({
       method: 'POST',
@@ -42,6 +49,24 @@ export function adminRoutes({ adminToken, store, now, openMarkets }: AdminDeps):
         const markets = event.marketIds.map((id) => store.market(id)).filter((market) => market !== undefined);
         await openMarkets(markets);
         return json(eventFull(store, event, undefined), 201);
+      },
+    }),
+    route({
+      method: 'POST',
+      path: '/admin/deposits',
+      summary: 'Credit collateral to an address: {"address", "amount"} with amount in integer millionths.',
+      headers: ['authorization'],
+      body: 'json',
+      handler: ({ headers, body }) => {
+        requireAdmin(adminToken, headers['authorization'] ?? '');
+        if (!isObject(body)) throw badRequest('body must be {"address", "amount"}');
+        const address = body['address'];
+        const amount = body['amount'];
+        if (typeof address !== 'string' || !isAddress(address)) throw badRequest('address must be 0x and 40 hex digits');
+        const micros = typeof amount === 'string' && /^[1-9][0-9]{0,15}$/.test(amount) ? Number(amount) : amount;
+        if (typeof micros !== 'number' || !Number.isSafeInteger(micros) || micros <= 0) throw badRequest('amount must be a positive integer of millionths');
+        if (!deposit(address.toLowerCase(), micros)) throw badRequest('deposit exceeds the exchange collateral limit');
+        return json({ address: address.toLowerCase(), amount: String(micros) });
       },
     }),
   ];

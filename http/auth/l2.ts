@@ -82,3 +82,26 @@ export function authenticateL2(
   if (!(signatureOk && passphraseOk && addressOk)) throw UNAUTHORIZED;
   return key;
 }
+
+/** What authenticating a request needs: the key lookup, the window and the clock. */
+export interface L2Deps {
+  readonly keys: { lookup(apiKey: string): ApiKeyRecord | undefined };
+  readonly authWindowS: number;
+  readonly now: () => number;
+}
+
+/** The parts of a request the L2 check reads (a route's context has them all). */
+export interface SignedRequest {
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  readonly method: string;
+  readonly path: string;
+  readonly rawBody: Uint8Array;
+}
+
+/** The caller's key for a routed request, or the 401. */
+export function authenticateRequest(deps: L2Deps, request: SignedRequest): ApiKeyRecord {
+  return authenticateL2(
+    readL2Headers(request.headers), request.method, request.path, request.rawBody, Math.floor(deps.now() / 1000),
+    deps.authWindowS, (apiKey) => deps.keys.lookup(apiKey),
+  );
+}

@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import type { MarketRecord } from '../catalog/model.js';
 import type { ShardStatus } from '../../engine/shard/protocol.js';
 import { TradingClient, type MarketSpec } from './client.js';
+import type { TokenPlace } from './order_request.js';
 import { ShardPool } from './shards.js';
 import { Treasury } from './treasury.js';
 
@@ -18,6 +19,8 @@ export interface TradingRuntime {
   readonly treasury: Treasury;
   /** Registers every market with an order book that its shard does not know yet. */
   openMarkets(markets: readonly MarketRecord[]): Promise<void>;
+  /** The market and outcome of a tradable token id. */
+  token(tokenId: string): TokenPlace | undefined;
   stop(): Promise<ShardStatus[]>;
 }
 
@@ -32,9 +35,12 @@ export async function startTrading(config: Config, log: Logger, markets: readonl
   }, treasury, log);
   await pool.start();
   const client = new TradingClient(pool, treasury, now);
+  const tokens = new Map<string, TokenPlace>();
   const openMarkets = async (list: readonly MarketRecord[]): Promise<void> => {
     for (const market of list) {
-      if (market.enableOrderBook && !client.hasMarket(market.conditionId)) await client.addMarket(marketSpecOf(market));
+      if (!market.enableOrderBook) continue;
+      if (!client.hasMarket(market.conditionId)) await client.addMarket(marketSpecOf(market));
+      market.tokenIds.forEach((tokenId, outcome) => tokens.set(tokenId, { market, outcome }));
     }
   };
   await openMarkets(markets);
@@ -44,6 +50,7 @@ export async function startTrading(config: Config, log: Logger, markets: readonl
   timer.unref();
   return {
     client, pool, treasury, openMarkets,
+    token: (tokenId) => tokens.get(tokenId),
     async stop() {
       clearInterval(timer);
       const statuses = await pool.stop();

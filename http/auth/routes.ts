@@ -1,0 +1,78 @@
+// Credential endpoints (contract §3). L1 (wallet signature over ClobAuth) creates and derives
+// API keys; L2 lists and revokes them. A bad L1 request is one 401 whatever was wrong.
+import { HttpError } from '../errors.js';
+import { json, type Reply } from '../respond.js';
+import { route, type Route } from '../router.js';
+import { clobAuthDigest, EncodingError, isAddress, parseUint256 } from './eip712.js';
+import type { ApiKeyStore } from './keys.js';
+import { authenticateRequest, L2_HEADER_NAMES, type SignedRequest } from './l2.js';
+import { recoverAddress } from './recover.js';
+
+const INVALID_L1 = new HttpError(401, 'Invalid L1 Request headers');
+
+export interface AuthRouteDeps {
+  readonly keys: ApiKeyStore;
+  readonly chainId: number;
+  readonly authWindowS: number;
+  readonly now: () => number;
+}
+
+const L1_HEADER_NAMES = ['address', 'signature', 'timestamp', 'nonce'].flatMap((name) => [`service_${name}`, `poly_${name}`]);
+
+/** The lower-case address and the nonce of a valid L1 request; the 401 otherwise. */
+function authenticateL1(deps: AuthRouteDeps, headers: Readonly<Record<string, string>>): { address: string; nonce: string } {
+  const read = (name: string): string => headers[`service_${name}`] || headers[`poly_${name}`] || '';
+  const address = read('address');
+  const signature = read('signature');
+  const timestamp = read('timestamp');
+  const nonce = read('nonce') || '0';
+  if (!isAddress(address) || !/^[0-9]{1,12}$/.test(timestamp)) throw INVALID_L1;
+  // The window also bounds how long a captured L1 header could be replayed to derive credentials.
+  if (Math.abs(Math.floor(deps.now() / 1000) - Number(timestamp)) > deps.authWindowS) throw INVALID_L1;
+  let digest: Uint8Array;
+  try {
+    digest = clobAuthDigest(deps.chainId, address, timestamp, parseUint256(nonce, 'nonce'));
+  } catch (error) {
+    if (error instanceof EncodingError) throw INVALID_L1;
+    throw error;
+  }
+  if (recoverAddress(digest, signature) !== address.toLowerCase()) throw INVALID_L1;
+  return { address: address.toLowerCase(), nonce };
+}
+
+export function authRoutes(deps: AuthRouteDeps): Route[] {
+  const l2 = (context: SignedRequest) => authenticateRequest(deps, context);
+  return [
+    route({
+      method: 'POST', path: '/auth/api-key', summary: 'Create API credentials for the wallet and nonce (L1).',
+      headers: L1_HEADER_NAMES, body: 'optional-json',
+      handler: ({ headers }): Reply => {
+        const { address, nonce } = authenticateL1(deps, headers);
+        const made = deps.keys.create(address, nonce, deps.now());
+        if (made === undefined) throw new HttpError(400, 'Could not create api key');
+        return json(made);
+      },
+    }),
+    route({
+      method: 'GET', path: '/auth/derive-api-key', summary: 'The API credentials made earlier for the wallet and nonce (L1).',
+      headers: L1_HEADER_NAMES,
+      handler: ({ headers }): Reply => {
+        const { address, nonce } = authenticateL1(deps, headers);
+        const found = deps.keys.derive(address, nonce);
+        if (found === undefined) throw new HttpError(400, 'Could not derive api key!');
+        return json(found);
+      },
+    }),
+    route({
+      method: 'GET', path: '/auth/api-keys', summary: "The caller's API keys (L2).", headers: L2_HEADER_NAMES,
+      handler: (context): Reply => json({ apiKeys: deps.keys.list(l2(context).address) }),
+    }),
+    route({
+      method: 'DELETE', path: '/auth/api-key', summary: 'Revoke the API key the request is made with (L2).', headers: L2_HEADER_NAMES,
+      handler: (context): Reply => {
+        deps.keys.revoke(l2(context).apiKey);
+        return json('OK');
+      },
+    }),
+  ];
+}

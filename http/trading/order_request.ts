@@ -1,0 +1,159 @@
+// One signed order as POST /order and POST /orders receive it (contract §4), turned into what
+// the engine takes: the signed struct is validated field by field, its EIP-712 digest becomes
+// the order id, the signature must recover the signer, the signer must be the API key's address
+// and the owner the API key. Amounts become an integer price (units of 0.0001) and size (micros)
+// without floating point. Every refusal is an HttpError(400) with the contract's text.
+import { OrderType, Side } from '../../engine/command.js';
+import { PRICE_UNITS_PER_ONE, SIZE_MICROS_MAX, SIZE_MICROS_PER_LOT } from '../../engine/constants.js';
+import { Reject } from '../../engine/reject.js';
+import { rejectText } from '../../engine/reject_text.js';
+import { EncodingError, orderDigest, parseUint256, toHex, type OrderStruct } from '../auth/eip712.js';
+import type { ApiKeyRecord } from '../auth/l2.js';
+import { recoverAddress } from '../auth/recover.js';
+import { formatUnits } from '../decimal.js';
+import { HttpError, badRequest } from '../errors.js';
+import type { MarketRecord } from '../catalog/model.js';
+import type { PlaceOrder } from './client.js';
+
+/** A token as the order routes see it: its market and which outcome it is. */
+export interface TokenPlace {
+  readonly market: MarketRecord;
+  readonly outcome: number;
+}
+
+export interface OrderContext {
+  readonly key: ApiKeyRecord;
+  readonly chainId: number;
+  readonly domainName: string;
+  readonly exchangeAddress: string;
+  readonly negRiskExchangeAddress: string;
+  readonly token: (tokenId: string) => TokenPlace | undefined;
+}
+
+/** A validated, signature-checked order ready for the trading client. */
+export interface SignedOrder {
+  readonly orderId: string;
+  readonly place: PlaceOrder;
+  readonly token: TokenPlace;
+}
+
+const ORDER_TYPES: Readonly<Record<string, OrderType>> = { GTC: OrderType.GTC, GTD: OrderType.GTD, FOK: OrderType.FOK, FAK: OrderType.FAK };
+const MICROS_DECIMALS = 6;
+const PRICE_DECIMALS = 4;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function text(order: Record<string, unknown>, name: string, fallback?: string): string {
+  const value = order[name];
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (typeof value === 'string') return value;
+  // The official clients send salt as a JSON number; accept any safe non-negative integer.
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value);
+  throw badRequest(`order.${name} must be a string`);
+}
+
+/** An amount in micros from a decimal string: a positive safe integer, or a 400. */
+function amount(order: Record<string, unknown>, name: string): number {
+  const value = text(order, name);
+  let parsed: bigint;
+  try {
+    parsed = parseUint256(value, `order.${name}`);
+  } catch (error) {
+    throw badRequest((error as Error).message);
+  }
+  if (parsed <= 0n || parsed > BigInt(Number.MAX_SAFE_INTEGER)) throw badRequest(`order.${name} must be a positive integer of micros`);
+  return Number(parsed);
+}
+
+function tickText(market: MarketRecord): string {
+  return formatUnits(market.tickUnits, PRICE_DECIMALS);
+}
+
+/** Parses, checks and signature-verifies one `{order, owner, orderType, postOnly?}`. */
+export function readSignedOrder(body: unknown, context: OrderContext, nowMs: number): SignedOrder {
+  if (!isObject(body) || !isObject(body['order'])) throw badRequest('order must be an object');
+  const order = body['order'];
+  const owner = body['owner'];
+  if (typeof owner !== 'string') throw badRequest('owner must be a string');
+  const typeName = body['orderType'] ?? 'GTC';
+  if (typeof typeName !== 'string' || ORDER_TYPES[typeName] === undefined) throw badRequest('orderType must be one of GTC, GTD, FOK, FAK');
+  const orderType = ORDER_TYPES[typeName]!;
+  const postOnly = body['postOnly'] ?? false;
+  if (typeof postOnly !== 'boolean') throw badRequest('postOnly must be a boolean');
+  const sideName = order['side'];
+  if (sideName !== 'BUY' && sideName !== 'SELL') throw badRequest('order.side must be BUY or SELL');
+  const side = sideName === 'BUY' ? Side.Buy : Side.Sell;
+  const signatureType = order['signatureType'] ?? 0;
+  if (typeof signatureType !== 'number' || !Number.isInteger(signatureType)) throw badRequest('order.signatureType must be an integer');
+  if (signatureType !== 0) throw badRequest('unsupported signature type');
+
+  const struct: OrderStruct = {
+    salt: text(order, 'salt'), maker: text(order, 'maker'), signer: text(order, 'signer'), tokenId: text(order, 'tokenId'),
+    makerAmount: text(order, 'makerAmount'), takerAmount: text(order, 'takerAmount'), side, signatureType,
+    timestamp: text(order, 'timestamp', '0'), metadata: text(order, 'metadata', `0x${'0'.repeat(64)}`),
+    builder: text(order, 'builder', `0x${'0'.repeat(64)}`),
+  };
+  const token = context.token(struct.tokenId);
+  if (token === undefined) throw badRequest('market not found');
+  const conditionId = order['conditionId'];
+  if (conditionId !== undefined && (typeof conditionId !== 'string' || conditionId.toLowerCase() !== token.market.conditionId.toLowerCase())) {
+    throw badRequest('order.conditionId does not match the token');
+  }
+  const verifyingContract = token.market.negRisk ? context.negRiskExchangeAddress : context.exchangeAddress;
+  let digest: Uint8Array;
+  try {
+    digest = orderDigest({ name: context.domainName, chainId: context.chainId, verifyingContract }, struct);
+  } catch (error) {
+    if (error instanceof EncodingError) throw badRequest(error.message);
+    throw error;
+  }
+  const orderId = toHex(digest);
+  const signature = order['signature'];
+  if (typeof signature !== 'string') throw badRequest('order.signature must be a string');
+  const signer = recoverAddress(digest, signature);
+  if (signer === undefined || signer !== struct.signer.toLowerCase()) throw badRequest('invalid signature');
+  if (struct.maker.toLowerCase() !== struct.signer.toLowerCase()) throw badRequest('invalid signature');
+  if (owner !== context.key.apiKey) throw badRequest('the order owner has to be the owner of the API KEY');
+  if (signer !== context.key.address) throw badRequest('the order signer address has to be the address of the API KEY');
+
+  const expiration = expirationMs(order, orderType, nowMs);
+  const makerAmount = amount(order, 'makerAmount');
+  const takerAmount = amount(order, 'takerAmount');
+  const [collateral, shares] = side === Side.Buy ? [makerAmount, takerAmount] : [takerAmount, makerAmount];
+  const reject = (code: Reject, price: string): HttpError => new HttpError(400, rejectText(code, {
+    orderId, price, tick: tickText(token.market), size: formatUnits(shares, MICROS_DECIMALS),
+    minSize: formatUnits(token.market.minSizeMicros, MICROS_DECIMALS),
+  }));
+  if (shares % SIZE_MICROS_PER_LOT !== 0 || shares > SIZE_MICROS_MAX) throw reject(Reject.INVALID_SIZE_PRECISION, '');
+  // price = collateral / shares; on the 0.0001 grid exactly when collateral × 10⁴ divides evenly.
+  const scaled = BigInt(collateral) * BigInt(PRICE_UNITS_PER_ONE);
+  const priceUnits = Number(scaled / BigInt(shares));
+  if (scaled % BigInt(shares) !== 0n) {
+    const priceMicros = (BigInt(collateral) * BigInt(10 ** MICROS_DECIMALS)) / BigInt(shares);
+    throw reject(Reject.INVALID_TICK, formatUnits(Number(priceMicros), MICROS_DECIMALS));
+  }
+  return {
+    orderId, token,
+    place: {
+      account: signer, orderId, marketKey: token.market.conditionId, outcome: token.outcome, side, orderType, priceUnits,
+      sizeMicros: shares, expirationMs: expiration, postOnly,
+    },
+  };
+}
+
+/** GTD needs `order.expiration` (unix seconds); other types take none or "0". */
+function expirationMs(order: Record<string, unknown>, orderType: OrderType, nowMs: number): number {
+  const raw = order['expiration'] ?? '0';
+  const value = typeof raw === 'number' ? String(raw) : raw;
+  if (typeof value !== 'string' || !/^[0-9]{1,15}$/.test(value)) throw badRequest('invalid expiration');
+  const seconds = Number(value);
+  if (orderType !== OrderType.GTD) {
+    if (seconds !== 0) throw badRequest('invalid expiration');
+    return 0;
+  }
+  // The engine checks the 60 s lead against the command's time; a past or missing one fails there too.
+  if (seconds === 0 || seconds * 1000 < nowMs) throw badRequest('invalid expiration');
+  return seconds * 1000;
+}

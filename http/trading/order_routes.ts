@@ -1,0 +1,201 @@
+// Order placement and cancels on the CLOB listener (contract §4), every one behind L2
+// authentication. An answer is written only after the shard committed the command durably.
+import { OUTCOME_ANY } from '../../engine/command.js';
+import type { EngineEvent } from '../../engine/event_objects.js';
+import { notionalMicros } from '../../engine/notional.js';
+import { rejectText } from '../../engine/reject_text.js';
+import type { Reject } from '../../engine/reject.js';
+import { authenticateRequest, L2_HEADER_NAMES, type ApiKeyRecord } from '../auth/l2.js';
+import type { ApiKeyStore } from '../auth/keys.js';
+import { formatUnits } from '../decimal.js';
+import { badRequest, HttpError } from '../errors.js';
+import { json, type Reply } from '../respond.js';
+import { route, type Route } from '../router.js';
+import type { TradingClient, TradeResult } from './client.js';
+import { readSignedOrder, type OrderContext, type SignedOrder, type TokenPlace } from './order_request.js';
+
+/** Orders in one POST /orders (contract §4). */
+export const BATCH_ORDERS_MAX = 15;
+/** Ids in one DELETE /orders (contract §4). */
+export const CANCEL_IDS_MAX = 1000;
+
+export interface OrderRouteDeps {
+  readonly client: TradingClient;
+  readonly keys: ApiKeyStore;
+  readonly authWindowS: number;
+  readonly chainId: number;
+  readonly domainName: string;
+  readonly exchangeAddress: string;
+  readonly negRiskExchangeAddress: string;
+  readonly token: (tokenId: string) => TokenPlace | undefined;
+  readonly now: () => number;
+}
+
+const authenticate = authenticateRequest;
+
+interface Placement {
+  readonly success: boolean;
+  readonly errorMsg: string;
+  readonly orderID: string;
+  readonly status: string;
+  readonly makingAmount: string;
+  readonly takingAmount: string;
+}
+
+const MICROS = 6;
+const PRICE_DECIMALS = 4;
+
+/** The engine's answer as contract §4's placement object, or the rejection's text. */
+function placementOf(order: SignedOrder, result: TradeResult): Placement | string {
+  const { orderId, place, token } = order;
+  let shares = 0;
+  let collateral = 0;
+  for (const event of result.events) {
+    if (event.kind === 'ORDER_REJECTED' && event.orderId === orderId) {
+      return rejectText(event.reason as Reject, {
+        orderId, price: formatUnits(place.priceUnits, PRICE_DECIMALS), tick: formatUnits(token.market.tickUnits, PRICE_DECIMALS),
+        size: formatUnits(place.sizeMicros, MICROS), minSize: formatUnits(token.market.minSizeMicros, MICROS),
+      });
+    }
+    if (event.kind === 'FILL' && event.takerOrderId === orderId) {
+      shares += event.sizeMicros;
+      collateral += notionalMicros(event.takerPriceUnits, event.sizeMicros);
+    }
+  }
+  const buy = place.side === 0;
+  return {
+    success: true, errorMsg: '', orderID: orderId, status: shares > 0 ? 'matched' : 'live',
+    makingAmount: formatUnits(buy ? collateral : shares, MICROS), takingAmount: formatUnits(buy ? shares : collateral, MICROS),
+  };
+}
+
+function orderContext(deps: OrderRouteDeps, key: ApiKeyRecord): OrderContext {
+  return {
+    key, chainId: deps.chainId, domainName: deps.domainName, exchangeAddress: deps.exchangeAddress,
+    negRiskExchangeAddress: deps.negRiskExchangeAddress, token: deps.token,
+  };
+}
+
+async function placeOne(deps: OrderRouteDeps, key: ApiKeyRecord, body: unknown): Promise<Placement | string> {
+  let order: SignedOrder;
+  try {
+    order = readSignedOrder(body, orderContext(deps, key), deps.now());
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 400) return error.message;
+    throw error;
+  }
+  return placementOf(order, await deps.client.placeOrder(order.place));
+}
+
+interface CancelAnswer {
+  canceled: string[];
+  not_canceled: Record<string, string>;
+}
+
+const noContext = { orderId: '', price: '', tick: '', size: '', minSize: '' };
+
+function cancelAnswer(events: readonly EngineEvent[], answer: CancelAnswer = { canceled: [], not_canceled: {} }): CancelAnswer {
+  for (const event of events) {
+    if (event.kind === 'ORDER_CANCELLED') answer.canceled.push(event.orderId);
+    else if (event.kind === 'CANCEL_REJECTED') answer.not_canceled[event.orderId] = rejectText(event.reason, noContext);
+  }
+  return answer;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function orderIdOf(value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 128 || !/^[\x21-\x7e]+$/.test(value)) {
+    throw badRequest('invalid order id');
+  }
+  return value;
+}
+
+export function orderRoutes(deps: OrderRouteDeps): Route[] {
+  const headers = L2_HEADER_NAMES;
+  return [
+    route({
+      method: 'POST', path: '/order', summary: 'Place one signed order.', headers, body: 'json',
+      handler: async (context): Promise<Reply> => {
+        const key = authenticate(deps, context);
+        const placement = await placeOne(deps, key, context.body);
+        if (typeof placement === 'string') throw badRequest(placement);
+        return json(placement);
+      },
+    }),
+    route({
+      method: 'POST', path: '/orders', summary: `Place up to ${BATCH_ORDERS_MAX} signed orders; each answers on its own.`, headers, body: 'json',
+      handler: async (context): Promise<Reply> => {
+        const key = authenticate(deps, context);
+        const body = context.body;
+        if (!Array.isArray(body) || body.length === 0) throw badRequest('body must be a non-empty array of orders');
+        if (body.length > BATCH_ORDERS_MAX) throw badRequest(`at most ${BATCH_ORDERS_MAX} orders per request`);
+        const answers = await Promise.all(body.map(async (entry) => {
+          try {
+            return await placeOne(deps, key, entry);
+          } catch (error) {
+            if (error instanceof HttpError) return error.message;
+            throw error;
+          }
+        }));
+        return json(answers.map((answer) => (typeof answer === 'string'
+          ? { success: false, errorMsg: answer, orderID: '', status: '', makingAmount: '', takingAmount: '' }
+          : answer)));
+      },
+    }),
+    route({
+      method: 'DELETE', path: '/order', summary: 'Cancel one order of the caller: {orderID}.', headers, body: 'json',
+      handler: async (context): Promise<Reply> => {
+        const key = authenticate(deps, context);
+        if (!isObject(context.body)) throw badRequest('body must be {"orderID": "..."}');
+        const orderId = orderIdOf(context.body['orderID']);
+        return json(cancelAnswer((await deps.client.cancelOrder(key.address, orderId)).events));
+      },
+    }),
+    route({
+      method: 'DELETE', path: '/orders', summary: `Cancel up to ${CANCEL_IDS_MAX} orders of the caller: [ids].`, headers, body: 'json',
+      handler: async (context): Promise<Reply> => {
+        const key = authenticate(deps, context);
+        const body = context.body;
+        if (!Array.isArray(body)) throw badRequest('body must be an array of order ids');
+        if (body.length > CANCEL_IDS_MAX) throw badRequest(`at most ${CANCEL_IDS_MAX} order ids per request`);
+        const ids = [...new Set(body.map(orderIdOf))];
+        const answer: CancelAnswer = { canceled: [], not_canceled: {} };
+        for (const result of await Promise.all(ids.map((id) => deps.client.cancelOrder(key.address, id)))) cancelAnswer(result.events, answer);
+        return json(answer);
+      },
+    }),
+    route({
+      method: 'DELETE', path: '/cancel-all', summary: 'Cancel every open order of the caller.', headers, body: 'optional-json',
+      handler: async (context): Promise<Reply> => {
+        const key = authenticate(deps, context);
+        return json(cancelAnswer((await deps.client.cancelAll(key.address)).events));
+      },
+    }),
+    route({
+      method: 'DELETE', path: '/cancel-market-orders', summary: 'Cancel the caller\'s orders in one market or token: {market?, asset_id?}.',
+      headers, body: 'optional-json',
+      handler: async (context): Promise<Reply> => {
+        const key = authenticate(deps, context);
+        const body = context.body ?? {};
+        if (!isObject(body)) throw badRequest('body must be {"market"?: "...", "asset_id"?: "..."}');
+        const market = body['market'];
+        const assetId = body['asset_id'];
+        if (market !== undefined && typeof market !== 'string') throw badRequest('market must be a string');
+        if (assetId !== undefined && typeof assetId !== 'string') throw badRequest('asset_id must be a string');
+        const token = assetId === undefined || assetId === '' ? undefined : deps.token(assetId);
+        if (assetId !== undefined && assetId !== '' && token === undefined) return json({ canceled: [], not_canceled: {} });
+        const conditionId = token?.market.conditionId ?? market;
+        if (conditionId === undefined || conditionId === '') throw badRequest('market or asset_id is required');
+        if (token !== undefined && market !== undefined && market !== '' && market.toLowerCase() !== token.market.conditionId.toLowerCase()) {
+          return json({ canceled: [], not_canceled: {} });
+        }
+        const result = await deps.client.cancelMarket(key.address, conditionId, token?.outcome ?? OUTCOME_ANY);
+        return json(cancelAnswer(result.events));
+      },
+    }),
+  ];
+}
+
