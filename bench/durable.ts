@@ -1,0 +1,97 @@
+// The durable runtime benchmark (issue 4): orders through the internal trading client into the
+// matching workers with every answer committed to LMDB first, against the in-memory engine on
+// the same commands; ack latency at half the peak; the SAB ring against postMessage; restart
+// time with a million resting orders, after a clean stop and after kill -9.
+//
+//   node dist/bench/durable.js            full (several minutes)
+//   node dist/bench/durable.js --quick    well under a minute, for CI
+import { postBatched, postRoundTrip, ringBatched, ringRoundTrip, SHARD_SPINS, type BatchedThroughput, type RoundTrip } from './durable/ring.js';
+import { makeFlow, measureBaselines, measureShards, type Baselines, type ShardsFigures, type ThroughputSizes } from './durable/throughput.js';
+
+interface Sizes {
+  readonly throughput: ThroughputSizes;
+  readonly roundTrips: number;
+  readonly batchedFrames: number;
+}
+
+const QUICK: Sizes = {
+  throughput: { warmupRows: 10_000, timedRows: 40_000, latencyRowsMax: 40_000, latencySeconds: 2, inFlight: 2000, accounts: 300 },
+  roundTrips: 20_000, batchedFrames: 2_000_000,
+};
+const FULL: Sizes = {
+  throughput: { warmupRows: 50_000, timedRows: 500_000, latencyRowsMax: 400_000, latencySeconds: 10, inFlight: 4000, accounts: 300 },
+  roundTrips: 200_000, batchedFrames: 20_000_000,
+};
+/** Frames per batch in the batched ring figures: about what one shard batch drains under load. */
+const RING_BATCH = 256;
+
+function format(value: number, digits = 0): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+function printThroughput(baselines: Baselines, rows: ShardsFigures[]): void {
+  const engine = baselines.engine.commandsPerSecond;
+  console.log('durable order throughput (closed loop), ratio to the in-memory engine on the same commands');
+  console.log(`  engine in memory     ${format(engine).padStart(10)} cmd/s  1.000`);
+  console.log(`  shard core in memory ${format(baselines.shardCore.commandsPerSecond).padStart(10)} cmd/s  ${format(baselines.shardCore.commandsPerSecond / engine, 3)}  (apply + sweep + event objects + msgpack, no I/O)`);
+  for (const { shards, peak } of rows) {
+    console.log(
+      `  durable SHARDS=${shards}     ${format(peak.ordersPerSecond).padStart(10)} cmd/s  ${format(peak.ordersPerSecond / engine, 3)}` +
+      `  ${format(peak.framesCommitted / Math.max(1, peak.commits), 1)} cmd/commit, ${format(peak.commitMs / Math.max(1, peak.commits), 2)} ms/commit` +
+      `, commit ${format((peak.commitMs / 1000 / peak.seconds / shards) * 100)} % of shard time` +
+      `  (${format(peak.commands)} cmds, ${peak.rejectionMismatches} rejection mismatches, ${peak.failures} failures)`,
+    );
+  }
+  console.log('ack latency, open loop at 50 % of the peak, from the scheduled send time');
+  for (const { shards, latency } of rows) {
+    console.log(
+      `  SHARDS=${shards} at ${format(latency.ratePerSecond).padStart(7)}/s  p50 ${format(latency.p50Ms, 2)} ms  p99 ${format(latency.p99Ms, 2)} ms` +
+      `  p99.9 ${format(latency.p999Ms, 2)} ms  max ${format(latency.maxMs, 2)} ms  (${format(latency.commands)} cmds, ${latency.failures} failures)`,
+    );
+  }
+}
+
+interface RingFigures {
+  readonly ring: RoundTrip;
+  readonly ringNoSpin: RoundTrip;
+  readonly post: RoundTrip;
+  readonly ringBatched: BatchedThroughput;
+  readonly postBatched: BatchedThroughput;
+}
+
+async function measureRing(sizes: Sizes): Promise<RingFigures> {
+  return {
+    post: await postRoundTrip(sizes.roundTrips),
+    ring: await ringRoundTrip(sizes.roundTrips, SHARD_SPINS),
+    ringNoSpin: await ringRoundTrip(sizes.roundTrips, 0),
+    postBatched: await postBatched(sizes.batchedFrames, RING_BATCH),
+    ringBatched: await ringBatched(sizes.batchedFrames, RING_BATCH),
+  };
+}
+
+function printRing(figures: RingFigures): void {
+  const post = figures.post;
+  console.log('round trip front end → worker → front end, one frame at a time, ratio to postMessage (p50)');
+  for (const trip of [figures.post, figures.ring, figures.ringNoSpin]) {
+    console.log(`  ${trip.name.padEnd(40)} p50 ${format(trip.p50Us, 1).padStart(6)} µs  p99 ${format(trip.p99Us, 1).padStart(7)} µs  ${format(trip.p50Us / post.p50Us, 2)}×`);
+  }
+  console.log('batched command frames, encodeFrame → other thread → decodeFrame, ratio to postMessage');
+  for (const batched of [figures.postBatched, figures.ringBatched]) {
+    console.log(`  ${batched.name.padEnd(40)} ${format(batched.framesPerSecond).padStart(10)} frames/s  ${format(batched.framesPerSecond / figures.postBatched.framesPerSecond, 2)}×`);
+  }
+}
+
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const sizes = quick ? QUICK : FULL;
+  console.log(`clobd durable runtime benchmark (${quick ? 'quick' : 'full'}), node ${process.version}`);
+  const ring = await measureRing(sizes);
+  printRing(ring);
+  const flow = makeFlow(sizes.throughput);
+  const baselines = measureBaselines(flow, sizes.throughput);
+  const rows: ShardsFigures[] = [];
+  for (const shards of [1, 2]) rows.push(await measureShards(shards, flow, sizes.throughput));
+  printThroughput(baselines, rows);
+}
+
+await main();
