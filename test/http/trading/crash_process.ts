@@ -1,0 +1,90 @@
+// The two processes of the crash test, run with `node crash_process.js drive|check` and
+// DATA_DIR, SHARDS and SEED in the environment. Each writes JSON lines to stdout; stdout to a
+// pipe is synchronous on Linux, so a line the test read was written before the process died.
+//
+// drive: starts the server, deposits for every account, then floods the seeded flow for ever.
+//   Before each command it prints {k:'sent'}; after the command's promise resolved (the durable
+//   acknowledgement) it prints the Ack. With PRESTOP=n it first runs n commands, stops the
+//   server cleanly (a snapshot), and starts it again in the same process, so the crash lands on
+//   a snapshot plus a journal tail. The test kills it with SIGKILL at a moment of its choosing.
+// check: starts the server on the same DATA_DIR (recovery), prints one RuntimeState line plus
+//   the recovery figures, and stops cleanly.
+import { performance } from 'node:perf_hooks';
+import { Prng } from '../../engine/prng.js';
+import type { Server } from '../../../http/server.js';
+import { accountAddress, marketsOnEveryShard, OrderFlow, ONE_MICROS, readRuntimeState, runFlow, startInProcess, type Ack, type Operation, type RuntimeState } from './support.js';
+import type { RecoveryFigures } from '../../../engine/shard/protocol.js';
+
+export const CRASH_ACCOUNTS = 40;
+export const CRASH_DEPOSIT_MICROS = 10_000 * ONE_MICROS;
+/** Markets per shard the flow trades in. */
+const MARKETS_PER_SHARD = 3;
+/** Commands in flight at once: enough that batches carry many frames. */
+const LANES = 48;
+/** The flood stops here if no one killed the process (the test always does long before). */
+const COMMANDS_MAX = 1_000_000;
+
+export type CrashLine =
+  | Ack
+  | { readonly k: 'sent'; readonly operation: Operation }
+  | { readonly k: 'deposit'; readonly account: string; readonly micros: number }
+  | { readonly k: 'restarted' }
+  | { readonly k: 'error'; readonly message: string }
+  | { readonly k: 'state'; readonly state: RuntimeState; readonly recovery: (RecoveryFigures | undefined)[]; readonly startMs: number };
+
+function print(line: CrashLine): void {
+  process.stdout.write(JSON.stringify(line) + '\n');
+}
+
+function environment(): { dataDir: string; shards: number; seed: number; prestop: number } {
+  const dataDir = process.env['DATA_DIR'];
+  if (dataDir === undefined || dataDir === '') throw new Error('DATA_DIR is required');
+  return {
+    dataDir, shards: Number(process.env['SHARDS'] ?? '2'), seed: Number(process.env['SEED'] ?? '1'), prestop: Number(process.env['PRESTOP'] ?? '0'),
+  };
+}
+
+export function crashAccounts(): string[] {
+  return Array.from({ length: CRASH_ACCOUNTS }, (_, index) => accountAddress(index));
+}
+
+async function drive(): Promise<void> {
+  const { dataDir, shards, seed, prestop } = environment();
+  const prng = new Prng(seed);
+  const accounts = crashAccounts();
+  let server: Server = await startInProcess(dataDir, shards);
+  for (const account of accounts) {
+    if (!server.trading.client.deposit(account, CRASH_DEPOSIT_MICROS)) throw new Error('deposit refused');
+    print({ k: 'deposit', account, micros: CRASH_DEPOSIT_MICROS });
+  }
+  const flow = new OrderFlow(prng, accounts, marketsOnEveryShard(server.trading, MARKETS_PER_SHARD).flat(), `s${seed}-`);
+  const hooks = { onSend: (operation: Operation) => print({ k: 'sent', operation }), onAck: (ack: Ack) => print(ack) };
+  if (prestop > 0) {
+    await runFlow(server.trading.client, flow, prestop, LANES, hooks);
+    await server.stop();
+    server = await startInProcess(dataDir, shards);
+    print({ k: 'restarted' });
+  }
+  await runFlow(server.trading.client, flow, COMMANDS_MAX, LANES, hooks);
+}
+
+async function check(): Promise<void> {
+  const { dataDir, shards } = environment();
+  const started = performance.now();
+  const server = await startInProcess(dataDir, shards);
+  const startMs = performance.now() - started;
+  const state = await readRuntimeState(server.trading, crashAccounts());
+  const recovery = Array.from({ length: shards }, (_, shard) => server.trading.pool.recovery(shard));
+  print({ k: 'state', state, recovery, startMs });
+  await server.stop();
+}
+
+const mode = process.argv[2];
+try {
+  if (mode === 'drive') await drive();
+  else if (mode === 'check') await check();
+  else throw new Error(`mode must be drive or check, got ${mode}`);
+} catch (error) {
+  print({ k: 'error', message: error instanceof Error ? error.stack ?? error.message : String(error) });
+  process.exitCode = 1;
+}
