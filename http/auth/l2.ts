@@ -26,13 +26,34 @@ export interface L2Headers {
   readonly signature: string;
 }
 
-/** Header names (lower-case, as uWS gives them) the L2 check reads, both prefixes. */
-export const L2_HEADER_NAMES = ['address', 'api_key', 'passphrase', 'timestamp', 'signature']
-  .flatMap((name) => [`service_${name}`, `poly_${name}`]);
+/**
+ * Prefixes of the credential headers, in the order they are looked up. The contract's names use
+ * an underscore (SERVICE_ADDRESS, POLY_ADDRESS), but the native uWS build that loads on this
+ * platform (v20.30) drops any request whose header names contain '_' before JavaScript sees it
+ * (fixed upstream in later releases), so the same names with a hyphen are accepted as well.
+ */
+export const CREDENTIAL_HEADER_PREFIXES = ['service_', 'poly_', 'service-', 'poly-'] as const;
 
-/** The five values, SERVICE_* first, POLY_* as the alias; undefined when any is missing. */
+/** Every spelling of credential header `name` (lower-case, as uWS gives header names). */
+export function credentialHeaderNames(names: readonly string[]): string[] {
+  return names.flatMap((name) => CREDENTIAL_HEADER_PREFIXES.map((prefix) => `${prefix}${name}`));
+}
+
+/** The first non-empty spelling of credential header `name`, or ''. */
+export function readCredentialHeader(headers: Readonly<Record<string, string | undefined>>, name: string): string {
+  for (const prefix of CREDENTIAL_HEADER_PREFIXES) {
+    const value = headers[`${prefix}${name}`];
+    if (value !== undefined && value !== '') return value;
+  }
+  return '';
+}
+
+/** Header names the L2 check reads. */
+export const L2_HEADER_NAMES = credentialHeaderNames(['address', 'api_key', 'api-key', 'passphrase', 'timestamp', 'signature']);
+
+/** The five values; undefined when any is missing. */
 export function readL2Headers(headers: Readonly<Record<string, string | undefined>>): L2Headers | undefined {
-  const read = (name: string): string => headers[`service_${name}`] || headers[`poly_${name}`] || '';
+  const read = (name: string): string => readCredentialHeader(headers, name) || readCredentialHeader(headers, name.replace('_', '-'));
   const values = {
     address: read('address'), apiKey: read('api_key'), passphrase: read('passphrase'), timestamp: read('timestamp'),
     signature: read('signature'),

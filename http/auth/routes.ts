@@ -5,7 +5,7 @@ import { json, type Reply } from '../respond.js';
 import { route, type Route } from '../router.js';
 import { clobAuthDigest, EncodingError, isAddress, parseUint256 } from './eip712.js';
 import type { ApiKeyStore } from './keys.js';
-import { authenticateRequest, L2_HEADER_NAMES, type SignedRequest } from './l2.js';
+import { authenticateRequest, credentialHeaderNames, L2_HEADER_NAMES, readCredentialHeader, type SignedRequest } from './l2.js';
 import { recoverAddress } from './recover.js';
 
 const INVALID_L1 = new HttpError(401, 'Invalid L1 Request headers');
@@ -17,11 +17,11 @@ export interface AuthRouteDeps {
   readonly now: () => number;
 }
 
-const L1_HEADER_NAMES = ['address', 'signature', 'timestamp', 'nonce'].flatMap((name) => [`service_${name}`, `poly_${name}`]);
+const L1_HEADER_NAMES = credentialHeaderNames(['address', 'signature', 'timestamp', 'nonce']);
 
 /** The lower-case address and the nonce of a valid L1 request; the 401 otherwise. */
 function authenticateL1(deps: AuthRouteDeps, headers: Readonly<Record<string, string>>): { address: string; nonce: string } {
-  const read = (name: string): string => headers[`service_${name}`] || headers[`poly_${name}`] || '';
+  const read = (name: string): string => readCredentialHeader(headers, name);
   const address = read('address');
   const signature = read('signature');
   const timestamp = read('timestamp');

@@ -1,0 +1,136 @@
+// Credential headers go with a hyphen (SERVICE-ADDRESS): the native uWS build drops requests
+// whose header names contain '_' (see http/auth/l2.ts).
+//
+// A trading client for tests, written from the contract alone (it shares no code with the
+// server's signing or HMAC paths except the EIP-712 digest, which the signature tests check
+// against @noble/curves): a wallet with a real secp256k1 key that makes L1 headers, obtains API
+// credentials, signs L2 requests and signs orders.
+import { createHmac } from 'node:crypto';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { clobAuthDigest, orderDigest, type OrderStruct } from '../../../http/auth/eip712.js';
+import { addressOfPublicKey } from '../../../http/auth/recover.js';
+import { request, type Response } from '../../support/server.js';
+
+export const CHAIN_ID = 137;
+export const DOMAIN_NAME = 'Polymarket CTF Exchange';
+export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+export const ADMIN_TOKEN = 'test-admin-token';
+const ZERO_BYTES32 = `0x${'00'.repeat(32)}`;
+
+export interface Credentials {
+  readonly apiKey: string;
+  readonly secret: string;
+  readonly passphrase: string;
+}
+
+export interface OrderInput {
+  readonly tokenId: string;
+  readonly side: 'BUY' | 'SELL';
+  /** Price as integer units of 0.0001 and size as micros, so tests never round. */
+  readonly priceUnits: number;
+  readonly sizeMicros: number;
+  readonly orderType?: string;
+  readonly postOnly?: boolean;
+  readonly expiration?: string;
+  readonly salt?: number;
+  readonly negRisk?: boolean;
+}
+
+let saltCounter = 1;
+
+export class Trader {
+  readonly secret: Uint8Array;
+  readonly address: string;
+  credentials: Credentials | undefined;
+
+  constructor(readonly clobUrl: string, seed: number, readonly nowS: () => number = () => Math.floor(Date.now() / 1000)) {
+    this.secret = new Uint8Array(32);
+    this.secret[0] = 0x42;
+    new DataView(this.secret.buffer).setUint32(28, seed);
+    this.address = addressOfPublicKey(secp256k1.getPublicKey(this.secret, false));
+  }
+
+  /** The address with mixed case, as wallets send it (the server must not care). */
+  get checksumLikeAddress(): string {
+    return `0x${this.address.slice(2).toUpperCase()}`;
+  }
+
+  signDigest(digest: Uint8Array): string {
+    const recovered = secp256k1.sign(digest, this.secret, { prehash: false, format: 'recovered' });
+    return `0x${Buffer.from(recovered.subarray(1)).toString('hex')}${(27 + recovered[0]!).toString(16)}`;
+  }
+
+  l1Headers(nonce = 0, timestamp = this.nowS()): Record<string, string> {
+    const digest = clobAuthDigest(CHAIN_ID, this.address, String(timestamp), BigInt(nonce));
+    return {
+      'SERVICE-ADDRESS': this.checksumLikeAddress, 'SERVICE-SIGNATURE': this.signDigest(digest),
+      'SERVICE-TIMESTAMP': String(timestamp), 'SERVICE-NONCE': String(nonce),
+    };
+  }
+
+  async createKey(nonce = 0): Promise<Credentials> {
+    const response = await request<Credentials>(`${this.clobUrl}/auth/api-key`, { method: 'POST', headers: this.l1Headers(nonce) });
+    if (response.status !== 200) throw new Error(`create key: ${response.status} ${response.text}`);
+    this.credentials = response.body;
+    return response.body;
+  }
+
+  l2Headers(method: string, path: string, body: string, overrides: Partial<Record<string, string>> = {}): Record<string, string> {
+    const credentials = this.credentials;
+    if (credentials === undefined) throw new Error('no credentials yet');
+    const timestamp = overrides['timestamp'] ?? String(this.nowS());
+    const signature = createHmac('sha256', Buffer.from(credentials.secret, 'base64url')).update(`${timestamp}${method}${path}${body}`).digest('hex');
+    return {
+      'SERVICE-ADDRESS': this.checksumLikeAddress, 'SERVICE-API-KEY': credentials.apiKey, 'SERVICE-PASSPHRASE': credentials.passphrase,
+      'SERVICE-TIMESTAMP': timestamp, 'SERVICE-SIGNATURE': overrides['signature'] ?? signature,
+    };
+  }
+
+  /** An L2-signed request with a JSON body (or none). */
+  send<T = unknown>(method: string, path: string, body?: unknown): Promise<Response<T>> {
+    const text = body === undefined ? '' : JSON.stringify(body);
+    return request<T>(`${this.clobUrl}${path}`, {
+      method, headers: { ...this.l2Headers(method, path, text), ...(text === '' ? {} : { 'content-type': 'application/json' }) },
+      ...(text === '' ? {} : { body: text }),
+    });
+  }
+
+  /** The signed order object and its id (the EIP-712 digest). */
+  signOrder(input: OrderInput, signer: Trader = this): { order: Record<string, unknown>; orderId: string } {
+    const shares = input.sizeMicros;
+    const collateral = (input.priceUnits * shares) / 10_000;
+    const side = input.side === 'BUY' ? 0 : 1;
+    const struct: OrderStruct = {
+      salt: String(input.salt ?? saltCounter++), maker: this.address, signer: this.address, tokenId: input.tokenId,
+      makerAmount: String(side === 0 ? collateral : shares), takerAmount: String(side === 0 ? shares : collateral), side,
+      signatureType: 0, timestamp: String(this.nowS() * 1000), metadata: ZERO_BYTES32, builder: ZERO_BYTES32,
+    };
+    const digest = orderDigest({ name: DOMAIN_NAME, chainId: CHAIN_ID, verifyingContract: ZERO_ADDRESS }, struct);
+    const order = {
+      ...struct, salt: Number(struct.salt), side: input.side, signature: signer.signDigest(digest),
+      ...(input.expiration === undefined ? {} : { expiration: input.expiration }),
+    };
+    return { order, orderId: `0x${Buffer.from(digest).toString('hex')}` };
+  }
+
+  placementBody(input: OrderInput, signer: Trader = this): { body: Record<string, unknown>; orderId: string } {
+    const { order, orderId } = this.signOrder(input, signer);
+    return {
+      body: { order, owner: this.credentials?.apiKey ?? '', orderType: input.orderType ?? 'GTC', ...(input.postOnly === undefined ? {} : { postOnly: input.postOnly }) },
+      orderId,
+    };
+  }
+
+  async place<T = Record<string, unknown>>(input: OrderInput): Promise<Response<T> & { orderId: string }> {
+    const { body, orderId } = this.placementBody(input);
+    return { ...(await this.send<T>('POST', '/order', body)), orderId };
+  }
+}
+
+export async function deposit(clobUrl: string, address: string, micros: number): Promise<void> {
+  const response = await request(`${clobUrl}/admin/deposits`, {
+    method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ address, amount: String(micros) }),
+  });
+  if (response.status !== 200) throw new Error(`deposit: ${response.status} ${response.text}`);
+}
