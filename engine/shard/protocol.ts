@@ -56,6 +56,7 @@ export type ShardRead =
   | { readonly kind: 'balance'; readonly account: string }
   | { readonly kind: 'book'; readonly market: number }
   | { readonly kind: 'market'; readonly market: number }
+  | { readonly kind: 'fillsOf'; readonly account: string; readonly max: number }
   | { readonly kind: 'storedOrders' }
   | { readonly kind: 'storedFills' };
 

@@ -3,6 +3,7 @@
 //   journal   batch number → the batch's command frames, back to back ([u32 length][frame])
 //   orders    order id → OrderView as it stands after the batch (every accepted order)
 //   fills     [seq, fill index] → FillEvent
+//   account-fills [address, seq, fill index] → 0, for the taker and the maker of every fill
 //   balances  [address, market, outcome] → [free, reserved] (market -1: collateral)
 //   funding   address → netFunding (see core.ts); absent = 0
 //   snapshots [id, part, chunk] → the engine snapshot in chunks; meta 'snapshot' → the newest
@@ -61,6 +62,7 @@ export class ShardStore {
   private readonly journal: Database<Buffer, number>;
   private readonly orders: Database<OrderView, string>;
   private readonly fills: Database<FillEvent, [number, number]>;
+  private readonly accountFills: Database<number, [string, number, number]>;
   private readonly balances: Database<[number, number], [string, number, number]>;
   private readonly funding: Database<number, string>;
   private readonly snapshots: Database<unknown[], ChunkKey>;
@@ -75,6 +77,7 @@ export class ShardStore {
     this.journal = this.root.openDB({ name: 'journal', encoding: 'binary', keyEncoding: 'ordered-binary' });
     this.orders = this.root.openDB({ name: 'orders', encoding: 'msgpack' });
     this.fills = this.root.openDB({ name: 'fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+    this.accountFills = this.root.openDB({ name: 'account-fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.balances = this.root.openDB({ name: 'balances', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.funding = this.root.openDB({ name: 'funding', encoding: 'msgpack' });
     this.snapshots = this.root.openDB({ name: 'snapshots', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
@@ -99,6 +102,17 @@ export class ShardStore {
 
   fillsAll(): FillEvent[] {
     return [...this.fills.getRange().map(({ value }) => value)];
+  }
+
+  /** Fills where `address` is taker or maker, newest first, at most `max`. */
+  fillsOf(address: string, max: number): FillEvent[] {
+    const out: FillEvent[] = [];
+    const range = this.accountFills.getRange({ start: [address, Number.MAX_SAFE_INTEGER], end: [address], reverse: true, limit: max });
+    for (const { key } of range) {
+      const fill = this.fills.get([key[1], key[2]]);
+      if (fill !== undefined) out.push(fill);
+    }
+    return out;
   }
 
   ordersAll(): OrderView[] {
@@ -139,7 +153,11 @@ export class ShardStore {
     this.root.transactionSync(() => {
       if (frames.length > 0) this.journal.putSync(batch, Buffer.from(frames.buffer, frames.byteOffset, frames.length));
       for (const [id, view] of changes.orders) this.orders.putSync(id, view);
-      for (const fill of changes.fills) this.fills.putSync([fill.seq, fill.fillIndex], fill);
+      for (const fill of changes.fills) {
+        this.fills.putSync([fill.seq, fill.fillIndex], fill);
+        this.accountFills.putSync([fill.takerAccount, fill.seq, fill.fillIndex], 0);
+        if (fill.makerAccount !== fill.takerAccount) this.accountFills.putSync([fill.makerAccount, fill.seq, fill.fillIndex], 0);
+      }
       for (const [address, market, outcome, free, reserved] of changes.balances.values()) {
         this.balances.putSync([address, market, outcome], [free, reserved]);
       }
