@@ -88,6 +88,7 @@ export class TradingClient {
       throw new Error(`market ${spec.key} was refused: ${result.error || JSON.stringify(rejected)}`);
     }
     this.markets.set(spec.key, { shard, market: result.market, feeBps: spec.feeBps });
+    this.pool.recordMarket(shard, result.market, spec.key);
   }
 
   /** Places an order; unknown markets are refused by the engine as UNKNOWN_MARKET. */
@@ -96,9 +97,12 @@ export class TradingClient {
     const shard = place?.shard ?? this.pool.shardOf(order.marketKey);
     const feeBps = place === undefined ? 0 : await this.feeOf(order.marketKey, place);
     const fund = order.side === Side.Buy ? this.treasury.take(order.account, buyReserveMicros(order, feeBps)) : 0;
-    let result: FrameResult;
+    // Refund here only when send throws: once it returned a promise, the pool settles the funding
+    // with the answer or refunds it itself when the shard dies first, and refunding again here
+    // would credit the address twice.
+    let answer: Promise<FrameResult>;
     try {
-      result = await this.pool.send(shard, (frame) => {
+      answer = this.pool.send(shard, (frame) => {
         const c = frame.command;
         c.kind = CommandKind.PlaceOrder;
         c.timeMs = this.now();
@@ -118,6 +122,7 @@ export class TradingClient {
       this.treasury.refund(order.account, fund);
       throw error;
     }
+    const result = await answer;
     if (result.events.some((event) => event.kind === 'ORDER_ACCEPTED')) this.rememberShard(order.orderId, shard);
     return result;
   }

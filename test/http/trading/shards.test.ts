@@ -1,0 +1,196 @@
+// The shard pool under pressure. A full command ring refuses at once with ShardUnavailable
+// (the edge's 503 with Retry-After: 1) instead of queueing, and everything it did accept is
+// answered, each answer matched to its request. A shard worker that dies answers ShardUnavailable
+// until the pool has restarted it, then comes back with the state of its acknowledged work, and
+// the treasury stays exact even for funded orders that were in flight when it died.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CommandKind, OrderType, Side } from '../../../engine/command.js';
+import type { FrameResult } from '../../../engine/shard/core.js';
+import { COMMAND_LAYOUT } from '../../../engine/shard/protocol.js';
+import type { Server } from '../../../http/server.js';
+import type { PlaceOrder, TradeResult } from '../../../http/trading/client.js';
+import { ShardUnavailable } from '../../../http/trading/shards.js';
+import { Prng } from '../../engine/prng.js';
+import {
+  accountAddress, assertRuntimeState, marketsOnEveryShard, ONE_MICROS, OrderFlow, readRuntimeState, removeDataDir, runFlow,
+  startInProcess, stateHashes, temporaryDataDir, waitUntil,
+} from './support.js';
+
+const ACCOUNTS = Array.from({ length: 16 }, (_, index) => accountAddress(index));
+const DEPOSIT_MICROS = 100_000 * ONE_MICROS;
+const RESTART_TIMEOUT_MS = 10_000;
+
+function assertUnavailable(error: unknown): true {
+  assert.ok(error instanceof ShardUnavailable, `expected ShardUnavailable, got ${String(error)}`);
+  assert.equal(error.retryAfterS, 1);
+  return true;
+}
+
+/** Settles every promise; answers and ShardUnavailable refusals apart. */
+async function settle<T>(promises: readonly Promise<T>[]): Promise<{ answered: T[]; refused: number }> {
+  const answered: T[] = [];
+  let refused = 0;
+  for (const outcome of await Promise.allSettled(promises)) {
+    if (outcome.status === 'fulfilled') answered.push(outcome.value);
+    else if (assertUnavailable(outcome.reason)) refused++;
+  }
+  return { answered, refused };
+}
+
+function acceptedId(result: TradeResult): string | undefined {
+  for (const event of result.events) if (event.kind === 'ORDER_ACCEPTED') return event.orderId;
+  return undefined;
+}
+
+describe('a full command ring', () => {
+  const dataDir = temporaryDataDir();
+  let server: Server;
+  before(async () => {
+    server = await startInProcess(dataDir, 1);
+    for (const account of ACCOUNTS) assert.equal(server.trading.client.deposit(account, DEPOSIT_MICROS), true);
+  });
+  after(async () => {
+    await server.stop();
+    removeDataDir(dataDir);
+  });
+
+  test('refuses the overflow at once with ShardUnavailable and answers every frame it took', async () => {
+    const { pool } = server.trading;
+    const committedBefore = (await pool.status(0)).framesCommitted;
+    const startedMs = Date.now();
+    // Nothing awaits inside the loop, so the front end reads no answer while it writes: once the
+    // shard has filled its result ring it stops taking frames, and the command ring fills up.
+    const sent: [string, Promise<FrameResult>][] = [];
+    let refused = 0;
+    const attempts = COMMAND_LAYOUT.slotCount * 4;
+    for (let index = 0; index < attempts; index++) {
+      const orderId = `flood-${index}`;
+      try {
+        sent.push([orderId, pool.send(0, (frame) => {
+          const command = frame.command;
+          command.kind = CommandKind.CancelOrder;
+          command.timeMs = Date.now();
+          command.account = 'a';
+          command.orderId = orderId;
+          frame.marketKey = '';
+        })]);
+      } catch (error) {
+        assertUnavailable(error);
+        refused++;
+      }
+    }
+    assert.ok(refused > 0, 'the ring filled up');
+    assert.ok(sent.length >= COMMAND_LAYOUT.slotCount / 2, `the ring took ${sent.length} frames before it was full`);
+    assert.equal(sent.length + refused, attempts);
+    for (const [orderId, promise] of sent) {
+      const result = await promise;
+      assert.equal(result.error, '');
+      assert.deepEqual(result.events.map((event) => [event.kind, 'orderId' in event ? event.orderId : '']), [['CANCEL_REJECTED', orderId]]);
+    }
+    // Besides the flood, the shard committed one expiry tick per second (ExpireOrders).
+    const committed = (await pool.status(0)).framesCommitted - committedBefore;
+    const ticksMax = Math.ceil((Date.now() - startedMs) / 1000) + 1;
+    assert.ok(committed >= sent.length && committed <= sent.length + ticksMax, `${committed} frames committed for ${sent.length} sent`);
+  });
+
+  test('funded orders refused by a full ring get their collateral back', async () => {
+    const { client, treasury } = server.trading;
+    const marketKey = client.marketKeys()[0]!;
+    const order = (index: number): PlaceOrder => ({
+      account: ACCOUNTS[index % ACCOUNTS.length]!, orderId: `fok-${index}`, marketKey, outcome: index % 2, side: Side.Buy,
+      orderType: OrderType.FOK, priceUnits: 100 * (1 + (index % 40)), sizeMicros: 5 * ONE_MICROS,
+    });
+    const attempts = COMMAND_LAYOUT.slotCount * 3;
+    const { answered, refused } = await settle(Array.from({ length: attempts }, (_, index) => client.placeOrder(order(index))));
+    assert.ok(refused > 0, 'the ring filled up');
+    assert.equal(answered.length + refused, attempts);
+    assert.ok(answered.every((result) => result.events.some((event) => event.kind === 'ORDER_REJECTED' || event.kind === 'ORDER_ACCEPTED')));
+    for (const account of ACCOUNTS) assert.equal(treasury.freeOf(account), DEPOSIT_MICROS, `${account} holds no stray reserve`);
+    assertRuntimeState(await readRuntimeState(server.trading, ACCOUNTS));
+  });
+
+  test('a non-ASCII order id is refused before it reaches the ring, and the shard keeps answering', async () => {
+    const { client, treasury } = server.trading;
+    const marketKey = client.marketKeys()[0]!;
+    const account = ACCOUNTS[0]!;
+    const order: PlaceOrder = {
+      account, orderId: 'ordré', marketKey, outcome: 0, side: Side.Buy, orderType: OrderType.GTC, priceUnits: 1000, sizeMicros: 5 * ONE_MICROS,
+    };
+    await assert.rejects(client.placeOrder(order), RangeError);
+    assert.equal(treasury.freeOf(account), DEPOSIT_MICROS);
+    const answer = await client.placeOrder({ ...order, orderId: 'plain-ascii' });
+    assert.equal(acceptedId(answer), 'plain-ascii');
+    assert.ok((await client.cancelOrder(account, 'plain-ascii')).events.some((event) => event.kind === 'ORDER_CANCELLED'));
+  });
+});
+
+describe('a shard worker that dies', () => {
+  const dataDir = temporaryDataDir();
+  let server: Server;
+  let markets: string[][];
+  before(async () => {
+    server = await startInProcess(dataDir, 2);
+    for (const account of ACCOUNTS) assert.equal(server.trading.client.deposit(account, DEPOSIT_MICROS), true);
+    markets = marketsOnEveryShard(server.trading, 3);
+  });
+  after(async () => {
+    await server.stop();
+    removeDataDir(dataDir);
+  });
+
+  const restingBuy = (shard: number, orderId: string): PlaceOrder => ({
+    account: ACCOUNTS[0]!, orderId, marketKey: markets[shard]![0]!, outcome: 0, side: Side.Buy, orderType: OrderType.GTC,
+    priceUnits: 1000, sizeMicros: 5 * ONE_MICROS,
+  });
+
+  test('is answered ShardUnavailable while it restarts, then comes back with the state of its acknowledged work', async () => {
+    const { client, pool } = server.trading;
+    const flow = new OrderFlow(new Prng(7), ACCOUNTS, markets.flat(), 'before-');
+    await runFlow(client, flow, 500, 16, { onAck: () => undefined });
+    const before = await readRuntimeState(server.trading, ACCOUNTS);
+    assertRuntimeState(before);
+    await pool.killWorker(0);
+    assert.equal(pool.isReady(0), false);
+    await assert.rejects(client.placeOrder(restingBuy(0, 'during-restart')), assertUnavailable);
+    await assert.rejects(pool.status(0), assertUnavailable);
+    assert.equal(server.trading.treasury.freeOf(ACCOUNTS[0]!), before.freeByAccount[0]![1], 'the refused order\'s funding stayed');
+    // The other shard does not notice.
+    assert.equal(acceptedId(await client.placeOrder(restingBuy(1, 'other-shard'))), 'other-shard');
+    await waitUntil(() => pool.isReady(0), RESTART_TIMEOUT_MS, 'shard 0 to restart');
+    assert.equal(pool.restarts(0), 1);
+    assert.ok((pool.recovery(0)?.replayedFrames ?? 0) > 0, 'the restarted shard replayed its journal');
+    const statuses = await client.statuses();
+    assert.equal(statuses[0]!.stateHash, before.statuses[0]!.stateHash);
+    assert.equal(await client.order('during-restart'), null);
+    assert.equal(acceptedId(await client.placeOrder(restingBuy(0, 'after-restart'))), 'after-restart');
+    await runFlow(client, flow, 300, 16, { onAck: () => undefined });
+    assertRuntimeState(await readRuntimeState(server.trading, ACCOUNTS));
+  });
+
+  test('keeps what it acknowledged when killed with funded orders in flight, and the treasury stays exact', async () => {
+    const { client, pool } = server.trading;
+    const restarts = pool.restarts(0);
+    const inFlight = Array.from({ length: 2_000 }, (_, index) => client.placeOrder({
+      ...restingBuy(0, `in-flight-${index}`), account: ACCOUNTS[index % ACCOUNTS.length]!, outcome: index % 2, priceUnits: 100 * (1 + (index % 45)),
+    }));
+    // Kill the worker as soon as the first answers are in, with the rest still in the ring.
+    let killed: Promise<void> | undefined;
+    for (const promise of inFlight) void promise.then(() => (killed ??= pool.killWorker(0)), () => undefined);
+    const { answered, refused } = await settle(inFlight);
+    await killed;
+    assert.ok(answered.length > 0 && refused > 0, `answered ${answered.length}, refused ${refused}`);
+    assert.equal(answered.length + refused, inFlight.length);
+    await waitUntil(() => pool.isReady(0), RESTART_TIMEOUT_MS, 'shard 0 to restart');
+    assert.equal(pool.restarts(0), restarts + 1);
+    const state = await readRuntimeState(server.trading, ACCOUNTS);
+    assertRuntimeState(state);
+    const stored = new Set(state.orders.map(([, view]) => view.orderId));
+    for (const result of answered) {
+      const id = acceptedId(result);
+      if (id !== undefined) assert.ok(stored.has(id), `acknowledged order ${id} was lost with the worker`);
+    }
+    const [status] = await client.statuses();
+    assert.deepEqual(stateHashes([status!]), stateHashes([state.statuses[0]!]));
+  });
+});
