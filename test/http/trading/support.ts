@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { OrderType, Side } from '../../../engine/command.js';
 import type { EngineEvent, FillEvent } from '../../../engine/event_objects.js';
+import { OrderStatus } from '../../../engine/order_status.js';
 import type { ShardStatus } from '../../../engine/shard/protocol.js';
 import type { OrderView } from '../../../engine/reads.js';
 import { loadConfig } from '../../../http/config.js';
@@ -237,6 +238,14 @@ export function assertRuntimeState(state: RuntimeState): void {
   assert.equal(state.freeMicros + engineMicros, state.externalMicros, 'treasury free + engine collateral = deposits − withdrawals');
   for (const [account, micros] of state.freeByAccount) assert.ok(micros >= 0, `${account} has negative free collateral ${micros}`);
 
+  // The engine remembers every stored order (the tests stay within its order history): live
+  // ones in the book, finished ones in the history, and nothing else.
+  for (const [shard, status] of state.statuses.entries()) {
+    const views = state.orders.filter(([owner]) => owner === shard).map(([, view]) => view);
+    const live = views.filter((view) => view.status === OrderStatus.LIVE).length;
+    assert.equal(status.stats['ordersLive'], live, `shard ${shard}: live orders in the engine and in the table`);
+    assert.equal(status.stats['ordersFinishedRemembered'], views.length - live, `shard ${shard}: finished orders in the engine and in the table`);
+  }
   const orders = new Map<string, OrderView>();
   for (const [shard, view] of state.orders) {
     assert.ok(!orders.has(view.orderId), `order ${view.orderId} stored twice`);
