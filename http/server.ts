@@ -16,6 +16,7 @@ import type { Logger } from './log.js';
 import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
 import { mount, route, type Route } from './router.js';
+import { accountRoutes } from './trading/account_routes.js';
 import { orderRoutes } from './trading/order_routes.js';
 import { startTrading, type TradingRuntime } from './trading/runtime.js';
 import { assertNativeUws, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
@@ -63,6 +64,13 @@ function clobRoutes(config: Config, store: CatalogStore, keys: ApiKeyStore, trad
     ...orderRoutes({
       client: trading.client, keys, authWindowS, chainId, domainName: config.orderDomainName,
       exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress, token: trading.token, now,
+    }),
+    ...accountRoutes({
+      keys, authWindowS, now, pool: trading.pool,
+      market: (conditionId) => {
+        const id = store.find('condition', conditionId.toLowerCase());
+        return id === undefined ? undefined : store.market(id);
+      },
     }),
     ...adminRoutes({
       adminToken: config.adminToken, store, now, openMarkets: trading.openMarkets,

@@ -33,9 +33,12 @@ export interface SnapshotHead {
   readonly historyChunks: number;
 }
 
+/** A fill as stored: the engine's event and the time of the command that made it. */
+export type StoredFill = FillEvent & { readonly timeMs: number };
+
 export interface BatchChanges {
   readonly orders: Map<string, OrderView>;
-  readonly fills: FillEvent[];
+  readonly fills: StoredFill[];
   readonly balances: Map<string, [string, number, number, number, number]>;
   readonly funding: Map<string, number>;
 }
@@ -61,7 +64,7 @@ export class ShardStore {
   private readonly meta: Database<unknown, string>;
   private readonly journal: Database<Buffer, number>;
   private readonly orders: Database<OrderView, string>;
-  private readonly fills: Database<FillEvent, [number, number]>;
+  private readonly fills: Database<StoredFill, [number, number]>;
   private readonly accountFills: Database<number, [string, number, number]>;
   private readonly balances: Database<[number, number], [string, number, number]>;
   private readonly funding: Database<number, string>;
@@ -100,13 +103,13 @@ export class ShardStore {
     return [...this.funding.getRange().map(({ key, value }) => [key, value] as [string, number])];
   }
 
-  fillsAll(): FillEvent[] {
+  fillsAll(): StoredFill[] {
     return [...this.fills.getRange().map(({ value }) => value)];
   }
 
   /** Fills where `address` is taker or maker, newest first, at most `max`. */
-  fillsOf(address: string, max: number): FillEvent[] {
-    const out: FillEvent[] = [];
+  fillsOf(address: string, max: number): StoredFill[] {
+    const out: StoredFill[] = [];
     const range = this.accountFills.getRange({ start: [address, Number.MAX_SAFE_INTEGER], end: [address], reverse: true, limit: max });
     for (const { key } of range) {
       const fill = this.fills.get([key[1], key[2]]);

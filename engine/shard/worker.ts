@@ -128,14 +128,14 @@ function duplicateOf(f: Frame): FrameResult {
   };
 }
 
-function record(result: FrameResult, changes: BatchChanges, touched: Set<string>): void {
+function record(result: FrameResult, timeMs: number, changes: BatchChanges, touched: Set<string>): void {
   for (const event of result.events) {
     switch (event.kind) {
       case 'ORDER_ACCEPTED': case 'ORDER_UPDATED': case 'ORDER_CANCELLED':
         touched.add(event.orderId);
         break;
       case 'FILL':
-        changes.fills.push(event);
+        changes.fills.push({ ...event, timeMs });
         touched.add(event.makerOrderId);
         touched.add(event.takerOrderId);
         break;
@@ -176,7 +176,7 @@ function runBatch(): void {
     commandRing.consume(head);
     const result = core.apply(frame);
     if (result.error === '') {
-      record(result, changes, touched);
+      record(result, command.timeMs, changes, touched);
       if (frame.fundMicros > 0) funded.add(command.account);
       for (const [address] of result.credits) funded.add(address);
     }

@@ -112,6 +112,16 @@ export class ShardPool {
     return this.handles[shard]!.marketKeys;
   }
 
+  /** The key of engine market `market` on `shard` (undefined when unknown). */
+  marketKeyAt(shard: number, market: number): string | undefined {
+    return this.handles[shard]!.marketKeys[market];
+  }
+
+  /** Notes a market the shard registered after it started. */
+  recordMarket(shard: number, market: number, key: string): void {
+    this.handles[shard]!.marketKeys[market] = key;
+  }
+
   recovery(shard: number): RecoveryFigures | undefined {
     return this.handles[shard]!.recovery;
   }

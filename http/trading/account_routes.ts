@@ -1,0 +1,208 @@
+// Account reads (L2): the caller's orders and trades, never anyone else's. Orders and fills are
+// read from the shards (live orders from the engines, finished ones and fills from each shard's
+// LMDB tables) and shaped as interface.md's account order (camelCase) and account trade
+// (snake_case, with maker_orders). Cursors are base64 offsets (contract §5): orders page 500 and
+// end with "", trades page 500 and end with "LTE=".
+import { createHash } from 'node:crypto';
+import { orderStatusName } from '../../engine/order_status.js';
+import type { StoredFill } from '../../engine/shard/store.js';
+import type { OrderView } from '../../engine/reads.js';
+import { authenticateRequest, L2_HEADER_NAMES, type ApiKeyRecord, type L2Deps } from '../auth/l2.js';
+import type { MarketRecord } from '../catalog/model.js';
+import { formatUnits } from '../decimal.js';
+import { badRequest, notFound } from '../errors.js';
+import { string } from '../params.js';
+import { json, type Reply } from '../respond.js';
+import { route, type Route } from '../router.js';
+import type { ShardPool } from './shards.js';
+
+export const ORDERS_PAGE = 500;
+export const TRADES_PAGE = 500;
+/** Most fills one account read looks at per shard (newest first). */
+const FILLS_SCANNED_MAX = 10_000;
+const ORDER_TYPES = ['GTC', 'GTD', 'FOK', 'FAK'];
+const END_OF_TRADES = 'LTE=';
+
+
+function tradeId(shard: number, fill: StoredFill): string {
+  return `${shard}-${fill.seq}-${fill.fillIndex}`;
+}
+
+/** A stable 32-byte id for the settlement of a fill (clobd settles at match time, off chain). */
+function transactionHash(shard: number, fill: StoredFill): string {
+  return `0x${createHash('sha256').update(`${shard}:${fill.seq}:${fill.fillIndex}`).digest('hex')}`;
+}
+
+export interface AccountRouteDeps extends L2Deps {
+  readonly pool: ShardPool;
+  /** The catalog market with this condition id. */
+  readonly market: (conditionId: string) => MarketRecord | undefined;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function price(units: number): string {
+  return formatUnits(units, 4);
+}
+
+function micros(amount: number): string {
+  return formatUnits(amount, 6);
+}
+
+/** Offset from a cursor: base64 of a decimal offset; "" and absent start at 0. */
+export function cursorOffset(cursor: string | undefined): number {
+  if (cursor === undefined || cursor === '') return 0;
+  const text = Buffer.from(cursor, 'base64').toString('latin1');
+  if (!/^(0|[1-9][0-9]{0,8})$/.test(text) || Buffer.from(text).toString('base64') !== cursor) throw badRequest('invalid next_cursor');
+  return Number(text);
+}
+
+export function cursorOf(offset: number): string {
+  return Buffer.from(String(offset)).toString('base64');
+}
+
+export function accountRoutes(deps: AccountRouteDeps): Route[] {
+  const { pool } = deps;
+  const shards = (): number[] => Array.from({ length: pool.count }, (_, shard) => shard);
+  const marketOf = (shard: number, index: number): MarketRecord | undefined => {
+    const key = pool.marketKeyAt(shard, index);
+    return key === undefined ? undefined : deps.market(key);
+  };
+
+  const accountOrder = (view: OrderView, shard: number, key: ApiKeyRecord, withUpdated: boolean): Record<string, unknown> | undefined => {
+    const market = marketOf(shard, view.market);
+    if (market === undefined) return undefined;
+    return {
+      associateTrades: [], id: view.orderId, status: orderStatusName(view.status), market: market.conditionId,
+      originalSize: micros(view.originalMicros), outcome: market.outcomes[view.outcome], makerAddress: view.owner,
+      owner: key.apiKey, price: price(view.priceUnits), sizeMatched: micros(view.matchedMicros),
+      assetId: market.tokenIds[view.outcome], side: view.side === 0 ? 'BUY' : 'SELL', type: ORDER_TYPES[view.orderType],
+      createdAt: iso(view.createdAtMs), ...(withUpdated ? { updatedAt: iso(view.updatedAtMs) } : {}),
+    };
+  };
+
+  /** The caller's order with this id on any shard (undefined when absent or someone else's). */
+  const findOrder = async (orderId: string, key: ApiKeyRecord): Promise<{ view: OrderView; shard: number } | undefined> => {
+    for (const shard of shards()) {
+      const view = await pool.read<OrderView | null>(shard, { kind: 'order', orderId });
+      if (view !== null) return view.owner === key.address ? { view, shard } : undefined;
+    }
+    return undefined;
+  };
+
+  /** One fill as an account trade, from the reader's side. */
+  const trade = (fill: StoredFill, shard: number, key: ApiKeyRecord): Record<string, unknown> | undefined => {
+    const market = marketOf(shard, fill.market);
+    if (market === undefined) return undefined;
+    const taker = fill.takerAccount === key.address;
+    const time = iso(fill.timeMs);
+    return {
+      id: tradeId(shard, fill), taker_order_id: fill.takerOrderId, market: market.conditionId,
+      asset_id: market.tokenIds[fill.takerOutcome], side: fill.takerSide === 0 ? 'BUY' : 'SELL', size: micros(fill.sizeMicros),
+      fee_rate_bps: String(market.takerBaseFeeBps), price: price(fill.takerPriceUnits), status: 'CONFIRMED', match_time: time,
+      last_update: time, outcome: market.outcomes[fill.takerOutcome], bucket_index: 0, owner: key.apiKey,
+      maker_address: fill.makerAccount, transaction_hash: transactionHash(shard, fill),
+      maker_orders: [{
+        order_id: fill.makerOrderId, maker_address: fill.makerAccount, owner: fill.makerAccount === key.address ? key.apiKey : '',
+        matched_amount: micros(fill.sizeMicros), fee_rate_bps: '0', price: price(fill.makerPriceUnits),
+        asset_id: market.tokenIds[fill.makerOutcome], outcome: market.outcomes[fill.makerOutcome], side: fill.makerSide === 0 ? 'BUY' : 'SELL',
+      }],
+      type: taker ? 'TAKER' : 'MAKER',
+    };
+  };
+
+  return [
+    route({
+      method: 'GET', path: '/data/order/:id', summary: "One of the caller's orders, any status.", headers: L2_HEADER_NAMES,
+      params: { id: string({ description: 'order id (0x hash)', maxLength: 128, required: true }) },
+      handler: async (context): Promise<Reply> => {
+        const key = authenticateRequest(deps, context);
+        const found = await findOrder(context.params.id, key);
+        const order = found === undefined ? undefined : accountOrder(found.view, found.shard, key, true);
+        if (order === undefined) throw notFound('order not found');
+        return json({ order });
+      },
+    }),
+    route({
+      method: 'GET', path: '/data/orders', summary: "The caller's live orders (or one, by id), paged 500.", headers: L2_HEADER_NAMES,
+      query: {
+        id: string({ description: 'order id', maxLength: 128 }),
+        market: string({ description: 'condition id', maxLength: 128 }),
+        asset_id: string({ description: 'token id', maxLength: 100 }),
+        next_cursor: string({ description: 'base64 offset; MA== starts', maxLength: 32 }),
+      },
+      handler: async (context): Promise<Reply> => {
+        const key = authenticateRequest(deps, context);
+        const { id, market, asset_id: assetId, next_cursor: cursor } = context.query;
+        const offset = cursorOffset(cursor);
+        let rows: Record<string, unknown>[] = [];
+        if (id !== undefined) {
+          const found = await findOrder(id, key);
+          const order = found === undefined ? undefined : accountOrder(found.view, found.shard, key, false);
+          if (order !== undefined) rows = [order];
+        } else {
+          for (const shard of shards()) {
+            for (const view of await pool.read<OrderView[]>(shard, { kind: 'openOrders', account: key.address })) {
+              const order = accountOrder(view, shard, key, false);
+              if (order !== undefined) rows.push(order);
+            }
+          }
+          rows.sort((a, b) => String(a['createdAt']).localeCompare(String(b['createdAt'])) || String(a['id']).localeCompare(String(b['id'])));
+        }
+        rows = rows.filter((row) => (market === undefined || row['market'] === market.toLowerCase() || row['market'] === market)
+          && (assetId === undefined || row['assetId'] === assetId));
+        const page = rows.slice(offset, offset + ORDERS_PAGE);
+        const next = offset + ORDERS_PAGE < rows.length ? cursorOf(offset + ORDERS_PAGE) : '';
+        return json({ data: page, next_cursor: next, limit: ORDERS_PAGE, count: page.length });
+      },
+    }),
+    route({
+      method: 'GET', path: '/data/trades', summary: "The caller's trades as taker or maker, newest first, paged 500.", headers: L2_HEADER_NAMES,
+      query: {
+        id: string({ description: 'trade id', maxLength: 64 }),
+        taker: string({ description: 'taker address', maxLength: 64 }),
+        maker: string({ description: 'maker address', maxLength: 64 }),
+        market: string({ description: 'condition id', maxLength: 128 }),
+        before: string({ description: 'unix seconds, strictly before', maxLength: 16 }),
+        after: string({ description: 'unix seconds, strictly after', maxLength: 16 }),
+        next_cursor: string({ description: 'base64 offset; MA== starts; LTE= is the end', maxLength: 32 }),
+      },
+      handler: async (context): Promise<Reply> => {
+        const key = authenticateRequest(deps, context);
+        const q = context.query;
+        if (q.next_cursor === END_OF_TRADES) return json({ data: [], next_cursor: END_OF_TRADES, limit: TRADES_PAGE, count: 0 });
+        const offset = cursorOffset(q.next_cursor);
+        const seconds = (value: string | undefined, name: string): number | undefined => {
+          if (value === undefined) return undefined;
+          if (!/^[0-9]{1,12}$/.test(value)) throw badRequest(`${name} must be unix seconds`);
+          return Number(value);
+        };
+        const before = seconds(q.before, 'before');
+        const afterS = seconds(q.after, 'after');
+        const rows: { fill: StoredFill; shard: number }[] = [];
+        for (const shard of shards()) {
+          for (const fill of await pool.read<StoredFill[]>(shard, { kind: 'fillsOf', account: key.address, max: FILLS_SCANNED_MAX })) {
+            if (q.id !== undefined && tradeId(shard, fill) !== q.id) continue;
+            if (q.taker !== undefined && fill.takerAccount !== q.taker.toLowerCase()) continue;
+            if (q.maker !== undefined && fill.makerAccount !== q.maker.toLowerCase()) continue;
+            if (before !== undefined && !(fill.timeMs < before * 1000)) continue;
+            if (afterS !== undefined && !(fill.timeMs >= (afterS + 1) * 1000)) continue;
+            rows.push({ fill, shard });
+          }
+        }
+        // Newest first: by time, then by shard order of execution.
+        rows.sort((a, b) => b.fill.timeMs - a.fill.timeMs || b.fill.seq - a.fill.seq || b.fill.fillIndex - a.fill.fillIndex || b.shard - a.shard);
+        const filtered: Record<string, unknown>[] = [];
+        for (const { fill, shard } of rows) {
+          const shaped = trade(fill, shard, key);
+          if (shaped !== undefined && (q.market === undefined || shaped['market'] === q.market)) filtered.push(shaped);
+        }
+        const page = filtered.slice(offset, offset + TRADES_PAGE);
+        const next = offset + TRADES_PAGE < filtered.length ? cursorOf(offset + TRADES_PAGE) : END_OF_TRADES;
+        return json({ data: page, next_cursor: next, limit: TRADES_PAGE, count: page.length });
+      },
+    }),
+  ];
+}
