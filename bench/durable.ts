@@ -6,22 +6,27 @@
 //   node dist/bench/durable.js            full (several minutes)
 //   node dist/bench/durable.js --quick    well under a minute, for CI
 import { postBatched, postRoundTrip, ringBatched, ringRoundTrip, SHARD_SPINS, type BatchedThroughput, type RoundTrip } from './durable/ring.js';
+import { measureRestart, type RestartFigures } from './durable/restart.js';
 import { makeFlow, measureBaselines, measureShards, type Baselines, type ShardsFigures, type ThroughputSizes } from './durable/throughput.js';
 
 interface Sizes {
   readonly throughput: ThroughputSizes;
   readonly roundTrips: number;
   readonly batchedFrames: number;
+  readonly restingOrders: number;
+  readonly restingAccounts: number;
 }
 
 const QUICK: Sizes = {
-  throughput: { warmupRows: 10_000, timedRows: 40_000, latencyRowsMax: 40_000, latencySeconds: 2, inFlight: 2000, accounts: 300 },
-  roundTrips: 20_000, batchedFrames: 2_000_000,
+  throughput: { warmupRows: 5_000, timedRows: 20_000, latencyRowsMax: 20_000, latencySeconds: 1.5, inFlight: 2000, accounts: 300 },
+  roundTrips: 10_000, batchedFrames: 500_000, restingOrders: 20_000, restingAccounts: 200,
 };
 const FULL: Sizes = {
-  throughput: { warmupRows: 50_000, timedRows: 500_000, latencyRowsMax: 400_000, latencySeconds: 10, inFlight: 4000, accounts: 300 },
-  roundTrips: 200_000, batchedFrames: 20_000_000,
+  throughput: { warmupRows: 30_000, timedRows: 300_000, latencyRowsMax: 200_000, latencySeconds: 10, inFlight: 4000, accounts: 300 },
+  roundTrips: 100_000, batchedFrames: 5_000_000, restingOrders: 1_000_000, restingAccounts: 200,
 };
+/** A spin long enough to outlast a thread's wake-up here (~30 µs): what it would take to stay awake. */
+const LONG_SPINS = 5000;
 /** Frames per batch in the batched ring figures: about what one shard batch drains under load. */
 const RING_BATCH = 256;
 
@@ -54,6 +59,7 @@ function printThroughput(baselines: Baselines, rows: ShardsFigures[]): void {
 interface RingFigures {
   readonly ring: RoundTrip;
   readonly ringNoSpin: RoundTrip;
+  readonly ringLongSpin: RoundTrip;
   readonly post: RoundTrip;
   readonly ringBatched: BatchedThroughput;
   readonly postBatched: BatchedThroughput;
@@ -64,6 +70,7 @@ async function measureRing(sizes: Sizes): Promise<RingFigures> {
     post: await postRoundTrip(sizes.roundTrips),
     ring: await ringRoundTrip(sizes.roundTrips, SHARD_SPINS),
     ringNoSpin: await ringRoundTrip(sizes.roundTrips, 0),
+    ringLongSpin: await ringRoundTrip(sizes.roundTrips, LONG_SPINS),
     postBatched: await postBatched(sizes.batchedFrames, RING_BATCH),
     ringBatched: await ringBatched(sizes.batchedFrames, RING_BATCH),
   };
@@ -72,12 +79,48 @@ async function measureRing(sizes: Sizes): Promise<RingFigures> {
 function printRing(figures: RingFigures): void {
   const post = figures.post;
   console.log('round trip front end → worker → front end, one frame at a time, ratio to postMessage (p50)');
-  for (const trip of [figures.post, figures.ring, figures.ringNoSpin]) {
+  for (const trip of [figures.post, figures.ring, figures.ringNoSpin, figures.ringLongSpin]) {
     console.log(`  ${trip.name.padEnd(40)} p50 ${format(trip.p50Us, 1).padStart(6)} µs  p99 ${format(trip.p99Us, 1).padStart(7)} µs  ${format(trip.p50Us / post.p50Us, 2)}×`);
   }
   console.log('batched command frames, encodeFrame → other thread → decodeFrame, ratio to postMessage');
   for (const batched of [figures.postBatched, figures.ringBatched]) {
     console.log(`  ${batched.name.padEnd(40)} ${format(batched.framesPerSecond).padStart(10)} frames/s  ${format(batched.framesPerSecond / figures.postBatched.framesPerSecond, 2)}×`);
+  }
+}
+
+function printRestart(rows: RestartFigures[]): void {
+  console.log('restart with resting orders (SHARDS=1): startServer end to end; the shard\'s snapshot load + restore and journal replay');
+  for (const row of rows) {
+    const { recovery, fill } = row;
+    console.log(
+      `  after ${row.mode === 'stop' ? 'clean stop' : 'SIGKILL   '} ${format(row.ordersLive).padStart(9)} resting  start ${format(row.startSeconds, 2)} s` +
+      `  (load ${format(recovery.loadMs / 1000, 2)} s, replay ${format(recovery.replayedFrames)} frames in ${format(recovery.replayMs / 1000, 2)} s)` +
+      `, other ${format(row.startSeconds - (recovery.loadMs + recovery.replayMs) / 1000, 2)} s` +
+      `  state hash ${row.hashEqual ? 'equal' : 'DIFFERS'}; fill ${format(fill.fillSeconds, 1)} s` +
+      (row.mode === 'stop' ? `, stop ${format(fill.stopSeconds, 2)} s` : ''),
+    );
+  }
+}
+
+interface Figures {
+  readonly ring: RingFigures;
+  readonly shards: ShardsFigures[];
+  readonly restarts: RestartFigures[];
+}
+
+function printGoals(figures: Figures, sizes: Sizes): void {
+  const mark = (ok: boolean): string => (ok ? 'met ' : 'MISS');
+  const best = Math.max(...figures.shards.map((row) => row.peak.ordersPerSecond));
+  const rtt = figures.ring.ring.p50Us / figures.ring.post.p50Us;
+  const batched = figures.ring.ringBatched.framesPerSecond;
+  const restartScale = sizes.restingOrders === 1_000_000 ? '' : ` (this run: ${format(sizes.restingOrders)} resting; the goal is for 10^6)`;
+  console.log('goals');
+  console.log(`  ${mark(best >= 100_000)} ≥ 100,000 durable cmd/s through the runtime: ${format(best)} (best of SHARDS=1, 2)`);
+  console.log(`  ${mark(rtt <= 0.3)} ring round trip p50 ≤ 0.3× postMessage: ${format(rtt, 2)}× (${format(figures.ring.ring.p50Us, 1)} µs vs ${format(figures.ring.post.p50Us, 1)} µs)`);
+  console.log(`  ${mark(batched >= 2_000_000)} ≥ 2,000,000 cmd/s through the ring, batched: ${format(batched)}`);
+  for (const row of figures.restarts) {
+    const ok = row.startSeconds <= 5 && row.hashEqual;
+    console.log(`  ${mark(ok)} restart after ${row.mode === 'stop' ? 'clean stop' : 'SIGKILL'} ≤ 5 s, same state hash: ${format(row.startSeconds, 2)} s${restartScale}`);
   }
 }
 
@@ -92,6 +135,10 @@ async function main(): Promise<void> {
   const rows: ShardsFigures[] = [];
   for (const shards of [1, 2]) rows.push(await measureShards(shards, flow, sizes.throughput));
   printThroughput(baselines, rows);
+  const restarts: RestartFigures[] = [];
+  for (const mode of ['stop', 'kill'] as const) restarts.push(await measureRestart(sizes.restingOrders, sizes.restingAccounts, mode));
+  printRestart(restarts);
+  printGoals({ ring, shards: rows, restarts }, sizes);
 }
 
 await main();

@@ -20,6 +20,9 @@ const suites: Record<string, (quick: boolean, asJson: boolean) => Promise<void>>
   engine: async (quick) => {
     runScript('./engine/run.js', quick);
   },
+  durable: async (quick) => {
+    runScript('./durable.js', quick);
+  },
 };
 
 const args = process.argv.slice(2);
