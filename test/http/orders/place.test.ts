@@ -4,17 +4,8 @@
 // failures, and cancels of own, foreign, filled and unknown orders.
 import assert from 'node:assert/strict';
 import { after, before, suite, test } from 'node:test';
-import { removeDataDir, request, startServer, type RunningServer } from '../../support/server.js';
-import { ADMIN_TOKEN, deposit, Trader } from './trader.js';
-
-interface CatalogMarket {
-  conditionId: string;
-  clobTokenIds: string;
-  orderPriceMinTickSize: number;
-  orderMinSize: number;
-  takerBaseFee: number;
-  negRisk: boolean;
-}
+import { removeDataDir, request, type RunningServer } from '../../support/server.js';
+import { startTrading, type Trader } from './trader.js';
 
 let server: RunningServer;
 let yes = '';
@@ -25,19 +16,12 @@ let bob: Trader;
 let carol: Trader;
 
 before(async () => {
-  server = await startServer({ env: { ADMIN_TOKEN, SHARDS: '2' } });
-  const markets = await request<CatalogMarket[]>(`${server.urls.catalog}/markets?limit=100`);
-  const market = markets.body.find((m) => m.orderPriceMinTickSize === 0.01 && m.orderMinSize === 5 && m.takerBaseFee === 0 && !m.negRisk);
+  const setup = await startTrading([1, 2, 3]);
+  server = setup.server;
+  const market = setup.markets[0];
   assert.ok(market !== undefined, 'the demo catalog has a plain 0.01-tick market');
-  [yes, no] = JSON.parse(market.clobTokenIds) as [string, string];
-  conditionId = market.conditionId;
-  alice = new Trader(server.urls.clob, 1);
-  bob = new Trader(server.urls.clob, 2);
-  carol = new Trader(server.urls.clob, 3);
-  for (const trader of [alice, bob, carol]) {
-    await trader.createKey();
-    await deposit(server.urls.clob, trader.address, 1_000_000_000);
-  }
+  ({ yes, no, conditionId } = market);
+  [alice, bob, carol] = setup.traders as [Trader, Trader, Trader];
 });
 
 after(async () => {

@@ -9,7 +9,7 @@ import { createHmac } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { clobAuthDigest, orderDigest, type OrderStruct } from '../../../http/auth/eip712.js';
 import { addressOfPublicKey } from '../../../http/auth/recover.js';
-import { request, type Response } from '../../support/server.js';
+import { request, startServer, type Response, type RunningServer } from '../../support/server.js';
 
 export const CHAIN_ID = 137;
 export const DOMAIN_NAME = 'Polymarket CTF Exchange';
@@ -90,7 +90,8 @@ export class Trader {
   send<T = unknown>(method: string, path: string, body?: unknown): Promise<Response<T>> {
     const text = body === undefined ? '' : JSON.stringify(body);
     return request<T>(`${this.clobUrl}${path}`, {
-      method, headers: { ...this.l2Headers(method, path, text), ...(text === '' ? {} : { 'content-type': 'application/json' }) },
+      // The signing string takes the path without its query (contract §3).
+      method, headers: { ...this.l2Headers(method, path.split('?')[0]!, text), ...(text === '' ? {} : { 'content-type': 'application/json' }) },
       ...(text === '' ? {} : { body: text }),
     });
   }
@@ -133,4 +134,51 @@ export async function deposit(clobUrl: string, address: string, micros: number):
     body: JSON.stringify({ address, amount: String(micros) }),
   });
   if (response.status !== 200) throw new Error(`deposit: ${response.status} ${response.text}`);
+}
+
+/** A plain binary demo market (tick 0.01, min size 5, no fee, not neg-risk). */
+export interface PlainMarket {
+  readonly conditionId: string;
+  readonly yes: string;
+  readonly no: string;
+  readonly outcomes: readonly string[];
+}
+
+interface CatalogMarket {
+  readonly conditionId: string;
+  readonly clobTokenIds: string;
+  readonly outcomes: string;
+  readonly orderPriceMinTickSize: number;
+  readonly orderMinSize: number;
+  readonly takerBaseFee: number;
+  readonly negRisk: boolean;
+}
+
+export interface TradingSetup {
+  readonly server: RunningServer;
+  readonly markets: readonly PlainMarket[];
+  readonly traders: readonly Trader[];
+}
+
+/**
+ * Starts the real server (admin enabled, two shards), picks plain demo markets from its catalog,
+ * and makes one funded trader with credentials per seed.
+ */
+export async function startTrading(seeds: readonly number[], depositMicros = 1_000_000_000): Promise<TradingSetup> {
+  const server = await startServer({ env: { ADMIN_TOKEN, SHARDS: '2' } });
+  const listed = await request<CatalogMarket[]>(`${server.urls.catalog}/markets?limit=100`);
+  const markets = listed.body
+    .filter((m) => m.orderPriceMinTickSize === 0.01 && m.orderMinSize === 5 && m.takerBaseFee === 0 && !m.negRisk)
+    .map((m) => {
+      const [yes, no] = JSON.parse(m.clobTokenIds) as [string, string];
+      return { conditionId: m.conditionId, yes, no, outcomes: JSON.parse(m.outcomes) as string[] };
+    });
+  const traders: Trader[] = [];
+  for (const seed of seeds) {
+    const trader = new Trader(server.urls.clob, seed);
+    await trader.createKey();
+    await deposit(server.urls.clob, trader.address, depositMicros);
+    traders.push(trader);
+  }
+  return { server, markets, traders };
 }
