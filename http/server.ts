@@ -17,6 +17,7 @@ import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
 import { mount, route, type Route } from './router.js';
 import { accountRoutes } from './trading/account_routes.js';
+import { heartbeatRoutes, Heartbeats } from './trading/heartbeats.js';
 import { orderRoutes } from './trading/order_routes.js';
 import { startTrading, type TradingRuntime } from './trading/runtime.js';
 import { assertNativeUws, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
@@ -56,9 +57,12 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
   });
 }
 
-function clobRoutes(config: Config, store: CatalogStore, keys: ApiKeyStore, trading: TradingRuntime, now: () => number): Route[] {
+function clobRoutes(
+  config: Config, store: CatalogStore, keys: ApiKeyStore, trading: TradingRuntime, heartbeats: Heartbeats, now: () => number,
+): Route[] {
   const { authWindowS, chainId } = config;
   return [
+    ...heartbeatRoutes({ keys, authWindowS, now, heartbeats }),
     route({ method: 'GET', path: '/', summary: 'Health check: the JSON string "OK".', handler: () => json('OK') }),
     ...authRoutes({ keys, chainId, authWindowS, now }),
     ...orderRoutes({
@@ -94,10 +98,11 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     throw error;
   }
 
+  const heartbeats = new Heartbeats(config.heartbeatTimeoutMs, now, (address) => trading.client.cancelAll(address), log);
   const lifecycle = new Lifecycle();
   const cached = { cache: new ResponseCache(responseCacheEntriesMax, responseCacheBytesMax), version: () => store.version };
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[] }> = {
-    clob: { style: 'clob', routes: clobRoutes(config, store, keys, trading, now) },
+    clob: { style: 'clob', routes: clobRoutes(config, store, keys, trading, heartbeats, now) },
     catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }) },
     data: { style: 'clob', routes: [] },
   };
@@ -115,6 +120,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     }
   } catch (error) {
     for (const socket of sockets) uws.us_listen_socket_close(socket);
+    heartbeats.stop();
     await trading.stop();
     await keys.close();
     await store.close();
@@ -127,6 +133,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     for (const socket of sockets.splice(0)) uws.us_listen_socket_close(socket);
     const deadline = now() + drainWaitMs;
     while (lifecycle.inFlight > 0 && now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    heartbeats.stop();
     await trading.stop();
     await keys.close();
     await store.close();

@@ -164,8 +164,10 @@ export interface TradingSetup {
  * Starts the real server (admin enabled, two shards), picks plain demo markets from its catalog,
  * and makes one funded trader with credentials per seed.
  */
-export async function startTrading(seeds: readonly number[], depositMicros = 1_000_000_000): Promise<TradingSetup> {
-  const server = await startServer({ env: { ADMIN_TOKEN, SHARDS: '2' } });
+export async function startTrading(
+  seeds: readonly number[], env: Readonly<Record<string, string>> = {}, depositMicros = 1_000_000_000,
+): Promise<TradingSetup> {
+  const server = await startServer({ env: { ADMIN_TOKEN, SHARDS: '2', ...env } });
   const listed = await request<CatalogMarket[]>(`${server.urls.catalog}/markets?limit=100`);
   const markets = listed.body
     .filter((m) => m.orderPriceMinTickSize === 0.01 && m.orderMinSize === 5 && m.takerBaseFee === 0 && !m.negRisk)
