@@ -70,7 +70,8 @@ function clobRoutes(
       exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress, token: trading.token, now,
     }),
     ...accountRoutes({
-      keys, authWindowS, now, pool: trading.pool,
+      keys, authWindowS, now, pool: trading.pool, token: trading.token,
+      freeCollateral: (address) => trading.treasury.freeOf(address),
       market: (conditionId) => {
         const id = store.find('condition', conditionId.toLowerCase());
         return id === undefined ? undefined : store.market(id);

@@ -6,14 +6,15 @@
 import { createHash } from 'node:crypto';
 import { orderStatusName } from '../../engine/order_status.js';
 import type { StoredFill } from '../../engine/shard/store.js';
-import type { OrderView } from '../../engine/reads.js';
+import type { BalanceView, OrderView } from '../../engine/reads.js';
 import { authenticateRequest, L2_HEADER_NAMES, type ApiKeyRecord, type L2Deps } from '../auth/l2.js';
 import type { MarketRecord } from '../catalog/model.js';
 import { formatUnits } from '../decimal.js';
 import { badRequest, notFound } from '../errors.js';
-import { string } from '../params.js';
+import { oneOf, string } from '../params.js';
 import { json, type Reply } from '../respond.js';
 import { route, type Route } from '../router.js';
+import type { TokenPlace } from './order_request.js';
 import type { ShardPool } from './shards.js';
 
 export const ORDERS_PAGE = 500;
@@ -35,6 +36,10 @@ function transactionHash(shard: number, fill: StoredFill): string {
 
 export interface AccountRouteDeps extends L2Deps {
   readonly pool: ShardPool;
+  /** The address's free collateral in the treasury. */
+  readonly freeCollateral: (address: string) => number;
+  /** The market and outcome of a token id. */
+  readonly token: (tokenId: string) => TokenPlace | undefined;
   /** The catalog market with this condition id. */
   readonly market: (conditionId: string) => MarketRecord | undefined;
 }
@@ -114,6 +119,37 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
   };
 
   return [
+    route({
+      method: 'GET', path: '/balance-allowance',
+      summary: 'What the caller holds of collateral or one token (free + reserved) and what new orders can still use (free), in millionths.',
+      headers: L2_HEADER_NAMES,
+      query: {
+        asset_type: oneOf({ values: ['COLLATERAL', 'CONDITIONAL'], description: 'COLLATERAL or CONDITIONAL' }),
+        token_id: string({ description: 'token id (CONDITIONAL)', maxLength: 100 }),
+        signature_type: string({ description: 'accepted and ignored (EOA only)', maxLength: 4 }),
+      },
+      handler: async (context): Promise<Reply> => {
+        const key = authenticateRequest(deps, context);
+        const { asset_type: assetType, token_id: tokenId } = context.query;
+        if (assetType === undefined) throw badRequest('asset_type is required: COLLATERAL or CONDITIONAL');
+        if (assetType === 'COLLATERAL') {
+          let reserved = 0;
+          for (const shard of shards()) {
+            const view = await pool.read<BalanceView | null>(shard, { kind: 'balance', account: key.address });
+            reserved += (view?.collateralReservedMicros ?? 0) + (view?.collateralFreeMicros ?? 0);
+          }
+          const free = deps.freeCollateral(key.address);
+          return json({ balance: String(free + reserved), allowance: String(free) });
+        }
+        const token = tokenId === undefined ? undefined : deps.token(tokenId);
+        if (token === undefined) throw badRequest('token_id must be a known token for CONDITIONAL');
+        const shard = pool.shardOf(token.market.conditionId);
+        const view = await pool.read<BalanceView | null>(shard, { kind: 'balance', account: key.address });
+        const position = view?.positions.find((p) => pool.marketKeyAt(shard, p.market) === token.market.conditionId && p.outcome === token.outcome);
+        const free = position?.freeMicros ?? 0;
+        return json({ balance: String(free + (position?.reservedMicros ?? 0)), allowance: String(free) });
+      },
+    }),
     route({
       method: 'GET', path: '/data/order/:id', summary: "One of the caller's orders, any status.", headers: L2_HEADER_NAMES,
       params: { id: string({ description: 'order id (0x hash)', maxLength: 128, required: true }) },

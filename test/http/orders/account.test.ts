@@ -103,3 +103,18 @@ test('trades from both sides; cancelled orders keep their status', async () => {
   assert.equal(cancelled.body.order['status'], 'CANCELED');
   assert.equal((await maker.send<Page<Row>>('GET', '/data/orders')).body.count, 0);
 });
+
+test('balance-allowance: collateral held vs usable, and token positions', async () => {
+  const market = markets[1]!;
+  const collateral = async (trader: Trader) => (await trader.send<{ balance: string; allowance: string }>('GET', '/balance-allowance?asset_type=COLLATERAL')).body;
+  assert.deepEqual(await collateral(stranger), { balance: '1000000000', allowance: '1000000000' });
+  const order = await stranger.place({ tokenId: market.yes, side: 'BUY', priceUnits: 5000, sizeMicros: 5_000_000 });
+  assert.deepEqual(await collateral(stranger), { balance: '1000000000', allowance: '997500000' });
+  await stranger.send('DELETE', '/order', { orderID: order.orderId });
+  assert.deepEqual(await collateral(stranger), { balance: '1000000000', allowance: '1000000000' });
+  // The taker holds the 5 NO shares it bought in markets[0] in the previous test.
+  const position = await taker.send('GET', `/balance-allowance?asset_type=CONDITIONAL&token_id=${markets[0]!.no}`);
+  assert.deepEqual(position.body, { balance: '5000000', allowance: '5000000' });
+  assert.equal((await taker.send('GET', '/balance-allowance')).status, 400);
+  assert.equal((await taker.send('GET', '/balance-allowance?asset_type=CONDITIONAL&token_id=1')).status, 400);
+});
