@@ -79,7 +79,7 @@ function clobRoutes(
     }),
     ...adminRoutes({
       adminToken: config.adminToken, store, now, openMarkets: trading.openMarkets,
-      deposit: (address, micros) => trading.client.deposit(address, micros),
+      deposit: (address, micros) => trading.client.deposit(address, micros), trading: trading.client,
     }),
   ];
 }

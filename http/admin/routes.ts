@@ -2,7 +2,10 @@
 // configured the admin API is disabled and every admin route answers 403.
 import { timingSafeEqual } from 'node:crypto';
 import { isAddress } from '../auth/eip712.js';
-import { badRequest, HttpError } from '../errors.js';
+import type { EngineEvent } from '../../engine/event_objects.js';
+import { rejectText } from '../../engine/reject_text.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
+import { string } from '../params.js';
 import { readEvent } from '../catalog/ingest.js';
 import type { MarketRecord } from '../catalog/model.js';
 import type { CatalogStore } from '../catalog/store.js';
@@ -18,6 +21,16 @@ export interface AdminDeps {
   readonly openMarkets: (markets: readonly MarketRecord[]) => Promise<void>;
   /** Credits external collateral durably; false past the exchange's collateral cap. */
   readonly deposit: (address: string, micros: number) => boolean;
+  readonly trading: {
+    setAccepting(conditionId: string, accepting: boolean): Promise<{ events: readonly EngineEvent[] }>;
+    resolveMarket(conditionId: string, winner: number): Promise<{ events: readonly EngineEvent[] }>;
+  };
+}
+
+/** The engine's refusal of an admin command as a 400, or nothing. */
+function refusalOf(events: readonly EngineEvent[]): HttpError | undefined {
+  const rejected = events.find((event) => event.kind === 'COMMAND_REJECTED');
+  return rejected === undefined ? undefined : badRequest(rejectText(rejected.reason, { orderId: '', price: '', tick: '', size: '', minSize: '' }));
 }
 
 const unauthorized = new HttpError(401, 'Unauthorized/Invalid api key');
@@ -35,8 +48,53 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function adminRoutes({ adminToken, store, now, openMarkets, deposit }: AdminDeps): Route[] {
+export function adminRoutes({ adminToken, store, now, openMarkets, deposit, trading }: AdminDeps): Route[] {
+  const marketOf = (conditionId: string): MarketRecord => {
+    const id = store.find('condition', conditionId.toLowerCase());
+    const market = id === undefined ? undefined : store.market(id);
+    if (market === undefined || !market.enableOrderBook) throw notFound('market not found');
+    return market;
+  };
+  const conditionParam = { condition_id: string({ description: 'the market\'s condition id', maxLength: 66, required: true }) };
+  const toggle = (action: 'pause' | 'resume') => route({
+    method: 'POST',
+    path: `/admin/markets/:condition_id/${action}`,
+    summary: action === 'pause' ? 'Stop accepting orders in a market (resting orders stay).' : 'Accept orders in a market again.',
+    headers: ['authorization'],
+    params: conditionParam,
+    body: 'optional-json',
+    handler: async ({ headers, params }) => {
+      requireAdmin(adminToken, headers['authorization'] ?? '');
+      const market = marketOf(params.condition_id);
+      const accepting = action === 'resume';
+      const refusal = refusalOf((await trading.setAccepting(market.conditionId, accepting)).events);
+      if (refusal !== undefined) throw refusal;
+      store.setMarketFlags(market.id, { acceptingOrders: accepting }, now());
+      return json({ condition_id: market.conditionId, accepting_orders: accepting });
+    },
+  });
   return [
+    toggle('pause'),
+    toggle('resume'),
+    route({
+      method: 'POST',
+      path: '/admin/markets/:condition_id/resolve',
+      summary: 'Resolve a market: {"winner": "<outcome>"}; cancels its orders and pays 1.00 per winning share.',
+      headers: ['authorization'],
+      params: conditionParam,
+      body: 'json',
+      handler: async ({ headers, params, body }) => {
+        requireAdmin(adminToken, headers['authorization'] ?? '');
+        const market = marketOf(params.condition_id);
+        const winnerName = isObject(body) ? body['winner'] : undefined;
+        const winner = typeof winnerName === 'string' ? market.outcomes.findIndex((outcome) => outcome.toLowerCase() === winnerName.toLowerCase()) : -1;
+        if (winner === -1) throw badRequest(`winner must be one of ${market.outcomes.join(', ')}`);
+        const refusal = refusalOf((await trading.resolveMarket(market.conditionId, winner)).events);
+        if (refusal !== undefined) throw refusal;
+        store.setMarketFlags(market.id, { acceptingOrders: false, closed: true }, now());
+        return json({ condition_id: market.conditionId, winner: market.outcomes[winner], winner_token_id: market.tokenIds[winner] });
+      },
+    }),
     route({
       method: 'POST',
       path: '/admin/events',

@@ -151,6 +151,16 @@ export class CatalogStore {
     return summary;
   }
 
+  /** Changes a market's trading flags (pause, resume, resolution), durably. */
+  setMarketFlags(id: number, flags: { readonly acceptingOrders?: boolean; readonly closed?: boolean }, nowMs: number): MarketRecord {
+    const previous = this.market(id);
+    if (previous === undefined) throw new Error(`market ${id} does not exist`);
+    const record: MarketRecord = { ...previous, ...flags, updatedAtMs: nowMs };
+    this.root.transactionSync(() => this.markets.putSync(id, record));
+    this.versionCounter++;
+    return record;
+  }
+
   async close(): Promise<void> {
     await this.root.flushed;
     await this.root.close();

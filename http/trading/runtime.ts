@@ -39,7 +39,10 @@ export async function startTrading(config: Config, log: Logger, markets: readonl
   const openMarkets = async (list: readonly MarketRecord[]): Promise<void> => {
     for (const market of list) {
       if (!market.enableOrderBook) continue;
-      if (!client.hasMarket(market.conditionId)) await client.addMarket(marketSpecOf(market));
+      if (!client.hasMarket(market.conditionId)) {
+        await client.addMarket(marketSpecOf(market));
+        if (!market.acceptingOrders) await client.setAccepting(market.conditionId, false);
+      }
       market.tokenIds.forEach((tokenId, outcome) => tokens.set(tokenId, { market, outcome }));
     }
   };
