@@ -43,7 +43,7 @@ export class Trader {
   readonly address: string;
   credentials: Credentials | undefined;
 
-  constructor(readonly clobUrl: string, seed: number, readonly nowS: () => number = () => Math.floor(Date.now() / 1000)) {
+  constructor(public clobUrl: string, seed: number, readonly nowS: () => number = () => Math.floor(Date.now() / 1000)) {
     this.secret = new Uint8Array(32);
     this.secret[0] = 0x42;
     new DataView(this.secret.buffer).setUint32(28, seed);
@@ -136,7 +136,7 @@ export async function deposit(clobUrl: string, address: string, micros: number):
   if (response.status !== 200) throw new Error(`deposit: ${response.status} ${response.text}`);
 }
 
-/** A plain binary demo market (tick 0.01, min size 5, no fee, not neg-risk). */
+/** A plain binary demo market open for orders (tick 0.01, min size 5, no fee, not neg-risk). */
 export interface PlainMarket {
   readonly conditionId: string;
   readonly yes: string;
@@ -152,6 +152,8 @@ interface CatalogMarket {
   readonly orderMinSize: number;
   readonly takerBaseFee: number;
   readonly negRisk: boolean;
+  readonly acceptingOrders: boolean;
+  readonly closed: boolean;
 }
 
 export interface TradingSetup {
@@ -170,7 +172,7 @@ export async function startTrading(
   const server = await startServer({ env: { ADMIN_TOKEN, SHARDS: '2', ...env } });
   const listed = await request<CatalogMarket[]>(`${server.urls.catalog}/markets?limit=100`);
   const markets = listed.body
-    .filter((m) => m.orderPriceMinTickSize === 0.01 && m.orderMinSize === 5 && m.takerBaseFee === 0 && !m.negRisk)
+    .filter((m) => m.orderPriceMinTickSize === 0.01 && m.orderMinSize === 5 && m.takerBaseFee === 0 && !m.negRisk && m.acceptingOrders && !m.closed)
     .map((m) => {
       const [yes, no] = JSON.parse(m.clobTokenIds) as [string, string];
       return { conditionId: m.conditionId, yes, no, outcomes: JSON.parse(m.outcomes) as string[] };
