@@ -17,6 +17,7 @@ import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
 import { mount, route, type Route } from './router.js';
 import { accountRoutes } from './trading/account_routes.js';
+import { seedDemoQuotes } from './trading/demo_quotes.js';
 import { heartbeatRoutes, Heartbeats } from './trading/heartbeats.js';
 import { orderRoutes } from './trading/order_routes.js';
 import { startTrading, type TradingRuntime } from './trading/runtime.js';
@@ -88,7 +89,8 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   assertNativeUws();
   const now = options.now ?? Date.now;
   const store = CatalogStore.open(config.dataDir);
-  if (config.seedDemo && store.isEmpty()) seedDemo(store, now(), log);
+  const firstDemoStart = config.seedDemo && store.isEmpty();
+  if (firstDemoStart) seedDemo(store, now(), log);
   const keys = new ApiKeyStore(config.dataDir);
   let trading: TradingRuntime;
   try {
@@ -99,6 +101,16 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     throw error;
   }
 
+  if (firstDemoStart) {
+    try {
+      await seedDemoQuotes(store.allMarkets(), config, keys, trading.client, trading.token, now, log);
+    } catch (error) {
+      await trading.stop();
+      await keys.close();
+      await store.close();
+      throw error;
+    }
+  }
   const heartbeats = new Heartbeats(config.heartbeatTimeoutMs, now, (address) => trading.client.cancelAll(address), log);
   const lifecycle = new Lifecycle();
   const cached = { cache: new ResponseCache(responseCacheEntriesMax, responseCacheBytesMax), version: () => store.version };

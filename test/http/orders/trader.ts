@@ -43,10 +43,15 @@ export class Trader {
   readonly address: string;
   credentials: Credentials | undefined;
 
-  constructor(public clobUrl: string, seed: number, readonly nowS: () => number = () => Math.floor(Date.now() / 1000)) {
-    this.secret = new Uint8Array(32);
-    this.secret[0] = 0x42;
-    new DataView(this.secret.buffer).setUint32(28, seed);
+  /** A wallet whose key is made from `seed`, or is `seed` itself when it is 32 bytes. */
+  constructor(public clobUrl: string, seed: number | Uint8Array, readonly nowS: () => number = () => Math.floor(Date.now() / 1000)) {
+    if (typeof seed === 'number') {
+      this.secret = new Uint8Array(32);
+      this.secret[0] = 0x42;
+      new DataView(this.secret.buffer).setUint32(28, seed);
+    } else {
+      this.secret = seed;
+    }
     this.address = addressOfPublicKey(secp256k1.getPublicKey(this.secret, false));
   }
 
@@ -136,7 +141,7 @@ export async function deposit(clobUrl: string, address: string, micros: number):
   if (response.status !== 200) throw new Error(`deposit: ${response.status} ${response.text}`);
 }
 
-/** A plain binary demo market open for orders (tick 0.01, min size 5, no fee, not neg-risk). */
+/** A plain binary market made for the test (tick 0.01, min size 5, no fee, not neg-risk). */
 export interface PlainMarket {
   readonly conditionId: string;
   readonly yes: string;
@@ -144,16 +149,10 @@ export interface PlainMarket {
   readonly outcomes: readonly string[];
 }
 
-interface CatalogMarket {
+interface CreatedMarket {
   readonly conditionId: string;
   readonly clobTokenIds: string;
   readonly outcomes: string;
-  readonly orderPriceMinTickSize: number;
-  readonly orderMinSize: number;
-  readonly takerBaseFee: number;
-  readonly negRisk: boolean;
-  readonly acceptingOrders: boolean;
-  readonly closed: boolean;
 }
 
 export interface TradingSetup {
@@ -162,21 +161,29 @@ export interface TradingSetup {
   readonly traders: readonly Trader[];
 }
 
+/** Plain markets in this test's own event, so no demo quote rests in their books. */
+const MARKETS_PER_SETUP = 4;
+
 /**
- * Starts the real server (admin enabled, two shards), picks plain demo markets from its catalog,
- * and makes one funded trader with credentials per seed.
+ * Starts the real server (admin enabled, two shards), creates an event with fresh plain markets
+ * through the admin API, and makes one funded trader with credentials per seed.
  */
 export async function startTrading(
   seeds: readonly number[], env: Readonly<Record<string, string>> = {}, depositMicros = 1_000_000_000,
 ): Promise<TradingSetup> {
   const server = await startServer({ env: { ADMIN_TOKEN, SHARDS: '2', ...env } });
-  const listed = await request<CatalogMarket[]>(`${server.urls.catalog}/markets?limit=100`);
-  const markets = listed.body
-    .filter((m) => m.orderPriceMinTickSize === 0.01 && m.orderMinSize === 5 && m.takerBaseFee === 0 && !m.negRisk && m.acceptingOrders && !m.closed)
-    .map((m) => {
-      const [yes, no] = JSON.parse(m.clobTokenIds) as [string, string];
-      return { conditionId: m.conditionId, yes, no, outcomes: JSON.parse(m.outcomes) as string[] };
-    });
+  const created = await request<{ markets: CreatedMarket[] }>(`${server.urls.clob}/admin/events`, {
+    method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      title: 'Test event', endDate: '2031-01-01T00:00:00Z',
+      markets: Array.from({ length: MARKETS_PER_SETUP }, (_, index) => ({ question: `Test market ${index}?` })),
+    }),
+  });
+  if (created.status !== 201) throw new Error(`admin create: ${created.status} ${created.text}`);
+  const markets = created.body.markets.map((m) => {
+    const [yes, no] = JSON.parse(m.clobTokenIds) as [string, string];
+    return { conditionId: m.conditionId, yes, no, outcomes: JSON.parse(m.outcomes) as string[] };
+  });
   const traders: Trader[] = [];
   for (const seed of seeds) {
     const trader = new Trader(server.urls.clob, seed);
