@@ -20,15 +20,34 @@ export { removeDataDir, temporaryDataDir } from '../../support/server.js';
 
 /** 1 share and 1 USDC, in micros. */
 export const ONE_MICROS = 1_000_000;
-/** The demo catalog's markets take orders of at least 5 shares. */
-export const DEMO_MIN_SHARES = 5;
+/** The test markets take orders of at least 5 shares. */
+export const MIN_SHARES = 5;
 
-/** Starts the whole server in this process; logs go nowhere unless LOG_LEVEL says otherwise. */
-export function startInProcess(dataDir: string, shards: number, logLevel = 'silent'): Promise<Server> {
+/** Markets the trading tests register with the shards directly (no catalog, no demo quotes). */
+const TEST_MARKETS = 16;
+
+/** A condition-id-shaped key for test market `index`. */
+export function testMarketKey(index: number): string {
+  return `0x${(0xc0de0000 + index).toString(16).padStart(64, '0')}`;
+}
+
+/**
+ * Starts the whole server in this process on an empty catalog (so no demo quotes rest in the
+ * books) and registers TEST_MARKETS markets (tick 0.01, min size 5, no fee) with their shards;
+ * a restart finds them in the shards' registries. Logs go nowhere unless asked.
+ */
+export async function startInProcess(dataDir: string, shards: number, logLevel = 'silent'): Promise<Server> {
   const config = loadConfig({
-    DATA_DIR: dataDir, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', SHARDS: String(shards), LOG_LEVEL: logLevel, SEED_DEMO: '1',
+    DATA_DIR: dataDir, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', SHARDS: String(shards), LOG_LEVEL: logLevel, SEED_DEMO: '0',
   }, new Map());
-  return startServer(config, createLogger(config.logLevel));
+  const server = await startServer(config, createLogger(config.logLevel));
+  for (let index = 0; index < TEST_MARKETS; index++) {
+    const key = testMarketKey(index);
+    if (!server.trading.client.hasMarket(key)) {
+      await server.trading.client.addMarket({ key, tickUnits: 100, minSizeMicros: MIN_SHARES * ONE_MICROS, feeBps: 0 });
+    }
+  }
+  return server;
 }
 
 /** A deterministic, lower-case 20-byte address for test account `index`. */
@@ -101,9 +120,9 @@ export class OrderFlow {
     const typeRoll = prng.below(10);
     const orderType = typeRoll < 6 ? OrderType.GTC : typeRoll < 7 ? OrderType.GTD : typeRoll < 8 ? OrderType.FOK : OrderType.FAK;
     const priceUnits = PRICE_LOW_UNITS + prng.below(PRICE_STEPS + 1) * PRICE_STEP_UNITS;
-    let sizeMicros = prng.between(DEMO_MIN_SHARES, 4 * DEMO_MIN_SHARES) * ONE_MICROS;
+    let sizeMicros = prng.between(MIN_SHARES, 4 * MIN_SHARES) * ONE_MICROS;
     const held = this.shares.get(`${account} ${marketKey} ${outcome}`) ?? 0;
-    const side = held >= DEMO_MIN_SHARES * ONE_MICROS && prng.chance(0.5) ? Side.Sell : Side.Buy;
+    const side = held >= MIN_SHARES * ONE_MICROS && prng.chance(0.5) ? Side.Sell : Side.Buy;
     if (side === Side.Sell) {
       sizeMicros = Math.min(sizeMicros, held - (held % ONE_MICROS));
       this.shares.set(`${account} ${marketKey} ${outcome}`, held - sizeMicros);
