@@ -27,6 +27,8 @@ export interface Config {
   readonly rateLimits: string | undefined;
   readonly logLevel: LogLevel;
   readonly seedDemo: boolean;
+  /** clobd's own: piscina threads that check order signatures; 0 checks them on the front end. */
+  readonly verifyThreads: number;
 }
 
 export class ConfigError extends Error {}
@@ -61,6 +63,7 @@ const settings = {
   rateLimits: setting('RATE_LIMITS'),
   logLevel: setting('LOG_LEVEL'),
   seedDemo: setting('SEED_DEMO'),
+  verifyThreads: setting('VERIFY_THREADS'),
 } as const;
 
 const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
@@ -154,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     rateLimits: rateLimits === '' ? undefined : rateLimits,
     logLevel: logLevel(read),
     seedDemo: seedDemo(read),
+    verifyThreads: integer(read, settings.verifyThreads, 1, 0, 64),
   };
   return Object.freeze(config);
 }

@@ -4,6 +4,7 @@
 import { adminRoutes } from './admin/routes.js';
 import { ApiKeyStore } from './auth/keys.js';
 import { authRoutes } from './auth/routes.js';
+import { InlineVerifier, PoolVerifier, type SignatureVerifier } from './auth/verifier.js';
 import { demoEvents } from './catalog/demo.js';
 import { readEvent } from './catalog/ingest.js';
 import { CatalogQueries } from './catalog/query.js';
@@ -59,7 +60,8 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
 }
 
 function clobRoutes(
-  config: Config, store: CatalogStore, keys: ApiKeyStore, trading: TradingRuntime, heartbeats: Heartbeats, now: () => number,
+  config: Config, store: CatalogStore, keys: ApiKeyStore, trading: TradingRuntime, heartbeats: Heartbeats,
+  verifier: SignatureVerifier, now: () => number,
 ): Route[] {
   const { authWindowS, chainId } = config;
   return [
@@ -68,7 +70,8 @@ function clobRoutes(
     ...authRoutes({ keys, chainId, authWindowS, now }),
     ...orderRoutes({
       client: trading.client, keys, authWindowS, chainId, domainName: config.orderDomainName,
-      exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress, token: trading.token, now,
+      exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress, token: trading.token,
+      verifier, now,
     }),
     ...accountRoutes({
       keys, authWindowS, now, pool: trading.pool, token: trading.token,
@@ -112,10 +115,11 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     }
   }
   const heartbeats = new Heartbeats(config.heartbeatTimeoutMs, now, (address) => trading.client.cancelAll(address), log);
+  const verifier: SignatureVerifier = config.verifyThreads === 0 ? new InlineVerifier() : new PoolVerifier(config.verifyThreads);
   const lifecycle = new Lifecycle();
   const cached = { cache: new ResponseCache(responseCacheEntriesMax, responseCacheBytesMax), version: () => store.version };
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[] }> = {
-    clob: { style: 'clob', routes: clobRoutes(config, store, keys, trading, heartbeats, now) },
+    clob: { style: 'clob', routes: clobRoutes(config, store, keys, trading, heartbeats, verifier, now) },
     catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }) },
     data: { style: 'clob', routes: [] },
   };
@@ -134,6 +138,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   } catch (error) {
     for (const socket of sockets) uws.us_listen_socket_close(socket);
     heartbeats.stop();
+    await verifier.close();
     await trading.stop();
     await keys.close();
     await store.close();
@@ -147,6 +152,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     const deadline = now() + drainWaitMs;
     while (lifecycle.inFlight > 0 && now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     heartbeats.stop();
+    await verifier.close();
     await trading.stop();
     await keys.close();
     await store.close();

@@ -7,7 +7,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { orderDigest, toHex, type OrderDomain, type OrderStruct } from '../auth/eip712.js';
 import type { ApiKeyStore } from '../auth/keys.js';
-import { addressOfPublicKey } from '../auth/recover.js';
+import { addressOfPublicKey, recoverAddress } from '../auth/recover.js';
 import type { Config } from '../config.js';
 import type { MarketRecord } from '../catalog/model.js';
 import type { Logger } from '../log.js';
@@ -69,13 +69,14 @@ export async function seedDemoQuotes(
   const context = {
     key, chainId: config.chainId, domainName: config.orderDomainName, exchangeAddress: config.exchangeAddress,
     negRiskExchangeAddress: config.negRiskExchangeAddress, token,
+    recover: (digest: Uint8Array, signature: string) => Promise.resolve(recoverAddress(digest, signature)),
   };
   let salt = 1;
   let rested = 0;
   for (const market of markets) {
     if (!market.enableOrderBook || !market.acceptingOrders || market.closed) continue;
     for (const quote of quotesOf(market)) {
-      const order = readSignedOrder(signedBody(quote, market, config, key.apiKey, salt++), context, now());
+      const order = await readSignedOrder(signedBody(quote, market, config, key.apiKey, salt++), context, now());
       const result = await client.placeOrder(order.place);
       if (result.events.some((event) => event.kind === 'ORDER_ACCEPTED')) rested++;
     }

@@ -9,7 +9,6 @@ import { Reject } from '../../engine/reject.js';
 import { rejectText } from '../../engine/reject_text.js';
 import { EncodingError, orderDigest, parseUint256, toHex, type OrderStruct } from '../auth/eip712.js';
 import type { ApiKeyRecord } from '../auth/l2.js';
-import { recoverAddress } from '../auth/recover.js';
 import { formatUnits } from '../decimal.js';
 import { HttpError, badRequest } from '../errors.js';
 import type { MarketRecord } from '../catalog/model.js';
@@ -28,6 +27,8 @@ export interface OrderContext {
   readonly exchangeAddress: string;
   readonly negRiskExchangeAddress: string;
   readonly token: (tokenId: string) => TokenPlace | undefined;
+  /** Who signed a digest (see auth/verifier.ts). */
+  readonly recover: (digest: Uint8Array, signature: string) => Promise<string | undefined>;
 }
 
 /** A validated, signature-checked order ready for the trading client. */
@@ -72,7 +73,7 @@ function tickText(market: MarketRecord): string {
 }
 
 /** Parses, checks and signature-verifies one `{order, owner, orderType, postOnly?}`. */
-export function readSignedOrder(body: unknown, context: OrderContext, nowMs: number): SignedOrder {
+export async function readSignedOrder(body: unknown, context: OrderContext, nowMs: number): Promise<SignedOrder> {
   if (!isObject(body) || !isObject(body['order'])) throw badRequest('order must be an object');
   const order = body['order'];
   const owner = body['owner'];
@@ -112,7 +113,7 @@ export function readSignedOrder(body: unknown, context: OrderContext, nowMs: num
   const orderId = toHex(digest);
   const signature = order['signature'];
   if (typeof signature !== 'string') throw badRequest('order.signature must be a string');
-  const signer = recoverAddress(digest, signature);
+  const signer = await context.recover(digest, signature);
   if (signer === undefined || signer !== struct.signer.toLowerCase()) throw badRequest('invalid signature');
   if (struct.maker.toLowerCase() !== struct.signer.toLowerCase()) throw badRequest('invalid signature');
   if (owner !== context.key.apiKey) throw badRequest('the order owner has to be the owner of the API KEY');

@@ -7,6 +7,7 @@ import { rejectText } from '../../engine/reject_text.js';
 import type { Reject } from '../../engine/reject.js';
 import { authenticateRequest, L2_HEADER_NAMES, type ApiKeyRecord } from '../auth/l2.js';
 import type { ApiKeyStore } from '../auth/keys.js';
+import type { SignatureVerifier } from '../auth/verifier.js';
 import { formatUnits } from '../decimal.js';
 import { badRequest, HttpError } from '../errors.js';
 import { json, type Reply } from '../respond.js';
@@ -28,6 +29,7 @@ export interface OrderRouteDeps {
   readonly exchangeAddress: string;
   readonly negRiskExchangeAddress: string;
   readonly token: (tokenId: string) => TokenPlace | undefined;
+  readonly verifier: SignatureVerifier;
   readonly now: () => number;
 }
 
@@ -73,13 +75,14 @@ function orderContext(deps: OrderRouteDeps, key: ApiKeyRecord): OrderContext {
   return {
     key, chainId: deps.chainId, domainName: deps.domainName, exchangeAddress: deps.exchangeAddress,
     negRiskExchangeAddress: deps.negRiskExchangeAddress, token: deps.token,
+    recover: (digest, signature) => deps.verifier.recover(digest, signature),
   };
 }
 
 async function placeOne(deps: OrderRouteDeps, key: ApiKeyRecord, body: unknown): Promise<Placement | string> {
   let order: SignedOrder;
   try {
-    order = readSignedOrder(body, orderContext(deps, key), deps.now());
+    order = await readSignedOrder(body, orderContext(deps, key), deps.now());
   } catch (error) {
     if (error instanceof HttpError && error.status === 400) return error.message;
     throw error;

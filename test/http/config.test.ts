@@ -54,6 +54,7 @@ test('every setting is read from the environment', () => {
       RATE_LIMITS: 'off',
       LOG_LEVEL: 'debug',
       SEED_DEMO: '0',
+      VERIFY_THREADS: '0',
     },
     none,
   );
@@ -77,6 +78,7 @@ test('every setting is read from the environment', () => {
       rateLimits: 'off',
       logLevel: 'debug',
       seedDemo: false,
+      verifyThreads: 0,
     },
   );
 });
