@@ -14,7 +14,8 @@ let bot: Trader;
 let idle: Trader;
 
 before(async () => {
-  const setup = await startTrading([21, 22], { HEARTBEAT_TIMEOUT_MS: String(TIMEOUT_MS) });
+  // Signatures are checked inline here (VERIFY_THREADS=0); the other order tests use the pool.
+  const setup = await startTrading([21, 22], { HEARTBEAT_TIMEOUT_MS: String(TIMEOUT_MS), VERIFY_THREADS: '0' });
   server = setup.server;
   market = setup.markets[0]!;
   [bot, idle] = setup.traders as [Trader, Trader];
