@@ -2,7 +2,6 @@
 // released) or filled, and every finished order, resting or not, moves into the bounded history
 // where its id keeps rejecting duplicates. The id table maps a live id to its slot (≥ 0) and a
 // finished id to its history entry (encoded below zero).
-import { assert } from './assert.js';
 import { bookPriceOf, bookSideOf } from './book.js';
 import { Side } from './command.js';
 import { notionalMicros } from './notional.js';
@@ -25,9 +24,7 @@ function claimHistoryEntry(state: EngineState): number {
   const history = state.history;
   if (history.isFull()) {
     const oldest = history.oldest();
-    const position = state.ids.find(history.id[oldest]!, history.idHash[oldest]!);
-    assert(position >= 0 && state.ids.valueAt(position) === historyRef(oldest), 'history entry is indexed');
-    state.ids.deleteAt(position);
+    state.ids.deleteAt(state.ids.findValue(history.idHash[oldest]!, historyRef(oldest)));
     history.dropOldest();
   }
   return history.append();
@@ -46,9 +43,7 @@ export function finishLive(state: EngineState, slot: number, reason: CancelReaso
     orders.originalOf(slot) - orders.remainingOf(slot), reason, orders.createdAtOf(slot), orders.expirationOf(slot),
     state.timeMs,
   );
-  const position = state.ids.find(id, idHash);
-  assert(position >= 0 && state.ids.valueAt(position) === slot, 'live order is indexed');
-  state.ids.setValueAt(position, historyRef(entry));
+  state.ids.setValueAt(state.ids.findValue(idHash, slot), historyRef(entry));
   orders.release(slot);
 }
 
