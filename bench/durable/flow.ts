@@ -18,7 +18,7 @@ import { takerFeeMicros } from '../../engine/fee.js';
 import { notionalMicros } from '../../engine/notional.js';
 import { ShardCore } from '../../engine/shard/core.js';
 import { Frame } from '../../engine/shard/frame.js';
-import { packResult, unpackResult } from '../../engine/shard/protocol.js';
+import { AnswerDecoder, AnswerEncoder } from '../../engine/shard/answer_codec.js';
 import { demoEvents } from '../../http/catalog/demo.js';
 import { readEvent } from '../../http/catalog/ingest.js';
 import { CatalogStore } from '../../http/catalog/store.js';
@@ -289,7 +289,7 @@ export function measureEngine(flow: OrderFlow, from: number, to: number): Baseli
 
 /**
  * The worker's per-frame work without I/O: ShardCore.apply (funding deposit, the command, the
- * sweep, event objects) and the answer's msgpack round trip, rows [from, to) timed.
+ * sweep, event objects) and the answer's encode/decode round trip, rows [from, to) timed.
  */
 export function measureShardCore(flow: OrderFlow, from: number, to: number): BaselineFigures {
   const core = new ShardCore({ operatorAddress: OPERATOR });
@@ -300,6 +300,8 @@ export function measureShardCore(flow: OrderFlow, from: number, to: number): Bas
     frame.fundMicros = 0;
     core.apply(frame);
   }
+  const encoder = new AnswerEncoder();
+  const decoder = new AnswerDecoder();
   let started = 0;
   for (let row = 0; row < to; row++) {
     if (row === from) started = performance.now();
@@ -307,7 +309,7 @@ export function measureShardCore(flow: OrderFlow, from: number, to: number): Bas
     frame.requestId = row + 1;
     frame.fundMicros = flow.fundMicros(row);
     frame.marketKey = '';
-    unpackResult(packResult(core.apply(frame)));
+    decoder.decode(encoder.encode(core.apply(frame)));
   }
   return { commands: to - from, commandsPerSecond: (to - from) / ((performance.now() - started) / 1000) };
 }

@@ -1,10 +1,8 @@
 // What the front end and a shard worker share: the worker's start data, the control messages
-// (postMessage carries control only), the ring layouts and the encoding of answers on the
-// result ring.
-import { Packr } from 'msgpackr';
+// (postMessage carries control only) and the ring layouts. Answers on the result ring are
+// encoded by answer_codec.ts.
 import type { RingLayout } from '../ring.js';
 import type { EngineOptions } from '../state.js';
-import type { FrameResult } from './core.js';
 
 export interface ShardWorkerData {
   readonly shard: number;
@@ -68,14 +66,3 @@ export type ShardControl =
 
 export const COMMAND_LAYOUT: RingLayout = { slotCount: 1 << 14, slotBytes: 128 };
 export const RESULT_LAYOUT: RingLayout = { slotCount: 1 << 15, slotBytes: 256 };
-
-/** One Packr per thread: results are plain objects of numbers, strings and arrays. */
-const packr = new Packr({ useRecords: false, moreTypes: false });
-
-export function packResult(result: FrameResult): Buffer {
-  return packr.pack(result);
-}
-
-export function unpackResult(bytes: Uint8Array): FrameResult {
-  return packr.unpack(bytes) as FrameResult;
-}

@@ -8,8 +8,11 @@
 //   funding   address → netFunding (see core.ts); absent = 0
 //   snapshots [id, part, chunk] → the engine snapshot in chunks; meta 'snapshot' → the newest
 //             complete one
-// The environment is opened with noSync/noMetaSync false, so transactionSync returns only once
-// the commit is on disk: a batch's answers are released after that, never before. Snapshots are
+// The environment is opened with noSync/noMetaSync false, so a transaction's promise resolves
+// only once the commit is on disk: a batch's answers are released after that, never before.
+// Commits are asynchronous (lmdb-js commits and syncs on its own write thread), so the worker
+// applies the next batch while the previous one is being synced; transactions commit in the
+// order they were scheduled. Snapshots are
 // written a few chunks per batch, and a snapshot becomes the recovery point (and the journal up
 // to it is dropped) only when its last chunk is in.
 import { mkdirSync } from 'node:fs';
@@ -54,6 +57,8 @@ const PART_HISTORY = 1;
 /** A snapshot being written a few chunks at a time. */
 interface PendingSnapshot {
   readonly head: SnapshotHead;
+  /** The snapshot this one replaces (0: none); its chunks go when this head is written. */
+  readonly previousId: number;
   readonly chunks: [ChunkKey, unknown[]][];
   next: number;
 }
@@ -70,6 +75,8 @@ export class ShardStore {
   private readonly funding: Database<number, string>;
   private readonly snapshots: Database<unknown[], ChunkKey>;
   private pending: PendingSnapshot | undefined;
+  /** Id of the newest snapshot begun (written or not): commits may still be on their way. */
+  private snapshotId: number;
 
   constructor(dataDir: string, shard: number) {
     this.path = join(dataDir, `shard-${shard}`);
@@ -84,6 +91,7 @@ export class ShardStore {
     this.balances = this.root.openDB({ name: 'balances', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.funding = this.root.openDB({ name: 'funding', encoding: 'msgpack' });
     this.snapshots = this.root.openDB({ name: 'snapshots', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+    this.snapshotId = (this.meta.get('snapshot') as SnapshotHead | undefined)?.id ?? 0;
   }
 
   /** The last committed batch number (0 before the first). */
@@ -149,12 +157,13 @@ export class ShardStore {
   }
 
   /**
-   * Commits one batch durably: its frames, its state changes, and the next chunks of a snapshot
-   * being written. Returns only when the commit is on disk.
+   * Commits one batch durably: its frames (copied now), its state changes, and the next chunks
+   * of a snapshot being written. Resolves once the commit is on disk.
    */
-  commitBatch(batch: number, frames: Uint8Array, changes: BatchChanges, snapshotChunks: number): void {
-    this.root.transactionSync(() => {
-      if (frames.length > 0) this.journal.putSync(batch, Buffer.from(frames.buffer, frames.byteOffset, frames.length));
+  commitBatch(batch: number, frames: Uint8Array, changes: BatchChanges, snapshotChunks: number): Promise<void> {
+    const journalEntry = frames.length > 0 ? Buffer.from(frames) : undefined;
+    return this.root.transaction(() => {
+      if (journalEntry !== undefined) this.journal.putSync(batch, journalEntry);
       for (const [id, view] of changes.orders) this.orders.putSync(id, view);
       for (const fill of changes.fills) {
         this.fills.putSync([fill.seq, fill.fillIndex], fill);
@@ -180,8 +189,9 @@ export class ShardStore {
 
   /** Starts writing `engine` + `core` as of `batch` (taken between batches). */
   beginSnapshot(batch: number, core: CoreState, engine: EngineSnapshot): void {
-    const previous = this.meta.get('snapshot') as SnapshotHead | undefined;
-    const id = (previous?.id ?? 0) + 1;
+    const previousId = this.snapshotId;
+    const id = previousId + 1;
+    this.snapshotId = id;
     const chunks: [ChunkKey, unknown[]][] = [];
     const cut = (part: number, entries: unknown[]): number => {
       let count = 0;
@@ -194,7 +204,7 @@ export class ShardStore {
     const { orders, history, ...rest } = engine;
     const orderChunks = cut(PART_ORDERS, orders);
     const historyChunks = cut(PART_HISTORY, history);
-    this.pending = { head: { id, batch, core, engine: rest, orderChunks, historyChunks }, chunks, next: 0 };
+    this.pending = { head: { id, batch, core, engine: rest, orderChunks, historyChunks }, previousId, chunks, next: 0 };
   }
 
   /** Writes everything a pending snapshot still needs in one transaction (clean stop). */
@@ -217,11 +227,11 @@ export class ShardStore {
       pending.next++;
     }
     if (pending.next < pending.chunks.length) return;
-    const previous = this.meta.get('snapshot') as SnapshotHead | undefined;
     this.meta.putSync('snapshot', pending.head);
     for (const { key } of this.journal.getRange({ end: pending.head.batch + 1 })) this.journal.removeSync(key);
-    if (previous !== undefined) {
-      for (const { key } of this.snapshots.getRange({ start: [previous.id], end: [previous.id + 1] })) this.snapshots.removeSync(key);
+    const previousId = pending.previousId;
+    if (previousId > 0) {
+      for (const { key } of this.snapshots.getRange({ start: [previousId], end: [previousId + 1] })) this.snapshots.removeSync(key);
     }
     this.pending = undefined;
   }

@@ -12,8 +12,9 @@ import { Command, CommandKind } from '../command.js';
 import { Reject } from '../reject.js';
 import { Ring } from '../ring.js';
 import { ShardCore, type FrameResult } from './core.js';
+import { AnswerEncoder } from './answer_codec.js';
 import { decodeFrame, Frame } from './frame.js';
-import { packResult, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus, type ShardWorkerData } from './protocol.js';
+import { type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus, type ShardWorkerData } from './protocol.js';
 import { emptyChanges, ShardStore, type BatchChanges } from './store.js';
 
 /** Ring polls before sleeping: enough to catch a burst without a wake-up, ~10 µs. */
@@ -32,6 +33,7 @@ const resultRing = new Ring(data.resultRing, data.resultLayout);
 const store = new ShardStore(data.dataDir, data.shard);
 const frame = new Frame(new Command());
 const pause = new Int32Array(new SharedArrayBuffer(4));
+const answers = new AnswerEncoder();
 
 let core!: ShardCore;
 let batch = 0;
@@ -148,7 +150,18 @@ function record(result: FrameResult, timeMs: number, changes: BatchChanges, touc
   }
 }
 
-/** Drains up to batchFramesMax frames, commits them durably, then answers them. */
+/** Batches applied but not yet on disk; the loop waits for the oldest beyond this many. */
+const PENDING_COMMITS_MAX = 4;
+let pendingCommits = 0;
+/** The last scheduled commit's answers: each batch's answers go out after the previous batch's. */
+let answered: Promise<void> = Promise.resolve();
+/** Answer promises of the commits still pending, oldest first. */
+const inFlight: Promise<void>[] = [];
+
+/**
+ * Drains up to batchFramesMax frames, applies them, and schedules their commit; the answers
+ * (encoded now) are written to the result ring once the commit is on disk.
+ */
 function runBatch(): void {
   const results: FrameResult[] = [];
   const changes = emptyChanges();
@@ -190,14 +203,31 @@ function runBatch(): void {
   for (const address of funded) changes.funding.set(address, core.netFunding.get(address) ?? 0);
   const journaled = journal.length > 0;
   if (journaled) batch++;
-  const commitStarted = performance.now();
-  store.commitBatch(batch, journal.bytes.subarray(0, journal.length), changes, SNAPSHOT_CHUNKS_PER_BATCH);
-  counters.commitMs += performance.now() - commitStarted;
-  counters.commits++;
-  counters.framesCommitted += results.length;
-  for (const result of results) writeResult(result);
+  scheduleCommit(journal.bytes.subarray(0, journal.length), changes, results.map((result) => answers.encode(result)));
   if (journaled) framesSinceSnapshot += results.length;
   if (framesSinceSnapshot >= data.snapshotEveryFrames && !store.snapshotPending()) startSnapshot();
+}
+
+/** Schedules a durable commit; its answers are written once it (and every earlier one) is on disk. */
+function scheduleCommit(frames: Uint8Array, changes: BatchChanges, encoded: Uint8Array[]): void {
+  const commitStarted = performance.now();
+  const committed = store.commitBatch(batch, frames, changes, SNAPSHOT_CHUNKS_PER_BATCH);
+  pendingCommits++;
+  answered = Promise.all([answered, committed]).then(() => {
+    pendingCommits--;
+    counters.commitMs += performance.now() - commitStarted;
+    counters.commits++;
+    counters.framesCommitted += encoded.length;
+    for (const bytes of encoded) writeAnswer(bytes);
+    inFlight.shift();
+  });
+  inFlight.push(answered);
+  // A failed commit leaves the engine ahead of the disk: the worker must not go on. The front
+  // end restarts it, and recovery rebuilds the state from what is on disk.
+  answered.catch((error: Error) => {
+    process.stderr.write(`shard ${data.shard}: commit failed: ${error.stack ?? error.message}\n`);
+    process.exit(1);
+  });
 }
 
 function startSnapshot(): void {
@@ -206,8 +236,7 @@ function startSnapshot(): void {
 }
 
 /** Writes one answer; while the result ring is full, waits for the front end to read. */
-function writeResult(result: FrameResult): void {
-  const bytes = packResult(result);
+function writeAnswer(bytes: Uint8Array): void {
   while (!resultRing.write(bytes)) Atomics.wait(pause, 0, 0, 0.05);
 }
 
@@ -239,8 +268,21 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 async function loop(): Promise<void> {
   let lastYield = performance.now();
   while (!stopping) {
+    if (pendingCommits > 0) {
+      // Commits are on their way to disk: never block the thread, or their callbacks wait too,
+      // and return to the event loop after every batch so lmdb can run them.
+      if (pendingCommits < PENDING_COMMITS_MAX && commandRing.peek() !== undefined) {
+        runBatch();
+        await yieldToEventLoop();
+      } else if (pendingCommits >= PENDING_COMMITS_MAX) {
+        await inFlight[0];
+      } else {
+        await Promise.race([inFlight[0], commandRing.waitForFrameAsync(IDLE_WAIT_MS)]);
+      }
+      continue;
+    }
     if (commandRing.waitForFrame(SPINS, IDLE_WAIT_MS)) runBatch();
-    else if (store.snapshotPending()) store.commitBatch(batch, new Uint8Array(0), emptyChanges(), SNAPSHOT_CHUNKS_PER_BATCH);
+    else if (store.snapshotPending()) scheduleCommit(new Uint8Array(0), emptyChanges(), []);
     const now = performance.now();
     if (now - lastYield >= YIELD_EVERY_MS || commandRing.peek() === undefined) {
       await yieldToEventLoop();
@@ -248,7 +290,11 @@ async function loop(): Promise<void> {
     }
   }
   // Stop: answer what is already in the ring, then leave a snapshot so the next start is quick.
-  while (commandRing.peek() !== undefined) runBatch();
+  while (commandRing.peek() !== undefined) {
+    runBatch();
+    if (pendingCommits >= PENDING_COMMITS_MAX) await answered;
+  }
+  await answered;
   if (!store.snapshotPending() && framesSinceSnapshot > 0) startSnapshot();
   store.finishSnapshot();
   const final = status();

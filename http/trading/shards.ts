@@ -7,9 +7,10 @@ import { Worker } from 'node:worker_threads';
 import { Command } from '../../engine/command.js';
 import { Ring } from '../../engine/ring.js';
 import type { FrameResult } from '../../engine/shard/core.js';
+import { AnswerDecoder } from '../../engine/shard/answer_codec.js';
 import { encodeFrame, Frame, frameLength } from '../../engine/shard/frame.js';
 import {
-  COMMAND_LAYOUT, RESULT_LAYOUT, unpackResult, type RecoveryFigures, type ShardControl, type ShardMessage,
+  COMMAND_LAYOUT, RESULT_LAYOUT, type RecoveryFigures, type ShardControl, type ShardMessage,
   type ShardRead, type ShardStatus, type ShardWorkerData,
 } from '../../engine/shard/protocol.js';
 import type { EngineOptions } from '../../engine/state.js';
@@ -54,6 +55,8 @@ class ShardHandle {
   worker: Worker | undefined;
   commandRing: Ring;
   resultRing: Ring;
+  /** Decodes this result ring's answers; a new one with every new ring (and worker). */
+  answers = new AnswerDecoder();
   ready = false;
   stopping = false;
   marketKeys: string[] = [];
@@ -75,6 +78,7 @@ class ShardHandle {
     this.buffers.result = Ring.allocate(RESULT_LAYOUT);
     this.commandRing = new Ring(this.buffers.command, COMMAND_LAYOUT);
     this.resultRing = new Ring(this.buffers.result, RESULT_LAYOUT);
+    this.answers = new AnswerDecoder();
     return this.buffers;
   }
 
@@ -244,7 +248,7 @@ export class ShardPool {
     for (;;) {
       const bytes = handle.resultRing.read();
       if (bytes === undefined) return delivered;
-      const result = unpackResult(bytes);
+      const result = handle.answers.decode(bytes);
       const pending = handle.pending.get(result.requestId);
       if (pending === undefined) continue;
       handle.pending.delete(result.requestId);
