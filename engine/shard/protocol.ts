@@ -42,10 +42,11 @@ export interface RecoveryFigures {
 
 /** Worker → front end. */
 export type ShardMessage =
-  | { readonly type: 'ready'; readonly marketKeys: string[]; readonly status: ShardStatus; readonly recovery: RecoveryFigures }
+  // ready carries only what the front end needs: a full status (state hash, invariant
+  // check) costs seconds on a large book, so it is asked for separately.
+  | { readonly type: 'ready'; readonly marketKeys: string[]; readonly netFunding: [string, number][]; readonly recovery: RecoveryFigures }
   | { readonly type: 'status'; readonly token: number; readonly status: ShardStatus }
-  | { readonly type: 'read'; readonly token: number; readonly value: unknown }
-  | { readonly type: 'stopped'; readonly status: ShardStatus };
+  | { readonly type: 'read'; readonly token: number; readonly value: unknown };
 
 /** Reads the front end may ask a shard for (tests, tools; account reads arrive later). */
 export type ShardRead =

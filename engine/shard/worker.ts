@@ -297,12 +297,11 @@ async function loop(): Promise<void> {
   await answered;
   if (!store.snapshotPending() && framesSinceSnapshot > 0) startSnapshot();
   store.finishSnapshot();
-  const final = status();
   await store.close();
-  post({ type: 'stopped', status: final });
+  // Closing the port lets the thread exit; the front end waits for that.
   port.close();
 }
 
 const recovery = recover();
-post({ type: 'ready', marketKeys: [...core.marketKeys], status: status(), recovery });
+post({ type: 'ready', marketKeys: [...core.marketKeys], netFunding: [...core.netFunding], recovery });
 await loop();

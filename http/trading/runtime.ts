@@ -4,7 +4,6 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { MarketRecord } from '../catalog/model.js';
-import type { ShardStatus } from '../../engine/shard/protocol.js';
 import { TradingClient, type MarketSpec } from './client.js';
 import type { TokenPlace } from './order_request.js';
 import { ShardPool } from './shards.js';
@@ -21,7 +20,7 @@ export interface TradingRuntime {
   openMarkets(markets: readonly MarketRecord[]): Promise<void>;
   /** The market and outcome of a tradable token id. */
   token(tokenId: string): TokenPlace | undefined;
-  stop(): Promise<ShardStatus[]>;
+  stop(): Promise<void>;
 }
 
 export function marketSpecOf(market: MarketRecord): MarketSpec {
@@ -56,9 +55,8 @@ export async function startTrading(config: Config, log: Logger, markets: readonl
     token: (tokenId) => tokens.get(tokenId),
     async stop() {
       clearInterval(timer);
-      const statuses = await pool.stop();
+      await pool.stop();
       await treasury.close();
-      return statuses;
     },
   };
 }

@@ -177,16 +177,14 @@ export class ShardPool {
     await this.handles[shard]!.worker?.terminate();
   }
 
-  /** Lets every worker answer what it holds, snapshot and close; resolves with final statuses. */
-  async stop(): Promise<ShardStatus[]> {
+  /** Lets every worker answer what it holds, snapshot and close; resolves when all have exited. */
+  async stop(): Promise<void> {
     this.closed = true;
-    return Promise.all(this.handles.map((handle) => new Promise<ShardStatus>((resolve) => {
+    await Promise.all(this.handles.map((handle) => new Promise<void>((resolve) => {
       const worker = handle.worker;
-      if (worker === undefined) return resolve({} as ShardStatus);
+      if (worker === undefined) return resolve();
       handle.stopping = true;
-      worker.on('message', (message: ShardMessage) => {
-        if (message.type === 'stopped') resolve(message.status);
-      });
+      worker.once('exit', () => resolve());
       worker.postMessage({ type: 'stop' } satisfies ShardControl);
     })));
   }
@@ -216,10 +214,10 @@ export class ShardPool {
           case 'ready':
             handle.marketKeys = message.marketKeys;
             handle.recovery = message.recovery;
-            this.treasury.adopt(handle.index, message.status.netFunding);
+            this.treasury.adopt(handle.index, message.netFunding);
             handle.ready = true;
             void this.readResults(handle, worker);
-            this.log.info('shard ready', { shard: handle.index, ...message.recovery, stateHash: message.status.stateHash });
+            this.log.info('shard ready', { shard: handle.index, ...message.recovery });
             resolve();
             break;
           case 'status':
