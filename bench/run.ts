@@ -23,6 +23,9 @@ const suites: Record<string, (quick: boolean, asJson: boolean) => Promise<void>>
   durable: async (quick) => {
     runScript('./durable.js', quick);
   },
+  orders: async (quick) => {
+    runScript('./orders.js', quick);
+  },
 };
 
 const args = process.argv.slice(2);

@@ -1,8 +1,18 @@
-// A small HTTP/1.1 load generator over raw keep-alive sockets. Each connection keeps `pipeline`
-// requests outstanding (1 = closed loop, one at a time) for a fixed duration; latency from write
-// to the end of the response goes into a perf_hooks histogram. Responses must carry
-// Content-Length (every clobd response does). Node's own http client costs more CPU than the
-// server under test, so it is not used here.
+// A small HTTP/1.1 load generator over raw keep-alive sockets, in two modes:
+//
+// - closed loop (the default): each connection keeps `pipeline` requests outstanding (1 = one at
+//   a time) for a fixed duration; latency runs from the write to the end of the response.
+// - open loop (`ratePerSecond`): requests leave at a fixed arrival rate whatever the answers do,
+//   spread round-robin over the connections (pipelined on a connection when its previous answer
+//   is still out), and latency runs from each request's scheduled send time, so a sender that
+//   falls behind cannot hide the queueing (coordinated omission). After the duration the run
+//   waits up to `drainMs` for the answers still out.
+//
+// Requests are pre-encoded and sent round-robin; with `unique` each is sent at most once across
+// all connections, in order, and the run ends early once every one is answered (orders, whose
+// ids are their signatures' digests, cannot be sent twice). Latencies go into a perf_hooks
+// histogram. Responses must carry Content-Length (every clobd response does). Node's own http
+// client costs more CPU than the server under test, so it is not used here.
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
 import { connect, type Socket } from 'node:net';
 
@@ -23,6 +33,12 @@ export interface LoadOptions {
   readonly pipeline?: number;
   /** Label for the progress line; no progress line when undefined. */
   readonly label?: string | undefined;
+  /** Send each request at most once, in order, across all connections. */
+  readonly unique?: boolean;
+  /** Open loop: requests per second from the start, latency from each scheduled send time. */
+  readonly ratePerSecond?: number | undefined;
+  /** Open loop: how long to wait for the answers still out after the duration. */
+  readonly drainMs?: number;
 }
 
 export interface LatencySummary {
@@ -35,7 +51,12 @@ export interface LatencySummary {
 }
 
 export interface LoadResult {
+  /** Requests answered (and timed). */
   readonly requests: number;
+  /** Requests written; with `unique`, the next run continues after the first `sent`. */
+  readonly sent: number;
+  /** Open loop: requests not sent because their connection had `outstandingMax` out already. */
+  readonly skipped: number;
   readonly durationMs: number;
   readonly requestsPerSecond: number;
   readonly statusCounts: Readonly<Record<string, number>>;
@@ -45,6 +66,11 @@ export interface LoadResult {
 
 const connectionsMax = 1024;
 const pipelineMax = 64;
+/** Open loop: answers one connection may have outstanding before its next request is skipped. */
+const outstandingMax = 1024;
+const drainMsDefault = 5_000;
+/** How often a run checks whether it is done. */
+const pollMs = 5;
 const headerEnd = Buffer.from('\r\n\r\n');
 const contentLengthPattern = /\r\ncontent-length: *(\d+)/i;
 
@@ -111,17 +137,39 @@ class ResponseParser {
   }
 }
 
+/** Where the next payload comes from: round-robin per connection, or one shared cursor. */
+class PayloadSource {
+  sent = 0;
+
+  constructor(private readonly payloads: readonly Buffer[], private readonly unique: boolean) {}
+
+  get exhausted(): boolean {
+    return this.unique && this.sent >= this.payloads.length;
+  }
+
+  /** The payload for a connection whose own counter is at `index`; undefined when used up. */
+  take(index: number): Buffer | undefined {
+    if (this.exhausted) return undefined;
+    const payload = this.payloads[(this.unique ? this.sent : index) % this.payloads.length] as Buffer;
+    this.sent++;
+    return payload;
+  }
+}
+
 class Connection {
   private readonly parser = new ResponseParser();
-  private readonly sentAt: number[] = [];
+  /** Send times (closed loop) or scheduled times (open loop) of the requests still out. */
+  private readonly timesMs: number[] = [];
   private next = 0;
   private stopped = false;
 
   constructor(
     private readonly socket: Socket,
-    private readonly payloads: readonly Buffer[],
+    private readonly source: PayloadSource,
     private readonly pipeline: number,
     offset: number,
+    /** Closed loop: send the next request on every answer. */
+    private readonly closed: boolean,
     private readonly record: (status: number, latencyNs: number) => void,
   ) {
     this.next = offset;
@@ -129,8 +177,12 @@ class Connection {
     socket.on('data', (chunk: Buffer) => this.parser.push(chunk, (status) => this.onResponse(status)));
   }
 
+  get outstanding(): number {
+    return this.timesMs.length;
+  }
+
   start(): void {
-    for (let index = 0; index < this.pipeline; index++) this.send();
+    for (let index = 0; index < this.pipeline; index++) this.send(performance.now());
   }
 
   stop(): void {
@@ -138,17 +190,20 @@ class Connection {
     this.socket.destroy();
   }
 
-  private send(): void {
-    const payload = this.payloads[this.next % this.payloads.length] as Buffer;
+  /** Writes the next payload, timed from `fromMs`; false when the source is used up. */
+  send(fromMs: number): boolean {
+    const payload = this.source.take(this.next);
+    if (payload === undefined) return false;
     this.next++;
-    this.sentAt.push(performance.now());
+    this.timesMs.push(fromMs);
     this.socket.write(payload);
+    return true;
   }
 
   private onResponse(status: number): void {
-    const sent = this.sentAt.shift() ?? performance.now();
-    this.record(status, Math.max(1, Math.round((performance.now() - sent) * 1e6)));
-    if (!this.stopped) this.send();
+    const fromMs = this.timesMs.shift() ?? performance.now();
+    this.record(status, Math.max(1, Math.round((performance.now() - fromMs) * 1e6)));
+    if (this.closed && !this.stopped) this.send(performance.now());
   }
 }
 
@@ -167,17 +222,62 @@ function progress(label: string, startedMs: number, histogram: RecordableHistogr
   process.stderr.write(process.stderr.isTTY ? `\r${line}\x1b[K` : `${line}\n`);
 }
 
-/** Runs one fixed-duration load and returns its throughput, latencies and status counts. */
-export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const pipeline = options.pipeline ?? 1;
+/**
+ * Open loop: the i-th request is due at start + i / rate; each timer turn sends everything due
+ * (a timer, not a spin, so the generator leaves the CPU to the server between sends).
+ */
+function schedule(connections: readonly Connection[], source: PayloadSource, ratePerSecond: number, durationMs: number, onSkip: () => void): () => void {
+  const startedMs = performance.now();
+  const intervalMs = 1000 / ratePerSecond;
+  const total = Math.floor((durationMs / 1000) * ratePerSecond);
+  let scheduled = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = (): void => {
+    const due = Math.min(total, Math.floor((performance.now() - startedMs) / intervalMs) + 1);
+    while (scheduled < due && !source.exhausted) {
+      const connection = connections[scheduled % connections.length] as Connection;
+      const scheduledMs = startedMs + scheduled * intervalMs;
+      scheduled++;
+      if (connection.outstanding >= outstandingMax) onSkip();
+      else connection.send(scheduledMs);
+    }
+    if (scheduled < total && !source.exhausted) timer = setTimeout(tick, Math.max(0, startedMs + scheduled * intervalMs - performance.now()));
+  };
+  tick();
+  return () => clearTimeout(timer);
+}
+
+function validate(options: LoadOptions, pipeline: number): void {
   if (!(options.connections >= 1 && options.connections <= connectionsMax)) throw new Error(`connections must be 1..${connectionsMax}`);
   if (!(pipeline >= 1 && pipeline <= pipelineMax)) throw new Error(`pipeline must be 1..${pipelineMax}`);
   if (options.requests.length === 0) throw new Error('at least one request is needed');
+  const rate = options.ratePerSecond;
+  if (rate !== undefined && !(rate > 0 && Number.isFinite(rate))) throw new Error('ratePerSecond must be a positive number');
+}
+
+/** Resolves once `done()` holds (checked every few milliseconds) or `timeoutMs` has passed. */
+function waitFor(done: () => boolean, timeoutMs: number): Promise<void> {
+  const startedMs = performance.now();
+  return new Promise((resolve) => {
+    const check = setInterval(() => {
+      if (!done() && performance.now() - startedMs < timeoutMs) return;
+      clearInterval(check);
+      resolve();
+    }, pollMs);
+  });
+}
+
+/** Runs one fixed-duration load and returns its throughput, latencies and status counts. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const pipeline = options.pipeline ?? 1;
+  validate(options, pipeline);
   const url = new URL(options.url);
-  const payloads = options.requests.map((spec) => encodeRequest(spec, url.host));
+  const source = new PayloadSource(options.requests.map((spec) => encodeRequest(spec, url.host)), options.unique ?? false);
+  const openRate = options.ratePerSecond;
   const histogram = createHistogram();
   const statusCounts: Record<string, number> = {};
   let errors = 0;
+  let skipped = 0;
   const record = (status: number, latencyNs: number): void => {
     histogram.record(latencyNs);
     statusCounts[status] = (statusCounts[status] ?? 0) + 1;
@@ -185,19 +285,27 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const sockets = await Promise.all(Array.from({ length: options.connections }, () => open(url)));
   const connections = sockets.map((socket, index) => {
     socket.on('error', () => errors++);
-    return new Connection(socket, payloads, pipeline, index, record);
+    return new Connection(socket, source, pipeline, index, openRate === undefined, record);
   });
   const startedMs = performance.now();
-  for (const connection of connections) connection.start();
+  let cancel = (): void => {};
+  if (openRate === undefined) for (const connection of connections) connection.start();
+  else cancel = schedule(connections, source, openRate, options.durationMs, () => skipped++);
   const label = options.label;
   const ticker = label === undefined ? undefined : setInterval(() => progress(label, startedMs, histogram, errors), 1000);
-  await new Promise((resolve) => setTimeout(resolve, options.durationMs));
+  const allAnswered = (): boolean => histogram.count >= source.sent;
+  await waitFor(() => source.exhausted && allAnswered(), options.durationMs);
   const durationMs = performance.now() - startedMs;
+  cancel();
+  // Open loop: the answers still out belong to the run, their latency is what the rate cost.
+  if (openRate !== undefined) await waitFor(allAnswered, options.drainMs ?? drainMsDefault);
   if (ticker !== undefined) clearInterval(ticker);
   for (const connection of connections) connection.stop();
   if (label !== undefined && process.stderr.isTTY) process.stderr.write('\n');
   return {
     requests: histogram.count,
+    sent: source.sent,
+    skipped,
     durationMs,
     requestsPerSecond: histogram.count / (durationMs / 1000),
     statusCounts,

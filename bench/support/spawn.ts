@@ -1,6 +1,6 @@
 // Starts bench/support/server.js as a child process on free ports with a temporary DATA_DIR.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ export const helloPath = '/__bench/hello';
 
 export interface BenchServer {
   readonly urls: { readonly clob: string; readonly catalog: string; readonly data: string };
+  readonly pid: number;
   /** CPU seconds (user + system, all threads) the server process has used so far. */
   cpuSeconds(): number;
   stop(): Promise<void>;
@@ -17,15 +18,36 @@ export interface BenchServer {
 
 const clockTicksPerSecond = 100;
 
+/** utime + stime in seconds from a /proc stat file (a process's or one thread's). */
+function statCpuSeconds(path: string): number {
+  const stat = readFileSync(path, 'latin1');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+}
+
 /**
  * Reads utime + stime of a process from /proc. Load generators on this 2-core machine share it
  * with the server, so a client can saturate first; dividing requests by the server's own CPU
  * time gives its capacity whoever the bottleneck is.
  */
 export function processCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond;
+  return statCpuSeconds(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU seconds of each thread of a process, by thread id (the main thread's id is the pid). Node
+ * does not name its threads, so which one is a worker is told by the caller's own knowledge.
+ */
+export function threadCpuSeconds(pid: number): Map<number, number> {
+  const threads = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      threads.set(Number(tid), statCpuSeconds(`/proc/${pid}/task/${tid}/stat`));
+    } catch {
+      // The thread ended between the listing and the read: it has nothing left to count.
+    }
+  }
+  return threads;
 }
 
 const serverPath = fileURLToPath(new URL('./server.js', import.meta.url));
@@ -46,6 +68,7 @@ export function spawnBenchServer(env: Readonly<Record<string, string>> = {}): Pr
       if (match === null) return;
       resolve({
         urls: { clob: match[1] ?? '', catalog: match[2] ?? '', data: match[3] ?? '' },
+        pid: child.pid ?? 0,
         cpuSeconds: () => processCpuSeconds(child.pid ?? 0),
         stop: async () => {
           child.kill('SIGTERM');

@@ -1,0 +1,273 @@
+// The HTTP order benchmark (issue 5): fully authenticated, signature-checked, durable POST /order
+// over keep-alive connections from many accounts, against what bounds it, all in the same run:
+// the signature verifier's own single-core rate (recoverAddress in a tight loop) and the
+// internal trading client's durable throughput (bench/durable's closed loop, no HTTP, no auth).
+// Order signatures are checked on the piscina pool (VERIFY_THREADS=1, the default) and inline
+// on the front end (VERIFY_THREADS=0), each on a fresh server replaying the same signed orders;
+// latency is taken in an open loop at half of each measured peak. Server CPU per order (from
+// /proc) against the cost of HMAC + digest + recovery measured alone gives auth's share of it.
+//
+//   node dist/bench/orders.js              full (a few minutes)
+//   node dist/bench/orders.js --quick      well under a minute, for CI
+//   node dist/bench/orders.js --connections=N   another number of connections (closed loop)
+//   node dist/bench/orders.js --cpu-prof   also profiles the pool server (node --cpu-prof) and
+//                                          prints each thread's busiest files and functions
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { measureAuthCost, type AuthCost } from './orders/auth_cost.js';
+import { enrol, makeTraders, orderRequests, signOrders, startExchange, type BenchTrader, type Exchange, type SignedOrder } from './orders/exchange.js';
+import { makePlan, type OrderPlan } from './orders/plan.js';
+import { closedLoop, fundAccounts, startRuntime } from './durable/runtime.js';
+import { makeFlow, type ThroughputSizes } from './durable/throughput.js';
+import { runLoad, type LoadResult } from './load/client.js';
+import { summarizeProfiles, type ProfileSummary } from './support/profile.js';
+import { threadCpuSeconds } from './support/spawn.js';
+
+interface Sizes {
+  readonly accounts: number;
+  readonly markets: number;
+  readonly connections: number;
+  readonly warmupOrders: number;
+  readonly peakMs: number;
+  /** Orders signed for the peak phase: peakMs at this rate (the phase ends early if they run out). */
+  readonly peakRateMax: number;
+  readonly latencyMs: number;
+  readonly authSamples: number;
+  readonly internal: ThroughputSizes;
+}
+
+const QUICK: Sizes = {
+  accounts: 100, markets: 4, connections: 128, warmupOrders: 2_000, peakMs: 2_000, peakRateMax: 10_000, latencyMs: 1_500, authSamples: 2_000,
+  internal: { warmupRows: 3_000, timedRows: 15_000, latencyRowsMax: 0, latencySeconds: 0, inFlight: 2_000, accounts: 300 },
+};
+const FULL: Sizes = {
+  accounts: 1_000, markets: 8, connections: 256, warmupOrders: 10_000, peakMs: 8_000, peakRateMax: 16_000, latencyMs: 8_000, authSamples: 20_000,
+  internal: { warmupRows: 20_000, timedRows: 150_000, latencyRowsMax: 0, latencySeconds: 0, inFlight: 4_000, accounts: 300 },
+};
+const SEED = 5;
+/** Matching workers of every server here and of the internal-client baseline: one per core. */
+const SHARDS = 2;
+/** The setup phase ends when every order is answered; this only bounds a stuck server. */
+const SETUP_MS_MAX = 120_000;
+const GOAL_VERIFIER_RATIO = 0.8;
+const GOAL_ORDERS_PER_SECOND = 10_000;
+const GOAL_P99_MS = 5;
+
+interface Phases {
+  readonly warmup: readonly [number, number];
+  readonly peak: readonly [number, number];
+  readonly latency: readonly [number, number];
+}
+
+function phasesOf(sizes: Sizes): Phases {
+  const peakEnd = sizes.warmupOrders + Math.round((sizes.peakRateMax * sizes.peakMs) / 1000);
+  return {
+    warmup: [0, sizes.warmupOrders], peak: [sizes.warmupOrders, peakEnd],
+    latency: [peakEnd, peakEnd + Math.round((sizes.peakRateMax / 2) * (sizes.latencyMs / 1000))],
+  };
+}
+
+interface Signed {
+  readonly plan: OrderPlan;
+  readonly traders: readonly BenchTrader[];
+  readonly tokens: Exchange['tokens'];
+  readonly setup: readonly SignedOrder[];
+  readonly orders: readonly SignedOrder[];
+}
+
+interface ThreadShare {
+  readonly tid: number;
+  readonly main: boolean;
+  readonly seconds: number;
+}
+
+interface ServerFigures {
+  readonly verifyThreads: number;
+  readonly setup: LoadResult;
+  readonly peak: LoadResult;
+  readonly serverCpuSeconds: number;
+  readonly threads: readonly ThreadShare[];
+  readonly latency: LoadResult;
+  readonly latencyRate: number;
+  readonly auth: AuthCost | undefined;
+  readonly profiles: readonly ProfileSummary[];
+}
+
+function format(value: number, digits = 0): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+function threadsBetween(pid: number, before: Map<number, number>, after: Map<number, number>): ThreadShare[] {
+  return [...after].map(([tid, seconds]) => ({ tid, main: tid === pid, seconds: seconds - (before.get(tid) ?? 0) }))
+    .filter((thread) => thread.seconds > 0).sort((a, b) => b.seconds - a.seconds);
+}
+
+async function sendAll(exchange: Exchange, signed: Signed, plan: OrderPlan['setup'], orders: readonly SignedOrder[], connections: number): Promise<LoadResult> {
+  const requests = orderRequests(signed.traders, plan, orders, 0, orders.length);
+  return runLoad({ url: exchange.server.urls.clob, requests, connections, durationMs: SETUP_MS_MAX, unique: true });
+}
+
+/**
+ * One server: enrol, the setup that hands out shares, a warm-up, the closed-loop peak (server
+ * CPU per thread read around it), then the open loop at half that peak.
+ */
+async function measureServer(verifyThreads: number, signed: Signed, exchange: Exchange, sizes: Sizes, withAuthCost: boolean, profileDir: string | undefined): Promise<ServerFigures> {
+  const { server } = exchange;
+  const url = server.urls.clob;
+  const phases = phasesOf(sizes);
+  await enrol(exchange, signed.traders, signed.plan.depositMicros);
+  const slice = ([from, to]: readonly [number, number]) => orderRequests(signed.traders, signed.plan.orders, signed.orders, from, to);
+  const auth = withAuthCost ? measureAuthCost(signed.orders, slice([0, sizes.authSamples]), signed.traders, sizes.authSamples) : undefined;
+  const setup = await sendAll(exchange, signed, signed.plan.setup, signed.setup, sizes.connections);
+  await runLoad({ url, requests: slice(phases.warmup), connections: sizes.connections, durationMs: SETUP_MS_MAX, unique: true });
+  const peakRequests = slice(phases.peak);
+  const cpuBefore = server.cpuSeconds();
+  const threadsBefore = threadCpuSeconds(server.pid);
+  const label = `POST /order VERIFY_THREADS=${verifyThreads}`;
+  const peak = await runLoad({ url, requests: peakRequests, connections: sizes.connections, durationMs: sizes.peakMs, unique: true, label });
+  const serverCpuSeconds = server.cpuSeconds() - cpuBefore;
+  const threads = threadsBetween(server.pid, threadsBefore, threadCpuSeconds(server.pid));
+  const latencyRate = Math.max(1, Math.round(peak.requestsPerSecond / 2));
+  const [latencyFrom] = phases.latency;
+  const latencyRequests = slice([latencyFrom, latencyFrom + Math.ceil((latencyRate * sizes.latencyMs) / 1000)]);
+  const latency = await runLoad({ url, requests: latencyRequests, connections: sizes.connections, durationMs: sizes.latencyMs, unique: true, ratePerSecond: latencyRate });
+  await server.stop();
+  const profiles = profileDir === undefined ? [] : summarizeProfiles(profileDir, 12);
+  return { verifyThreads, setup, peak, serverCpuSeconds, threads, latency, latencyRate, auth, profiles };
+}
+
+/** The internal trading client's durable throughput: bench/durable's flow and closed loop, same shard count. */
+async function measureInternal(sizes: ThroughputSizes): Promise<{ commandsPerSecond: number; failures: number; mismatches: number }> {
+  const flow = makeFlow(sizes);
+  const runtime = await startRuntime(SHARDS);
+  try {
+    const client = runtime.server.trading.client;
+    fundAccounts(client, flow.accounts);
+    await closedLoop(client, flow, 0, sizes.warmupRows, sizes.inFlight);
+    const load = await closedLoop(client, flow, sizes.warmupRows, sizes.warmupRows + sizes.timedRows, sizes.inFlight);
+    return { commandsPerSecond: load.commands / load.seconds, failures: load.failures, mismatches: load.rejectionMismatches };
+  } finally {
+    await runtime.close();
+  }
+}
+
+function statuses(result: LoadResult): string {
+  const entries = Object.entries(result.statusCounts).sort();
+  const text = entries.map(([status, count]) => `${status}: ${format(count)}`).join(', ');
+  const other = entries.filter(([status]) => status !== '200').length > 0 || result.errors > 0 || result.skipped > 0;
+  return `${text}${result.errors > 0 ? `, socket errors ${result.errors}` : ''}${result.skipped > 0 ? `, skipped ${result.skipped}` : ''}${other ? '  ← not all 200' : ''}`;
+}
+
+function authUs(auth: AuthCost): number {
+  return auth.hmacUs + auth.digestUs + auth.recoverUs;
+}
+
+function printServers(rows: readonly ServerFigures[], auth: AuthCost, internalPerSecond: number, sizes: Sizes): void {
+  const verifier = auth.verifierPerSecond;
+  console.log(`POST /order, closed loop over ${sizes.connections} keep-alive connections (every order signed, HMAC-authenticated, durable before its 200)`);
+  for (const row of rows) {
+    const rate = row.peak.requestsPerSecond;
+    const cpuUs = (row.serverCpuSeconds * 1e6) / Math.max(1, row.peak.requests);
+    console.log(
+      `  VERIFY_THREADS=${row.verifyThreads} ${row.verifyThreads === 0 ? '(inline)' : '(pool)  '} ${format(rate).padStart(7)} orders/s` +
+      `  ${format(rate / verifier, 2)}× verifier  ${format(rate / internalPerSecond, 2)}× internal client` +
+      `  p50 ${format(row.peak.latency.p50Ms, 2)} ms p99 ${format(row.peak.latency.p99Ms, 2)} ms` +
+      `  server CPU ${format(cpuUs, 1)} µs/order (${format(row.serverCpuSeconds / (row.peak.durationMs / 1000), 2)} cores), auth + signature ${format((authUs(auth) / cpuUs) * 100)} % of it`,
+    );
+    console.log(`      statuses ${statuses(row.peak)}; setup (${format(row.setup.requests)} minting BUYs) ${statuses(row.setup)}`);
+    const threads = row.threads.slice(0, 5).map((thread) => `${thread.main ? 'main' : thread.tid} ${format(thread.seconds, 2)} s`).join(', ');
+    console.log(`      server threads, CPU during the peak (busiest first; main = front end): ${threads}`);
+  }
+  const [pool, inline] = [rows.find((row) => row.verifyThreads > 0), rows.find((row) => row.verifyThreads === 0)];
+  if (pool !== undefined && inline !== undefined) {
+    console.log(`  pool vs inline: ${format(pool.peak.requestsPerSecond / inline.peak.requestsPerSecond, 2)}× orders/s`);
+  }
+  console.log('latency, open loop at 50 % of each peak, from each request\'s scheduled send time');
+  for (const row of rows) {
+    const latency = row.latency.latency;
+    console.log(
+      `  VERIFY_THREADS=${row.verifyThreads} at ${format(row.latencyRate).padStart(6)}/s  p50 ${format(latency.p50Ms, 2)} ms  p99 ${format(latency.p99Ms, 2)} ms` +
+      `  p99.9 ${format(latency.p999Ms, 2)} ms  max ${format(latency.maxMs, 2)} ms  (${statuses(row.latency)})`,
+    );
+  }
+}
+
+function printProfiles(profiles: readonly ProfileSummary[]): void {
+  const percent = (share: number): string => `${format(share * 100, 1)} %`;
+  for (const profile of profiles.filter((entry) => entry.samples > 0).slice(0, 4)) {
+    console.log(`  ${profile.file} (${format(profile.samples)} samples, idle excluded)`);
+    console.log(`    files: ${profile.files.map((entry) => `${entry.name} ${percent(entry.share)}`).join(', ')}`);
+    for (const entry of profile.functions) console.log(`    ${percent(entry.share).padStart(7)}  ${entry.name}`);
+  }
+}
+
+function printGoals(rows: readonly ServerFigures[], auth: AuthCost): void {
+  const mark = (ok: boolean): string => (ok ? 'met ' : 'MISS');
+  const best = rows.reduce((a, b) => (b.peak.requestsPerSecond > a.peak.requestsPerSecond ? b : a));
+  const rate = best.peak.requestsPerSecond;
+  const which = `VERIFY_THREADS=${best.verifyThreads}`;
+  console.log('goals (best setting)');
+  console.log(`  ${mark(rate >= GOAL_VERIFIER_RATIO * auth.verifierPerSecond)} ≥ ${GOAL_VERIFIER_RATIO}× the verifier's single-core rate: ${format(rate / auth.verifierPerSecond, 2)}× (${which})`);
+  console.log(`  ${mark(rate >= GOAL_ORDERS_PER_SECOND)} ≥ ${format(GOAL_ORDERS_PER_SECOND)} orders/s: ${format(rate)} (${which})`);
+  const p99 = best.latency.latency.p99Ms;
+  console.log(`  ${mark(p99 <= GOAL_P99_MS)} p99 ≤ ${GOAL_P99_MS} ms at half load: ${format(p99, 2)} ms at ${format(best.latencyRate)}/s (${which})`);
+}
+
+async function signAll(plan: OrderPlan, traders: readonly BenchTrader[], tokens: Exchange['tokens']): Promise<Signed> {
+  const started = performance.now();
+  const setup = signOrders(traders, tokens, plan.setup);
+  const orders = signOrders(traders, tokens, plan.orders);
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`signed ${format(setup.length + orders.length)} orders in ${format(seconds, 1)} s (native libsecp256k1; EIP-712 digests with @noble/hashes)`);
+  return { plan, traders, tokens, setup, orders };
+}
+
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  const profile = process.argv.includes('--cpu-prof');
+  const connections = /^--connections=(\d+)$/.exec(process.argv.find((arg) => arg.startsWith('--connections=')) ?? '');
+  const sizes = { ...(quick ? QUICK : FULL), ...(connections === null ? {} : { connections: Number(connections[1]) }) };
+  const phases = phasesOf(sizes);
+  console.log(
+    `clobd POST /order benchmark (${quick ? 'quick' : 'full'}), node ${process.version}: ${format(sizes.accounts)} accounts, ` +
+    `${sizes.markets} markets, SHARDS=${SHARDS}, GTC BUY/SELL of both tokens, ~40 % priced to cross`,
+  );
+  const plan = makePlan(sizes.accounts, sizes.markets, phases.latency[1], SEED);
+  const traders = makeTraders(plan);
+  const rows: ServerFigures[] = [];
+  let signed: Signed | undefined;
+  let auth: AuthCost | undefined;
+  for (const verifyThreads of [1, 0]) {
+    const profileDir = profile && verifyThreads === 1 ? mkdtempSync(join(tmpdir(), 'clobd-orders-prof-')) : undefined;
+    const exchange = await startExchange(sizes.markets, {
+      VERIFY_THREADS: String(verifyThreads), SHARDS: String(SHARDS),
+      ...(profileDir === undefined ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }),
+    });
+    signed ??= await signAll(plan, traders, exchange.tokens);
+    if (JSON.stringify(exchange.tokens) !== JSON.stringify(signed.tokens)) throw new Error('a fresh server gave other token ids; signed orders cannot be replayed');
+    const row = await measureServer(verifyThreads, signed, exchange, sizes, auth === undefined, profileDir);
+    auth ??= row.auth;
+    rows.push(row);
+    if (profileDir !== undefined) {
+      console.log(`CPU profile of the VERIFY_THREADS=1 server (setup, warm-up, peak and latency phases), self time per thread:`);
+      printProfiles(row.profiles);
+      rmSync(profileDir, { recursive: true, force: true });
+    }
+  }
+  if (auth === undefined) throw new Error('no auth cost measured');
+  const internal = await measureInternal(sizes.internal);
+  console.log(`signature verifier alone (recoverAddress, native, one core): ${format(auth.verifierPerSecond)} signatures/s (${format(auth.recoverUs, 1)} µs each)`);
+  console.log(
+    `auth alone per order: L2 HMAC check ${format(auth.hmacUs, 1)} µs + EIP-712 digest ${format(auth.digestUs, 1)} µs` +
+    ` + recovery ${format(auth.recoverUs, 1)} µs = ${format(authUs(auth), 1)} µs`,
+  );
+  console.log(
+    `internal trading client, durable (bench/durable flow and closed loop, ${format(sizes.internal.inFlight)} in flight, SHARDS=${SHARDS}):` +
+    ` ${format(internal.commandsPerSecond)} cmd/s (${internal.failures} failures, ${internal.mismatches} rejection mismatches)`,
+  );
+  printServers(rows, auth, internal.commandsPerSecond, sizes);
+  printGoals(rows, auth);
+}
+
+await main();
