@@ -14,6 +14,7 @@ import { CatalogStore } from './catalog/store.js';
 import type { Config } from './config.js';
 import type { ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
+import { ProfileStore } from './profiles.js';
 import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
 import { mount, route, type Route } from './router.js';
@@ -60,7 +61,7 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
 }
 
 function clobRoutes(
-  config: Config, store: CatalogStore, keys: ApiKeyStore, trading: TradingRuntime, heartbeats: Heartbeats,
+  config: Config, store: CatalogStore, keys: ApiKeyStore, profiles: ProfileStore, trading: TradingRuntime, heartbeats: Heartbeats,
   verifier: SignatureVerifier, now: () => number,
 ): Route[] {
   const { authWindowS, chainId } = config;
@@ -83,50 +84,64 @@ function clobRoutes(
     }),
     ...adminRoutes({
       adminToken: config.adminToken, store, now, openMarkets: trading.openMarkets,
-      deposit: (address, micros) => trading.client.deposit(address, micros), trading: trading.client,
+      deposit: (address, micros) => trading.client.deposit(address, micros), trading: trading.client, profiles,
     }),
   ];
+}
+
+/** What a start has opened so far, closed in reverse order on stop or on a failed start. */
+class Resources {
+  private readonly closers: (() => void | Promise<void>)[] = [];
+
+  add<T>(resource: T, close: (resource: T) => void | Promise<void>): T {
+    this.closers.push(() => close(resource));
+    return resource;
+  }
+
+  async closeAll(): Promise<void> {
+    for (const close of this.closers.splice(0).reverse()) await close();
+  }
+
+  /** Runs `step`; if it throws, closes everything opened so far and rethrows. */
+  async guard<T>(step: () => T | Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      await this.closeAll();
+      throw error;
+    }
+  }
 }
 
 export async function startServer(config: Config, log: Logger, options: ServerOptions = {}): Promise<Server> {
   assertNativeUws();
   const now = options.now ?? Date.now;
-  const store = CatalogStore.open(config.dataDir);
+  const resources = new Resources();
+  const store = resources.add(CatalogStore.open(config.dataDir), (r) => r.close());
   const firstDemoStart = config.seedDemo && store.isEmpty();
   if (firstDemoStart) seedDemo(store, now(), log);
-  const keys = new ApiKeyStore(config.dataDir);
-  let trading: TradingRuntime;
-  try {
-    trading = await startTrading(config, log, store.allMarkets(), now);
-  } catch (error) {
-    await keys.close();
-    await store.close();
-    throw error;
-  }
-
-  if (firstDemoStart) {
-    try {
-      await seedDemoQuotes(store.allMarkets(), config, keys, trading.client, trading.token, now, log);
-    } catch (error) {
-      await trading.stop();
-      await keys.close();
-      await store.close();
-      throw error;
-    }
-  }
-  const heartbeats = new Heartbeats(config.heartbeatTimeoutMs, now, (address) => trading.client.cancelAll(address), log);
-  const verifier: SignatureVerifier = config.verifyThreads === 0 ? new InlineVerifier() : new PoolVerifier(config.verifyThreads);
+  const keys = resources.add(new ApiKeyStore(config.dataDir), (r) => r.close());
+  const profiles = resources.add(new ProfileStore(config.dataDir), (r) => r.close());
+  const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), now)), (r) => r.stop());
+  if (firstDemoStart) await resources.guard(() => seedDemoQuotes(store.allMarkets(), config, keys, trading.client, trading.token, now, log));
+  const verifier: SignatureVerifier = resources.add(
+    config.verifyThreads === 0 ? new InlineVerifier() : new PoolVerifier(config.verifyThreads), (r) => r.close(),
+  );
+  const heartbeats = resources.add(new Heartbeats(config.heartbeatTimeoutMs, now, (address) => trading.client.cancelAll(address), log), (r) => r.stop());
   const lifecycle = new Lifecycle();
   const cached = { cache: new ResponseCache(responseCacheEntriesMax, responseCacheBytesMax), version: () => store.version };
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[] }> = {
-    clob: { style: 'clob', routes: clobRoutes(config, store, keys, trading, heartbeats, verifier, now) },
+    clob: { style: 'clob', routes: clobRoutes(config, store, keys, profiles, trading, heartbeats, verifier, now) },
     catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }) },
     data: { style: 'clob', routes: [] },
   };
   const wanted: Record<ListenerName, number> = { clob: config.clobPort, catalog: config.catalogPort, data: config.dataPort };
   const sockets: us_listen_socket[] = [];
+  resources.add(sockets, (open) => {
+    for (const socket of open.splice(0)) uws.us_listen_socket_close(socket);
+  });
   const ports = { clob: 0, catalog: 0, data: 0 };
-  try {
+  await resources.guard(async () => {
     for (const name of ['clob', 'catalog', 'data'] as const) {
       const app = uws.App();
       options.decorate?.(name, app);
@@ -135,15 +150,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       sockets.push(socket);
       ports[name] = uws.us_socket_local_port(socket);
     }
-  } catch (error) {
-    for (const socket of sockets) uws.us_listen_socket_close(socket);
-    heartbeats.stop();
-    await verifier.close();
-    await trading.stop();
-    await keys.close();
-    await store.close();
-    throw error;
-  }
+  });
   const url = (port: number) => `http://${config.host}:${port}`;
 
   const stop = async (): Promise<void> => {
@@ -151,11 +158,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     for (const socket of sockets.splice(0)) uws.us_listen_socket_close(socket);
     const deadline = now() + drainWaitMs;
     while (lifecycle.inFlight > 0 && now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    heartbeats.stop();
-    await verifier.close();
-    await trading.stop();
-    await keys.close();
-    await store.close();
+    await resources.closeAll();
   };
 
   return { ports, urls: { clob: url(ports.clob), catalog: url(ports.catalog), data: url(ports.data) }, trading, stop };

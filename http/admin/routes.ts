@@ -6,6 +6,7 @@ import type { EngineEvent } from '../../engine/event_objects.js';
 import { rejectText } from '../../engine/reject_text.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { string } from '../params.js';
+import { PROFILE_TEXT_MAX, type ProfileStore } from '../profiles.js';
 import { readEvent } from '../catalog/ingest.js';
 import type { MarketRecord } from '../catalog/model.js';
 import type { CatalogStore } from '../catalog/store.js';
@@ -21,6 +22,7 @@ export interface AdminDeps {
   readonly openMarkets: (markets: readonly MarketRecord[]) => Promise<void>;
   /** Credits external collateral durably; false past the exchange's collateral cap. */
   readonly deposit: (address: string, micros: number) => boolean;
+  readonly profiles: ProfileStore;
   readonly trading: {
     setAccepting(conditionId: string, accepting: boolean): Promise<{ events: readonly EngineEvent[] }>;
     resolveMarket(conditionId: string, winner: number): Promise<{ events: readonly EngineEvent[] }>;
@@ -44,11 +46,13 @@ export function requireAdmin(adminToken: string | undefined, authorization: stri
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthorized;
 }
 
+const PROFILE_FIELDS = ['name', 'pseudonym', 'bio', 'profileImage'];
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function adminRoutes({ adminToken, store, now, openMarkets, deposit, trading }: AdminDeps): Route[] {
+export function adminRoutes({ adminToken, store, now, openMarkets, deposit, profiles, trading }: AdminDeps): Route[] {
   const marketOf = (conditionId: string): MarketRecord => {
     const id = store.find('condition', conditionId.toLowerCase());
     const market = id === undefined ? undefined : store.market(id);
@@ -107,6 +111,26 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, trad
         const markets = event.marketIds.map((id) => store.market(id)).filter((market) => market !== undefined);
         await openMarkets(markets);
         return json(eventFull(store, event, undefined), 201);
+      },
+    }),
+    route({
+      method: 'PUT',
+      path: '/admin/profiles/:address',
+      summary: 'Set the public profile of an address: any of name, pseudonym, bio, profileImage.',
+      headers: ['authorization'],
+      params: { address: string({ description: '0x address', maxLength: 42, required: true }) },
+      body: 'json',
+      handler: ({ headers, params, body }) => {
+        requireAdmin(adminToken, headers['authorization'] ?? '');
+        if (!isAddress(params.address)) throw badRequest('address must be 0x and 40 hex digits');
+        if (!isObject(body)) throw badRequest('body must be an object of profile fields');
+        const fields: Record<string, string> = {};
+        for (const [name, value] of Object.entries(body)) {
+          if (!PROFILE_FIELDS.includes(name)) throw badRequest(`unknown profile field: ${name}`);
+          if (typeof value !== 'string' || value.length > PROFILE_TEXT_MAX) throw badRequest(`${name} must be a string of at most ${PROFILE_TEXT_MAX} characters`);
+          fields[name] = value;
+        }
+        return json({ address: params.address.toLowerCase(), ...profiles.set(params.address, fields) });
       },
     }),
     route({

@@ -72,3 +72,19 @@ test('resolution cancels resting orders, pays the winners and closes the market'
   const catalog = await request<{ closed: boolean; acceptingOrders: boolean }>(`${server.urls.catalog}/markets/${market.conditionId}`);
   assert.deepEqual([catalog.body.closed, catalog.body.acceptingOrders], [true, false]);
 });
+
+test('profiles: set some fields, keep the rest, refuse unknown fields and bad addresses', async () => {
+  const put = (address: string, body: unknown) => request<Record<string, unknown>>(`${server.urls.clob}/admin/profiles/${address}`, {
+    method: 'PUT', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  const first = await put(yesBuyer.checksumLikeAddress, { name: 'Yes Buyer', bio: 'buys yes' });
+  assert.equal(first.status, 200, first.text);
+  assert.equal(first.body['address'], yesBuyer.address);
+  assert.deepEqual([first.body['name'], first.body['bio'], first.body['profileImage']], ['Yes Buyer', 'buys yes', '']);
+  assert.match(String(first.body['pseudonym']), /^[A-Z][a-z]+-[A-Z][a-z]+$/, 'a derived pseudonym until one is set');
+  const second = await put(yesBuyer.address, { pseudonym: 'yb' });
+  assert.deepEqual([second.body['name'], second.body['pseudonym']], ['Yes Buyer', 'yb']);
+  assert.equal((await put(yesBuyer.address, { email: 'x' })).status, 400);
+  assert.equal((await put(yesBuyer.address, { name: 7 })).status, 400);
+  assert.equal((await put('0x1234', { name: 'x' })).status, 400);
+});
