@@ -29,6 +29,8 @@ export interface Config {
   readonly seedDemo: boolean;
   /** clobd's own: piscina threads that check order signatures; 0 checks them on the front end. */
   readonly verifyThreads: number;
+  /** clobd's own: the compatibility listener for underscore header names (see compat_proxy.ts); undefined = off. */
+  readonly compatPort: number | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -64,6 +66,7 @@ const settings = {
   logLevel: setting('LOG_LEVEL'),
   seedDemo: setting('SEED_DEMO'),
   verifyThreads: setting('VERIFY_THREADS'),
+  compatPort: setting('COMPAT_PORT'),
 } as const;
 
 const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
@@ -158,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     logLevel: logLevel(read),
     seedDemo: seedDemo(read),
     verifyThreads: integer(read, settings.verifyThreads, 1, 0, 64),
+    compatPort: (read(settings.compatPort) ?? '') === '' ? undefined : integer(read, settings.compatPort, 0, 0, 65535),
   };
   return Object.freeze(config);
 }

@@ -14,6 +14,7 @@ import { CatalogStore } from './catalog/store.js';
 import type { Config } from './config.js';
 import type { ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
+import { startCompatProxy } from './compat_proxy.js';
 import { ProfileStore } from './profiles.js';
 import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
@@ -30,6 +31,8 @@ export type ListenerName = 'clob' | 'catalog' | 'data';
 export interface Server {
   readonly ports: Readonly<Record<ListenerName, number>>;
   readonly urls: Readonly<Record<ListenerName, string>>;
+  /** The compatibility listener's URL (COMPAT_PORT), or undefined when it is off. */
+  readonly compatUrl: string | undefined;
   readonly trading: TradingRuntime;
   /** Stops accepting, lets in-flight requests finish (bounded wait), flushes and closes stores. */
   stop(): Promise<void>;
@@ -152,6 +155,13 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     }
   });
   const url = (port: number) => `http://${config.host}:${port}`;
+  let compatUrl: string | undefined;
+  if (config.compatPort !== undefined) {
+    const compatPort = config.compatPort;
+    const proxy = resources.add(await resources.guard(() => startCompatProxy(config.host, compatPort, ports.clob)), (p) => p.close());
+    compatUrl = url(proxy.port);
+    log.info('compat_listening', { url: compatUrl });
+  }
 
   const stop = async (): Promise<void> => {
     lifecycle.draining = true;
@@ -161,5 +171,5 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     await resources.closeAll();
   };
 
-  return { ports, urls: { clob: url(ports.clob), catalog: url(ports.catalog), data: url(ports.data) }, trading, stop };
+  return { ports, urls: { clob: url(ports.clob), catalog: url(ports.catalog), data: url(ports.data) }, compatUrl, trading, stop };
 }

@@ -55,6 +55,7 @@ test('every setting is read from the environment', () => {
       LOG_LEVEL: 'debug',
       SEED_DEMO: '0',
       VERIFY_THREADS: '0',
+      COMPAT_PORT: '9003',
     },
     none,
   );
@@ -79,6 +80,7 @@ test('every setting is read from the environment', () => {
       logLevel: 'debug',
       seedDemo: false,
       verifyThreads: 0,
+      compatPort: 9003,
     },
   );
 });
