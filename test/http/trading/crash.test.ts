@@ -155,7 +155,7 @@ async function crashMoment(seed: number): Promise<{ acks: number; replayed: numb
   }
 }
 
-test(`acknowledged work survives kill -9 at ${CRASH_MOMENTS} seeded moments, and recovery is exact and repeatable`, { timeout: long ? 3_600_000 : 120_000 }, async (t) => {
+test(`acknowledged work survives kill -9 at ${CRASH_MOMENTS} seeded moments, and recovery is exact and repeatable`, { timeout: long ? 3_600_000 : 300_000 }, async (t) => {
   const baseSeed = process.env['CLOBD_SEED'] !== undefined ? Number(process.env['CLOBD_SEED']) : Math.floor(Math.random() * 2 ** 31);
   t.diagnostic(`base seed ${baseSeed} (set CLOBD_SEED to repeat)`);
   let totalAcks = 0;
