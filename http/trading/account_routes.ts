@@ -22,6 +22,7 @@ export const TRADES_PAGE = 500;
 /** Most fills one account read looks at per shard (newest first). */
 const FILLS_SCANNED_MAX = 10_000;
 const ORDER_TYPES = ['GTC', 'GTD', 'FOK', 'FAK'];
+/** The end cursor of trade pages, and of an orders page asked for past the end. */
 const END_OF_TRADES = 'LTE=';
 
 
@@ -79,12 +80,19 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
   const accountOrder = (view: OrderView, shard: number, key: ApiKeyRecord, withUpdated: boolean): Record<string, unknown> | undefined => {
     const market = marketOf(shard, view.market);
     if (market === undefined) return undefined;
-    return {
+    const order = {
       associateTrades: [], id: view.orderId, status: orderStatusName(view.status), market: market.conditionId,
       originalSize: micros(view.originalMicros), outcome: market.outcomes[view.outcome], makerAddress: view.owner,
       owner: key.apiKey, price: price(view.priceUnits), sizeMatched: micros(view.matchedMicros),
       assetId: market.tokenIds[view.outcome], side: view.side === 0 ? 'BUY' : 'SELL', type: ORDER_TYPES[view.orderType],
       createdAt: iso(view.createdAtMs), ...(withUpdated ? { updatedAt: iso(view.updatedAtMs) } : {}),
+    };
+    // The snake_case names Polymarket's own clients read (their OpenOrder type), beside the
+    // interface's camelCase ones, so bots written against either work.
+    return {
+      ...order, associate_trades: order.associateTrades, original_size: order.originalSize, size_matched: order.sizeMatched,
+      maker_address: order.makerAddress, asset_id: order.assetId, order_type: order.type,
+      created_at: Math.floor(view.createdAtMs / 1000), expiration: String(Math.floor(view.expirationMs / 1000)),
     };
   };
 
@@ -115,6 +123,8 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         asset_id: market.tokenIds[fill.makerOutcome], outcome: market.outcomes[fill.makerOutcome], side: fill.makerSide === 0 ? 'BUY' : 'SELL',
       }],
       type: taker ? 'TAKER' : 'MAKER',
+      // Polymarket's own clients read the side as trader_side.
+      trader_side: taker ? 'TAKER' : 'MAKER',
     };
   };
 
@@ -172,6 +182,9 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       handler: async (context): Promise<Reply> => {
         const key = authenticateRequest(deps, context);
         const { id, market, asset_id: assetId, next_cursor: cursor } = context.query;
+        // The last page ends with "" (interface.md). A client that passes that "" back, as clients
+        // paging until "LTE=" do (Polymarket's own), gets an empty page that ends with "LTE=".
+        if (cursor === '') return json({ data: [], next_cursor: END_OF_TRADES, limit: ORDERS_PAGE, count: 0 });
         const offset = cursorOffset(cursor);
         let rows: Record<string, unknown>[] = [];
         if (id !== undefined) {

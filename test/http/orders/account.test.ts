@@ -46,8 +46,9 @@ test('live orders across markets and shards, filtered by market and token, every
   assert.equal(all.body.next_cursor, '');
   const first = all.body.data.find((row) => row['id'] === placed[0])!;
   assert.deepEqual(Object.keys(first).sort(), [
-    'assetId', 'associateTrades', 'createdAt', 'id', 'makerAddress', 'market', 'originalSize', 'outcome', 'owner', 'price',
-    'side', 'sizeMatched', 'status', 'type',
+    'assetId', 'asset_id', 'associateTrades', 'associate_trades', 'createdAt', 'created_at', 'expiration', 'id', 'makerAddress',
+    'maker_address', 'market', 'order_type', 'originalSize', 'original_size', 'outcome', 'owner', 'price', 'side', 'sizeMatched',
+    'size_matched', 'status', 'type',
   ]);
   assert.deepEqual([first['status'], first['market'], first['assetId'], first['price'], first['originalSize'], first['sizeMatched'], first['side'], first['type'], first['outcome'], first['makerAddress'], first['owner']],
     ['LIVE', markets[0]!.conditionId, markets[0]!.yes, '0.2', '7', '0', 'BUY', 'GTC', markets[0]!.outcomes[0], maker.address, maker.credentials?.apiKey]);

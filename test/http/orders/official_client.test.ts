@@ -1,0 +1,93 @@
+// Polymarket's official TypeScript client (@polymarket/clob-client, unchanged) against the real
+// server through the compatibility listener (its POLY_ header names need it, see
+// http/compat_proxy.ts): key creation and derivation with a viem wallet, key listing, open-order
+// and trade reads, cancels one / many / all, and heartbeats. Orders are placed with the test
+// trader, signed by the same wallet key.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Chain, ClobClient, type ApiKeyCreds } from '@polymarket/clob-client';
+import { createWalletClient, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { removeDataDir, request, startServer, type RunningServer } from '../../support/server.js';
+import { ADMIN_TOKEN, deposit, Trader, type PlainMarket } from './trader.js';
+
+let server: RunningServer;
+let compatUrl = '';
+let market: PlainMarket;
+let trader: Trader;
+let counterparty: Trader;
+let official: ClobClient;
+let creds: ApiKeyCreds;
+
+function walletOf(secret: Uint8Array) {
+  const account = privateKeyToAccount(`0x${Buffer.from(secret).toString('hex')}`);
+  // The transport is never used: a local account signs typed data itself.
+  return createWalletClient({ account, transport: http('http://127.0.0.1:9') });
+}
+
+before(async () => {
+  server = await startServer({ env: { ADMIN_TOKEN, SHARDS: '2', COMPAT_PORT: '0', LOG_LEVEL: 'info', SEED_DEMO: '0' } });
+  const line = server.output().stderr.split('\n').find((entry) => entry.includes('compat_listening'));
+  assert.ok(line !== undefined);
+  compatUrl = (JSON.parse(line) as { url: string }).url;
+  const created = await request<{ markets: { conditionId: string; clobTokenIds: string; outcomes: string }[] }>(`${server.urls.clob}/admin/events`, {
+    method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'Official client event', endDate: '2031-01-01T00:00:00Z', markets: [{ question: 'Will the client work?' }] }),
+  });
+  const [yes, no] = JSON.parse(created.body.markets[0]!.clobTokenIds) as [string, string];
+  market = { conditionId: created.body.markets[0]!.conditionId, yes, no, outcomes: JSON.parse(created.body.markets[0]!.outcomes) as string[] };
+  trader = new Trader(server.urls.clob, 501);
+  counterparty = new Trader(server.urls.clob, 502);
+  await counterparty.createKey();
+  for (const t of [trader, counterparty]) await deposit(server.urls.clob, t.address, 100_000_000);
+});
+
+after(async () => {
+  await server.stop();
+  removeDataDir(server.dataDir);
+});
+
+test('createApiKey, deriveApiKey and getApiKeys with POLY_ headers', async () => {
+  const l1 = new ClobClient(compatUrl, Chain.POLYGON, walletOf(trader.secret));
+  creds = await l1.createApiKey(0);
+  assert.match(creds.key, /^[0-9a-f-]{36}$/);
+  assert.deepEqual(await l1.deriveApiKey(0), creds);
+  official = new ClobClient(compatUrl, Chain.POLYGON, walletOf(trader.secret), creds);
+  const keys = await official.getApiKeys();
+  assert.deepEqual(keys.apiKeys, [creds.key]);
+  trader.credentials = { apiKey: creds.key, secret: creds.secret, passphrase: creds.passphrase };
+});
+
+test('open orders and trades read back through the official client', async () => {
+  const resting = await trader.place({ tokenId: market.yes, side: 'BUY', priceUnits: 3000, sizeMicros: 10_000_000 });
+  const other = await trader.place({ tokenId: market.yes, side: 'BUY', priceUnits: 2000, sizeMicros: 5_000_000 });
+  assert.equal(resting.status, 200, resting.text);
+  const fill = await counterparty.place({ tokenId: market.no, side: 'BUY', priceUnits: 7000, sizeMicros: 5_000_000 });
+  assert.equal((fill.body as Record<string, unknown>)['status'], 'matched');
+  const open = await official.getOpenOrders();
+  assert.deepEqual(new Set(open.map((order) => order.id)), new Set([resting.orderId, other.orderId]));
+  const first = open.find((order) => order.id === resting.orderId)!;
+  assert.deepEqual([first.status, first.price, first.original_size, first.size_matched, first.asset_id, first.order_type], ['LIVE', '0.3', '10', '5', market.yes, 'GTC']);
+  const filtered = await official.getOpenOrders({ market: market.conditionId });
+  assert.equal(filtered.length, 2);
+  const trades = await official.getTrades();
+  assert.equal(trades.length, 1);
+  assert.deepEqual([trades[0]!.trader_side, trades[0]!.size, trades[0]!.price, trades[0]!.asset_id], ['MAKER', '5', '0.7', market.no]);
+});
+
+test('cancels one, many and all, and heartbeats', async () => {
+  const a = await trader.place({ tokenId: market.yes, side: 'BUY', priceUnits: 1000, sizeMicros: 5_000_000 });
+  const b = await trader.place({ tokenId: market.yes, side: 'BUY', priceUnits: 1100, sizeMicros: 5_000_000 });
+  const one = await official.cancelOrder({ orderID: a.orderId }) as { canceled: string[] };
+  assert.deepEqual(one.canceled, [a.orderId]);
+  const many = await official.cancelOrders([b.orderId, a.orderId]) as { canceled: string[]; not_canceled: Record<string, string> };
+  assert.deepEqual(many.canceled, [b.orderId]);
+  assert.deepEqual(Object.keys(many.not_canceled), [a.orderId]);
+  const all = await official.cancelAll() as { canceled: string[] };
+  assert.equal(all.canceled.length, 2, 'the two orders of the previous test');
+  assert.deepEqual(await official.getOpenOrders(), []);
+  const beat = await official.postHeartbeat(null);
+  assert.match(beat.heartbeat_id, /^[0-9a-f-]{36}$/);
+  const next = await official.postHeartbeat(beat.heartbeat_id);
+  assert.notEqual(next.heartbeat_id, beat.heartbeat_id);
+});
