@@ -42,7 +42,7 @@ const QUICK: Sizes = {
   internal: { warmupRows: 3_000, timedRows: 15_000, latencyRowsMax: 0, latencySeconds: 0, inFlight: 2_000, accounts: 300 },
 };
 const FULL: Sizes = {
-  accounts: 1_000, markets: 8, connections: 256, warmupOrders: 10_000, peakMs: 8_000, peakRateMax: 16_000, latencyMs: 8_000, authSamples: 20_000,
+  accounts: 1_000, markets: 8, connections: 256, warmupOrders: 10_000, peakMs: 8_000, peakRateMax: 12_000, latencyMs: 8_000, authSamples: 20_000,
   internal: { warmupRows: 20_000, timedRows: 150_000, latencyRowsMax: 0, latencySeconds: 0, inFlight: 4_000, accounts: 300 },
 };
 const SEED = 5;
@@ -87,6 +87,8 @@ interface ServerFigures {
   readonly setup: LoadResult;
   readonly peak: LoadResult;
   readonly serverCpuSeconds: number;
+  /** CPU seconds this process (the load generator) used during the peak: it shares the 2 cores. */
+  readonly clientCpuSeconds: number;
   readonly threads: readonly ThreadShare[];
   readonly latency: LoadResult;
   readonly latencyRate: number;
@@ -124,9 +126,12 @@ async function measureServer(verifyThreads: number, signed: Signed, exchange: Ex
   const peakRequests = slice(phases.peak);
   const cpuBefore = server.cpuSeconds();
   const threadsBefore = threadCpuSeconds(server.pid);
+  const clientBefore = process.cpuUsage();
   const label = `POST /order VERIFY_THREADS=${verifyThreads}`;
   const peak = await runLoad({ url, requests: peakRequests, connections: sizes.connections, durationMs: sizes.peakMs, unique: true, label });
   const serverCpuSeconds = server.cpuSeconds() - cpuBefore;
+  const clientUsage = process.cpuUsage(clientBefore);
+  const clientCpuSeconds = (clientUsage.user + clientUsage.system) / 1e6;
   const threads = threadsBetween(server.pid, threadsBefore, threadCpuSeconds(server.pid));
   const latencyRate = Math.max(1, Math.round(peak.requestsPerSecond / 2));
   const [latencyFrom] = phases.latency;
@@ -134,7 +139,7 @@ async function measureServer(verifyThreads: number, signed: Signed, exchange: Ex
   const latency = await runLoad({ url, requests: latencyRequests, connections: sizes.connections, durationMs: sizes.latencyMs, unique: true, ratePerSecond: latencyRate });
   await server.stop();
   const profiles = profileDir === undefined ? [] : summarizeProfiles(profileDir, 12);
-  return { verifyThreads, setup, peak, serverCpuSeconds, threads, latency, latencyRate, auth, profiles };
+  return { verifyThreads, setup, peak, serverCpuSeconds, clientCpuSeconds, threads, latency, latencyRate, auth, profiles };
 }
 
 /** The internal trading client's durable throughput: bench/durable's flow and closed loop, same shard count. */
@@ -152,11 +157,17 @@ async function measureInternal(sizes: ThroughputSizes): Promise<{ commandsPerSec
   }
 }
 
-function statuses(result: LoadResult): string {
+/**
+ * Status counts, and what went wrong besides. `stoppedAtDeadline`: a closed loop cut off at its
+ * duration leaves its last requests unanswered by design; any other run must answer them all.
+ */
+function statuses(result: LoadResult, stoppedAtDeadline = false): string {
   const entries = Object.entries(result.statusCounts).sort();
   const text = entries.map(([status, count]) => `${status}: ${format(count)}`).join(', ');
-  const other = entries.filter(([status]) => status !== '200').length > 0 || result.errors > 0 || result.skipped > 0;
-  return `${text}${result.errors > 0 ? `, socket errors ${result.errors}` : ''}${result.skipped > 0 ? `, skipped ${result.skipped}` : ''}${other ? '  ← not all 200' : ''}`;
+  const unanswered = stoppedAtDeadline ? 0 : result.sent - result.requests;
+  const other = entries.filter(([status]) => status !== '200').length > 0 || result.errors > 0 || result.skipped > 0 || unanswered > 0;
+  return `${text}${result.errors > 0 ? `, socket errors ${result.errors}` : ''}${result.skipped > 0 ? `, skipped ${result.skipped}` : ''}` +
+    `${unanswered > 0 ? `, unanswered ${unanswered}` : ''}${other ? '  ← not all 200' : ''}`;
 }
 
 function authUs(auth: AuthCost): number {
@@ -175,9 +186,10 @@ function printServers(rows: readonly ServerFigures[], auth: AuthCost, internalPe
       `  p50 ${format(row.peak.latency.p50Ms, 2)} ms p99 ${format(row.peak.latency.p99Ms, 2)} ms` +
       `  server CPU ${format(cpuUs, 1)} µs/order (${format(row.serverCpuSeconds / (row.peak.durationMs / 1000), 2)} cores), auth + signature ${format((authUs(auth) / cpuUs) * 100)} % of it`,
     );
-    console.log(`      statuses ${statuses(row.peak)}; setup (${format(row.setup.requests)} minting BUYs) ${statuses(row.setup)}`);
+    console.log(`      statuses ${statuses(row.peak, true)}; setup (${format(row.setup.requests)} minting BUYs) ${statuses(row.setup)}`);
     const threads = row.threads.slice(0, 5).map((thread) => `${thread.main ? 'main' : thread.tid} ${format(thread.seconds, 2)} s`).join(', ');
-    console.log(`      server threads, CPU during the peak (busiest first; main = front end): ${threads}`);
+    const seconds = row.peak.durationMs / 1000;
+    console.log(`      server threads, CPU during the ${format(seconds, 1)} s peak (busiest first; main = front end): ${threads}; load generator ${format(row.clientCpuSeconds / seconds, 2)} cores`);
   }
   const [pool, inline] = [rows.find((row) => row.verifyThreads > 0), rows.find((row) => row.verifyThreads === 0)];
   if (pool !== undefined && inline !== undefined) {
@@ -231,7 +243,7 @@ async function main(): Promise<void> {
   const phases = phasesOf(sizes);
   console.log(
     `clobd POST /order benchmark (${quick ? 'quick' : 'full'}), node ${process.version}: ${format(sizes.accounts)} accounts, ` +
-    `${sizes.markets} markets, SHARDS=${SHARDS}, GTC BUY/SELL of both tokens, ~40 % priced to cross`,
+    `${sizes.markets} markets spread evenly over SHARDS=${SHARDS}, GTC BUY/SELL of both tokens, ~40 % priced to cross`,
   );
   const plan = makePlan(sizes.accounts, sizes.markets, phases.latency[1], SEED);
   const traders = makeTraders(plan);
@@ -240,10 +252,10 @@ async function main(): Promise<void> {
   let auth: AuthCost | undefined;
   for (const verifyThreads of [1, 0]) {
     const profileDir = profile && verifyThreads === 1 ? mkdtempSync(join(tmpdir(), 'clobd-orders-prof-')) : undefined;
-    const exchange = await startExchange(sizes.markets, {
-      VERIFY_THREADS: String(verifyThreads), SHARDS: String(SHARDS),
-      ...(profileDir === undefined ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` }),
-    });
+    const exchange = await startExchange(
+      sizes.markets, SHARDS, { VERIFY_THREADS: String(verifyThreads) },
+      profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+    );
     signed ??= await signAll(plan, traders, exchange.tokens);
     if (JSON.stringify(exchange.tokens) !== JSON.stringify(signed.tokens)) throw new Error('a fresh server gave other token ids; signed orders cannot be replayed');
     const row = await measureServer(verifyThreads, signed, exchange, sizes, auth === undefined, profileDir);

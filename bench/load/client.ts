@@ -2,10 +2,10 @@
 //
 // - closed loop (the default): each connection keeps `pipeline` requests outstanding (1 = one at
 //   a time) for a fixed duration; latency runs from the write to the end of the response.
-// - open loop (`ratePerSecond`): requests leave at a fixed arrival rate whatever the answers do,
-//   spread round-robin over the connections (pipelined on a connection when its previous answer
-//   is still out), and latency runs from each request's scheduled send time, so a sender that
-//   falls behind cannot hide the queueing (coordinated omission). After the duration the run
+// - open loop (`ratePerSecond`): requests fall due at a fixed arrival rate whatever the answers
+//   do, each sent on a connection with nothing outstanding (or as soon as one is free), and
+//   latency runs from each request's scheduled send time, so neither a sender that falls
+//   behind nor a wait for a connection can hide the queueing (coordinated omission). After the duration the run
 //   waits up to `drainMs` for the answers still out.
 //
 // Requests are pre-encoded and sent round-robin; with `unique` each is sent at most once across
@@ -55,7 +55,7 @@ export interface LoadResult {
   readonly requests: number;
   /** Requests written; with `unique`, the next run continues after the first `sent`. */
   readonly sent: number;
-  /** Open loop: requests not sent because their connection had `outstandingMax` out already. */
+  /** Open loop: requests not sent because `backlogMax` were already waiting for a connection. */
   readonly skipped: number;
   readonly durationMs: number;
   readonly requestsPerSecond: number;
@@ -66,8 +66,8 @@ export interface LoadResult {
 
 const connectionsMax = 1024;
 const pipelineMax = 64;
-/** Open loop: answers one connection may have outstanding before its next request is skipped. */
-const outstandingMax = 1024;
+/** Open loop: requests waiting for a free connection before the next one is skipped. */
+const backlogMax = 100_000;
 const drainMsDefault = 5_000;
 /** How often a run checks whether it is done. */
 const pollMs = 5;
@@ -168,9 +168,9 @@ class Connection {
     private readonly source: PayloadSource,
     private readonly pipeline: number,
     offset: number,
-    /** Closed loop: send the next request on every answer. */
-    private readonly closed: boolean,
     private readonly record: (status: number, latencyNs: number) => void,
+    /** Called after every answer: the closed loop sends the next request, the open loop its backlog. */
+    private readonly onAnswer: (connection: Connection) => void,
   ) {
     this.next = offset;
     socket.setNoDelay(true);
@@ -203,7 +203,7 @@ class Connection {
   private onResponse(status: number): void {
     const fromMs = this.timesMs.shift() ?? performance.now();
     this.record(status, Math.max(1, Math.round((performance.now() - fromMs) * 1e6)));
-    if (this.closed && !this.stopped) this.send(performance.now());
+    if (!this.stopped) this.onAnswer(this);
   }
 }
 
@@ -222,29 +222,56 @@ function progress(label: string, startedMs: number, histogram: RecordableHistogr
   process.stderr.write(process.stderr.isTTY ? `\r${line}\x1b[K` : `${line}\n`);
 }
 
+/** An open-loop sender: `finished()` once every request of the run is due and sent (or skipped). */
+interface Schedule {
+  finished(): boolean;
+  cancel(): void;
+  /** A connection's answer came: it takes the oldest request waiting for a free connection. */
+  onAnswer(connection: Connection): void;
+}
+
 /**
  * Open loop: the i-th request is due at start + i / rate; each timer turn sends everything due
- * (a timer, not a spin, so the generator leaves the CPU to the server between sends).
+ * (a timer, not a spin, so the generator leaves the CPU to the server between sends). A turn
+ * that comes late sends what fell due meanwhile at once, still timed from when each was due.
+ * Each request goes to a connection with nothing outstanding (the server does not answer
+ * pipelined POSTs); when every connection is busy it waits in a backlog, timed from its due
+ * time all the same, and leaves on the next connection that gets its answer.
  */
-function schedule(connections: readonly Connection[], source: PayloadSource, ratePerSecond: number, durationMs: number, onSkip: () => void): () => void {
+function schedule(connections: readonly Connection[], source: PayloadSource, ratePerSecond: number, durationMs: number, onSkip: () => void): Schedule {
   const startedMs = performance.now();
   const intervalMs = 1000 / ratePerSecond;
   const total = Math.floor((durationMs / 1000) * ratePerSecond);
+  const backlog: number[] = [];
   let scheduled = 0;
+  let cursor = 0;
   let timer: NodeJS.Timeout | undefined;
+  const finished = (): boolean => (scheduled >= total || source.exhausted) && backlog.length === 0;
+  const idle = (): Connection | undefined => {
+    for (let tried = 0; tried < connections.length; tried++) {
+      const connection = connections[cursor++ % connections.length] as Connection;
+      if (connection.outstanding === 0) return connection;
+    }
+    return undefined;
+  };
   const tick = (): void => {
     const due = Math.min(total, Math.floor((performance.now() - startedMs) / intervalMs) + 1);
     while (scheduled < due && !source.exhausted) {
-      const connection = connections[scheduled % connections.length] as Connection;
       const scheduledMs = startedMs + scheduled * intervalMs;
       scheduled++;
-      if (connection.outstanding >= outstandingMax) onSkip();
-      else connection.send(scheduledMs);
+      const connection = backlog.length === 0 ? idle() : undefined;
+      if (connection !== undefined) connection.send(scheduledMs);
+      else if (backlog.length >= backlogMax) onSkip();
+      else backlog.push(scheduledMs);
     }
     if (scheduled < total && !source.exhausted) timer = setTimeout(tick, Math.max(0, startedMs + scheduled * intervalMs - performance.now()));
   };
+  const onAnswer = (connection: Connection): void => {
+    const waitingMs = backlog.shift();
+    if (waitingMs !== undefined) connection.send(waitingMs);
+  };
   tick();
-  return () => clearTimeout(timer);
+  return { finished, cancel: () => clearTimeout(timer), onAnswer };
 }
 
 function validate(options: LoadOptions, pipeline: number): void {
@@ -283,22 +310,33 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     statusCounts[status] = (statusCounts[status] ?? 0) + 1;
   };
   const sockets = await Promise.all(Array.from({ length: options.connections }, () => open(url)));
+  let sender: Schedule | undefined;
+  const onAnswer = (connection: Connection): void => {
+    if (sender === undefined) connection.send(performance.now());
+    else sender.onAnswer(connection);
+  };
   const connections = sockets.map((socket, index) => {
     socket.on('error', () => errors++);
-    return new Connection(socket, source, pipeline, index, openRate === undefined, record);
+    return new Connection(socket, source, pipeline, index, record, onAnswer);
   });
   const startedMs = performance.now();
-  let cancel = (): void => {};
+  const drainMs = options.drainMs ?? drainMsDefault;
   if (openRate === undefined) for (const connection of connections) connection.start();
-  else cancel = schedule(connections, source, openRate, options.durationMs, () => skipped++);
+  else sender = schedule(connections, source, openRate, options.durationMs, () => skipped++);
   const label = options.label;
   const ticker = label === undefined ? undefined : setInterval(() => progress(label, startedMs, histogram, errors), 1000);
   const allAnswered = (): boolean => histogram.count >= source.sent;
-  await waitFor(() => source.exhausted && allAnswered(), options.durationMs);
+  if (sender === undefined) {
+    await waitFor(() => source.exhausted && allAnswered(), options.durationMs);
+  } else {
+    // A sender held up by a busy machine still sends every request of the run, late (and timed
+    // from when each was due); the drain bounds how long a stuck server is waited for.
+    await waitFor(sender.finished, options.durationMs + drainMs);
+    sender.cancel();
+  }
   const durationMs = performance.now() - startedMs;
-  cancel();
   // Open loop: the answers still out belong to the run, their latency is what the rate cost.
-  if (openRate !== undefined) await waitFor(allAnswered, options.drainMs ?? drainMsDefault);
+  if (sender !== undefined) await waitFor(allAnswered, drainMs);
   if (ticker !== undefined) clearInterval(ticker);
   for (const connection of connections) connection.stop();
   if (label !== undefined && process.stderr.isTTY) process.stderr.write('\n');

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import type { RequestSpec } from '../load/client.js';
 import { spawnBenchServer, type BenchServer } from '../support/spawn.js';
+import { ShardPool } from '../../http/trading/shards.js';
 import { ADMIN_TOKEN, Trader } from '../../test/http/orders/trader.js';
 import type { OrderPlan, PlannedOrder } from './plan.js';
 
@@ -27,6 +28,8 @@ export class BenchTrader extends Trader {
 
 /** Seconds an L2 signature made before a phase stays valid (the whole run fits in it). */
 const AUTH_WINDOW_S = 3600;
+/** Markets created per market used, so that each shard gets its share (see spreadOverShards). */
+const CANDIDATES_PER_MARKET = 4;
 /** Requests in flight while enrolling accounts. */
 const ENROL_CONCURRENCY = 32;
 
@@ -45,17 +48,43 @@ async function admin(server: BenchServer, path: string, body: unknown, status: n
   return JSON.parse(text) as unknown;
 }
 
-/** Spawns a server with `env` on a fresh DATA_DIR and creates `markets` plain markets (tick 0.01, min 5). */
-export async function startExchange(markets: number, env: Readonly<Record<string, string>>): Promise<Exchange> {
+interface CreatedMarket {
+  readonly conditionId: string;
+  readonly clobTokenIds: string;
+}
+
+/**
+ * `count` of the created markets, the same number on every shard. Markets go to shards by a
+ * hash of their condition id, and a handful of markets can all land on one shard (the first
+ * four this benchmark creates do), which would measure one matching worker instead of all.
+ */
+function spreadOverShards(created: readonly CreatedMarket[], count: number, shards: number): CreatedMarket[] {
+  // The server's own placement function, so the benchmark cannot drift from it.
+  const shardOf = (key: string): number => ShardPool.prototype.shardOf.call({ count: shards } as ShardPool, key);
+  const perShard = Array.from({ length: shards }, (_, shard) => created.filter((market) => shardOf(market.conditionId) === shard));
+  const chosen: CreatedMarket[] = [];
+  for (let index = 0; chosen.length < count; index++) {
+    const market = perShard[index % shards]![Math.floor(index / shards)];
+    if (market === undefined) throw new Error(`not enough markets on shard ${index % shards} for ${count} over ${shards} shards`);
+    chosen.push(market);
+  }
+  return chosen;
+}
+
+/**
+ * Spawns a server with `env` on a fresh DATA_DIR and creates plain markets (tick 0.01, min 5),
+ * of which `markets` spread evenly over its `shards` are used.
+ */
+export async function startExchange(markets: number, shards: number, env: Readonly<Record<string, string>>, nodeArgs: readonly string[] = []): Promise<Exchange> {
   const server = await spawnBenchServer({
-    ADMIN_TOKEN, AUTH_WINDOW_S: String(AUTH_WINDOW_S), RATE_LIMITS: 'off', SEED_DEMO: '0', ...env,
-  });
+    ADMIN_TOKEN, AUTH_WINDOW_S: String(AUTH_WINDOW_S), RATE_LIMITS: 'off', SEED_DEMO: '0', SHARDS: String(shards), ...env,
+  }, nodeArgs);
   try {
     const created = (await admin(server, '/admin/events', {
       title: 'Order benchmark', endDate: '2031-01-01T00:00:00Z',
-      markets: Array.from({ length: markets }, (_, index) => ({ question: `Order benchmark market ${index}?` })),
-    }, 201)) as { markets: { clobTokenIds: string }[] };
-    const tokens = created.markets.map((market) => JSON.parse(market.clobTokenIds) as [string, string]);
+      markets: Array.from({ length: markets * CANDIDATES_PER_MARKET }, (_, index) => ({ question: `Order benchmark market ${index}?` })),
+    }, 201)) as { markets: CreatedMarket[] };
+    const tokens = spreadOverShards(created.markets, markets, shards).map((market) => JSON.parse(market.clobTokenIds) as [string, string]);
     return { server, tokens };
   } catch (error) {
     await server.stop();

@@ -52,9 +52,10 @@ export function threadCpuSeconds(pid: number): Map<number, number> {
 
 const serverPath = fileURLToPath(new URL('./server.js', import.meta.url));
 
-export function spawnBenchServer(env: Readonly<Record<string, string>> = {}): Promise<BenchServer> {
+/** `nodeArgs` go to node before the script (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+export function spawnBenchServer(env: Readonly<Record<string, string>> = {}, nodeArgs: readonly string[] = []): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clobd-bench-'));
-  const child = spawn(process.execPath, [serverPath], {
+  const child = spawn(process.execPath, [...nodeArgs, serverPath], {
     env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
