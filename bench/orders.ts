@@ -38,8 +38,8 @@ interface Sizes {
 }
 
 const QUICK: Sizes = {
-  accounts: 100, markets: 4, connections: 128, warmupOrders: 2_000, peakMs: 2_000, peakRateMax: 10_000, latencyMs: 1_500, authSamples: 2_000,
-  internal: { warmupRows: 3_000, timedRows: 15_000, latencyRowsMax: 0, latencySeconds: 0, inFlight: 2_000, accounts: 300 },
+  accounts: 100, markets: 4, connections: 128, warmupOrders: 1_500, peakMs: 2_000, peakRateMax: 8_000, latencyMs: 1_500, authSamples: 2_000,
+  internal: { warmupRows: 2_000, timedRows: 10_000, latencyRowsMax: 0, latencySeconds: 0, inFlight: 2_000, accounts: 300 },
 };
 const FULL: Sizes = {
   accounts: 1_000, markets: 8, connections: 256, warmupOrders: 10_000, peakMs: 8_000, peakRateMax: 12_000, latencyMs: 8_000, authSamples: 20_000,
