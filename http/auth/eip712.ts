@@ -2,7 +2,7 @@
 // credentials) and Order (every placed order; its digest is also the order id). Values arrive
 // as strings from JSON and headers; each is validated here and encoded as Solidity's abi.encode
 // would (32-byte words), so a malformed value never reaches the hash.
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from './keccak.js';
 
 const encoder = new TextEncoder();
 const UINT256_MAX = (1n << 256n) - 1n;
@@ -10,7 +10,7 @@ const UINT256_MAX = (1n << 256n) - 1n;
 export const CLOB_AUTH_MESSAGE = 'This message attests that I control the given wallet';
 
 function keccakText(text: string): Uint8Array {
-  return keccak_256(encoder.encode(text));
+  return keccak256(encoder.encode(text));
 }
 
 const EIP712_DOMAIN_TYPEHASH = keccakText('EIP712Domain(string name,string version,uint256 chainId)');
@@ -41,27 +41,14 @@ export function parseUint256(value: string, name: string): bigint {
   return parsed;
 }
 
-function wordOfBigint(value: bigint, into: Uint8Array, at: number): void {
-  let rest = value;
-  for (let index = 31; index >= 0; index--) {
-    into[at + index] = Number(rest & 0xffn);
-    rest >>= 8n;
-  }
-}
-
-function wordOfHex(hex: string, into: Uint8Array, at: number): void {
-  // Right-aligned: an address fills the last 20 bytes of its word, bytes32 all 32.
-  const digits = hex.length - 2;
-  const start = at + 32 - digits / 2;
-  for (let index = 0; index < digits / 2; index++) into[start + index] = Number.parseInt(hex.slice(2 + 2 * index, 4 + 2 * index), 16);
-}
-
+/** abi.encode of 32-byte words: uint256 as big-endian, addresses and bytes32 right-aligned hex. */
 function encodeWords(words: (Uint8Array | bigint | string)[]): Uint8Array {
-  const out = new Uint8Array(32 * words.length);
+  const out = Buffer.alloc(32 * words.length);
   words.forEach((word, index) => {
-    if (typeof word === 'bigint') wordOfBigint(word, out, 32 * index);
-    else if (typeof word === 'string') wordOfHex(word, out, 32 * index);
-    else out.set(word, 32 * index);
+    const at = 32 * index;
+    if (typeof word === 'bigint') out.write(word.toString(16).padStart(64, '0'), at, 'hex');
+    else if (typeof word === 'string') out.write(word.slice(2), at + 32 - (word.length - 2) / 2, 'hex');
+    else out.set(word, at);
   });
   return out;
 }
@@ -72,7 +59,7 @@ function typedDigest(domainSeparator: Uint8Array, structHash: Uint8Array): Uint8
   bytes[1] = 0x01;
   bytes.set(domainSeparator, 2);
   bytes.set(structHash, 34);
-  return keccak_256(bytes);
+  return keccak256(bytes);
 }
 
 const domains = new Map<string, Uint8Array>();
@@ -87,7 +74,7 @@ function domainSeparator(name: string, version: string, chainId: number, verifyi
       keccakText(name), keccakText(version), BigInt(chainId),
     ];
     if (verifyingContract !== undefined) words.push(verifyingContract);
-    separator = keccak_256(encodeWords(words));
+    separator = keccak256(encodeWords(words));
     domains.set(cacheKey, separator);
   }
   return separator;
@@ -96,7 +83,7 @@ function domainSeparator(name: string, version: string, chainId: number, verifyi
 /** The digest an L1 header signature signs (domain ClobAuthDomain, version 1). */
 export function clobAuthDigest(chainId: number, address: string, timestamp: string, nonce: bigint): Uint8Array {
   if (!isAddress(address)) throw new EncodingError('address must be 0x and 40 hex digits');
-  const structHash = keccak_256(encodeWords([CLOB_AUTH_TYPEHASH, address, keccakText(timestamp), nonce, CLOB_AUTH_MESSAGE_HASH]));
+  const structHash = keccak256(encodeWords([CLOB_AUTH_TYPEHASH, address, keccakText(timestamp), nonce, CLOB_AUTH_MESSAGE_HASH]));
   return typedDigest(domainSeparator('ClobAuthDomain', '1', chainId), structHash);
 }
 
@@ -133,7 +120,7 @@ export function orderDigest(domain: OrderDomain, order: OrderStruct): Uint8Array
   for (const [name, value] of [['side', order.side], ['signatureType', order.signatureType]] as const) {
     if (!Number.isInteger(value) || value < 0 || value > 255) throw new EncodingError(`${name} must be a uint8`);
   }
-  const structHash = keccak_256(encodeWords([
+  const structHash = keccak256(encodeWords([
     ORDER_TYPEHASH, parseUint256(order.salt, 'salt'), order.maker, order.signer, parseUint256(order.tokenId, 'tokenId'),
     parseUint256(order.makerAmount, 'makerAmount'), parseUint256(order.takerAmount, 'takerAmount'), BigInt(order.side),
     BigInt(order.signatureType), parseUint256(order.timestamp, 'timestamp'), order.metadata, order.builder,

@@ -6,7 +6,7 @@
 // Signatures are Ethereum's 65 bytes r ‖ s ‖ v (v = 27/28, or 0/1). High-s signatures are
 // refused, as OpenZeppelin's ECDSA (what the exchange contracts use) refuses them.
 import { createRequire } from 'node:module';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from './keccak.js';
 
 interface NativeSecp256k1 {
   ecdsaRecover(signature: Uint8Array, recoveryId: number, message: Uint8Array, compressed: boolean): Uint8Array;
@@ -26,7 +26,7 @@ function bigintOf(bytes: Uint8Array): bigint {
 
 /** Lower-case 0x address of an uncompressed public key (65 bytes, 0x04 ‖ x ‖ y). */
 export function addressOfPublicKey(publicKey: Uint8Array): string {
-  const hash = keccak_256(publicKey.subarray(1));
+  const hash = keccak256(publicKey.subarray(1));
   return `0x${Buffer.from(hash.buffer, hash.byteOffset + 12, 20).toString('hex')}`;
 }
 

@@ -1,9 +1,13 @@
-// EIP-712 digests and native signature recovery, checked against @noble/curves signing and
-// recovering the same digests: every field of an order is bound by its digest, malformed and
+// EIP-712 digests and native signature recovery, checked against viem's EIP-712 hashing and
+// @noble/curves signing and recovering the same digests: every field of an order is bound by its digest, malformed and
 // non-canonical (high-s) signatures recover nothing, and v may be 27/28 or 0/1.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { randomBytes } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../../../http/auth/keccak.js';
+import { hashTypedData } from 'viem';
 import { clobAuthDigest, EncodingError, orderDigest, toHex, type OrderStruct } from '../../../http/auth/eip712.js';
 import { addressOfPublicKey, recoverAddress } from '../../../http/auth/recover.js';
 
@@ -92,4 +96,41 @@ test('malformed, wrong-length and high-s signatures recover nothing', () => {
   assert.equal(recoverAddress(digest, highS), undefined);
   const otherDigest = clobAuthDigest(137, address, '1700000001', 0n);
   assert.notEqual(recoverAddress(otherDigest, good), address, 'a signature over another digest recovers another key');
+});
+
+test('the native keccak-256 agrees with @noble/hashes on every length around the block size', () => {
+  for (let length = 0; length <= 300; length++) {
+    const data = randomBytes(length);
+    assert.deepEqual(Buffer.from(keccak256(data)), Buffer.from(keccak_256(data)), `length ${length}`);
+  }
+});
+
+test('digests equal viem\'s hashTypedData for ClobAuth and Order (an independent EIP-712 implementation)', () => {
+  const { address } = wallet(11);
+  const clobAuth = hashTypedData({
+    domain: { name: 'ClobAuthDomain', version: '1', chainId: 137 },
+    types: { ClobAuth: [{ name: 'address', type: 'address' }, { name: 'timestamp', type: 'string' }, { name: 'nonce', type: 'uint256' }, { name: 'message', type: 'string' }] },
+    primaryType: 'ClobAuth',
+    message: { address: address as `0x${string}`, timestamp: '1700000000', nonce: 3n, message: 'This message attests that I control the given wallet' },
+  });
+  assert.equal(toHex(clobAuthDigest(137, address, '1700000000', 3n)), clobAuth);
+  const struct = order(address);
+  const viaViem = hashTypedData({
+    domain: { name: domain.name, version: '2', chainId: domain.chainId, verifyingContract: domain.verifyingContract as `0x${string}` },
+    types: {
+      Order: [
+        { name: 'salt', type: 'uint256' }, { name: 'maker', type: 'address' }, { name: 'signer', type: 'address' },
+        { name: 'tokenId', type: 'uint256' }, { name: 'makerAmount', type: 'uint256' }, { name: 'takerAmount', type: 'uint256' },
+        { name: 'side', type: 'uint8' }, { name: 'signatureType', type: 'uint8' }, { name: 'timestamp', type: 'uint256' },
+        { name: 'metadata', type: 'bytes32' }, { name: 'builder', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'Order',
+    message: {
+      salt: BigInt(struct.salt), maker: struct.maker as `0x${string}`, signer: struct.signer as `0x${string}`, tokenId: BigInt(struct.tokenId),
+      makerAmount: BigInt(struct.makerAmount), takerAmount: BigInt(struct.takerAmount), side: struct.side, signatureType: struct.signatureType,
+      timestamp: BigInt(struct.timestamp), metadata: struct.metadata as `0x${string}`, builder: struct.builder as `0x${string}`,
+    },
+  });
+  assert.equal(toHex(orderDigest(domain, struct)), viaViem);
 });
