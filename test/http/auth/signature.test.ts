@@ -1,6 +1,7 @@
 // EIP-712 digests and native signature recovery, checked against viem's EIP-712 hashing and
-// @noble/curves signing and recovering the same digests: every field of an order is bound by its digest, malformed and
-// non-canonical (high-s) signatures recover nothing, and v may be 27/28 or 0/1.
+// @noble/curves signing and recovering the same digests: every field of an order is bound by its
+// digest, malformed and non-canonical (high-s) signatures recover nothing, and v may be 27/28 or
+// 0/1.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { randomBytes } from 'node:crypto';
