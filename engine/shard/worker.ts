@@ -295,8 +295,13 @@ async function loop(): Promise<void> {
     if (pendingCommits >= PENDING_COMMITS_MAX) await answered;
   }
   await answered;
-  if (!store.snapshotPending() && framesSinceSnapshot > 0) startSnapshot();
+  // A snapshot still being written is finished first; then one of the state as it stops, so the
+  // next start replays nothing.
   store.finishSnapshot();
+  if (framesSinceSnapshot > 0) {
+    startSnapshot();
+    store.finishSnapshot();
+  }
   await store.close();
   // Closing the port lets the thread exit; the front end waits for that.
   port.close();

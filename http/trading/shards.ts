@@ -46,6 +46,7 @@ interface Pending {
 
 interface Control {
   readonly resolve: (value: never) => void;
+  readonly reject: (error: Error) => void;
 }
 
 /** Longest wait for an answer on an idle result ring before looking again. */
@@ -194,8 +195,8 @@ export class ShardPool {
     const worker = handle.worker;
     if (worker === undefined || !handle.ready) return Promise.reject(new ShardUnavailable(`shard ${shard} is restarting`, 1));
     const token = this.nextToken++;
-    return new Promise<T>((resolve) => {
-      handle.controls.set(token, { resolve: resolve as (value: never) => void });
+    return new Promise<T>((resolve, reject) => {
+      handle.controls.set(token, { resolve: resolve as (value: never) => void, reject });
       worker.postMessage(make(token));
     });
   }
@@ -277,7 +278,7 @@ export class ShardPool {
       pending.reject(new ShardUnavailable(`shard ${handle.index} stopped before answering`, 1));
       handle.pending.delete(requestId);
     }
-    for (const control of handle.controls.values()) control.resolve(undefined as never);
+    for (const control of handle.controls.values()) control.reject(new ShardUnavailable(`shard ${handle.index} stopped before answering`, 1));
     handle.controls.clear();
     if (this.closed || handle.stopping) return;
     handle.restarts++;

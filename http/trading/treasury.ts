@@ -29,6 +29,7 @@ export class Treasury {
     this.meta = this.root.openDB({ name: 'meta', encoding: 'msgpack' });
     const recorded = this.meta.get('shards') as number | undefined;
     if (recorded !== undefined && recorded !== shards) {
+      void this.root.close();
       throw new Error(`DATA_DIR was written with SHARDS=${recorded}; markets are mapped to shards by that number, so start with SHARDS=${recorded}`);
     }
     if (recorded === undefined) this.meta.putSync('shards', shards);
