@@ -150,84 +150,92 @@ function record(result: FrameResult, timeMs: number, changes: BatchChanges, touc
   }
 }
 
-/** Batches applied but not yet on disk; the loop waits for the oldest beyond this many. */
-const PENDING_COMMITS_MAX = 4;
-let pendingCommits = 0;
-/** The last scheduled commit's answers: each batch's answers go out after the previous batch's. */
-let answered: Promise<void> = Promise.resolve();
-/** Answer promises of the commits still pending, oldest first. */
-const inFlight: Promise<void>[] = [];
-
 /**
- * Drains up to batchFramesMax frames, applies them, and schedules their commit; the answers
- * (encoded now) are written to the result ring once the commit is on disk.
+ * The batch being filled. Frames are applied as they arrive; while one commit is on its way to
+ * disk the next batch keeps filling, and it is committed, in one transaction, as soon as that
+ * commit is done. So there is one fsync in flight at a time and a batch grows to whatever
+ * arrived during the previous one: the group commit adapts to the disk.
  */
-function runBatch(): void {
-  const results: FrameResult[] = [];
-  const changes = emptyChanges();
-  const touched = new Set<string>();
-  const funded = new Set<string>();
-  journal.length = 0;
+class OpenBatch {
+  readonly encoded: Uint8Array[] = [];
+  readonly changes = emptyChanges();
+  readonly touched = new Set<string>();
+  readonly funded = new Set<string>();
+  journaledFrames = 0;
+}
+
+/** Frames one open batch takes before the worker stops draining the ring until the commit ends. */
+const OPEN_BATCH_FRAMES_MAX = 16_384;
+let open = new OpenBatch();
+/** The commit on its way to disk (its answers are written when it resolves), if any. */
+let committing: Promise<void> | undefined;
+
+/** Applies up to batchFramesMax frames from the ring to the engine, into the open batch. */
+function drain(): void {
   for (let count = 0; count < data.batchFramesMax; count++) {
     const head = commandRing.peek();
-    if (head === undefined) break;
+    if (head === undefined) return;
     try {
       decodeFrame(frame, commandRing.view, commandRing.bytes, head.offset, head.length);
     } catch (error) {
       const requestId = head.length >= 12 ? commandRing.view.getUint32(head.offset + 8, true) : 0;
       commandRing.consume(head);
-      results.push(refusal(requestId, `malformed frame: ${(error as Error).message}`));
+      open.encoded.push(answers.encode(refusal(requestId, `malformed frame: ${(error as Error).message}`)));
       continue;
     }
     const command = frame.command;
     if (command.kind === CommandKind.PlaceOrder && store.hasOrder(command.orderId)) {
       commandRing.consume(head);
-      results.push(duplicateOf(frame));
+      open.encoded.push(answers.encode(duplicateOf(frame)));
       continue;
     }
     journal.append(commandRing.bytes, head.offset, head.length);
     commandRing.consume(head);
     const result = core.apply(frame);
     if (result.error === '') {
-      record(result, command.timeMs, changes, touched);
-      if (frame.fundMicros > 0) funded.add(command.account);
-      for (const [address] of result.credits) funded.add(address);
+      open.journaledFrames++;
+      record(result, command.timeMs, open.changes, open.touched);
+      if (frame.fundMicros > 0) open.funded.add(command.account);
+      for (const [address] of result.credits) open.funded.add(address);
     }
-    results.push(result);
+    open.encoded.push(answers.encode(result));
   }
-  if (results.length === 0) return;
-  for (const id of touched) {
+}
+
+/**
+ * Commits the open batch (its frames, the orders it touched as they now stand, its fills,
+ * balances and funding, and the next snapshot chunks) in one transaction, and starts a new open
+ * batch. Only when nothing is committing.
+ */
+function commitOpenBatch(): void {
+  const closed = open;
+  open = new OpenBatch();
+  const changes = closed.changes;
+  for (const id of closed.touched) {
     const view = core.engine.getOrder(id);
     if (view !== undefined) changes.orders.set(id, view);
   }
-  for (const address of funded) changes.funding.set(address, core.netFunding.get(address) ?? 0);
+  for (const address of closed.funded) changes.funding.set(address, core.netFunding.get(address) ?? 0);
   const journaled = journal.length > 0;
   if (journaled) batch++;
-  scheduleCommit(journal.bytes.subarray(0, journal.length), changes, results.map((result) => answers.encode(result)));
-  if (journaled) framesSinceSnapshot += results.length;
-  if (framesSinceSnapshot >= data.snapshotEveryFrames && !store.snapshotPending()) startSnapshot();
-}
-
-/** Schedules a durable commit; its answers are written once it (and every earlier one) is on disk. */
-function scheduleCommit(frames: Uint8Array, changes: BatchChanges, encoded: Uint8Array[]): void {
   const commitStarted = performance.now();
-  const committed = store.commitBatch(batch, frames, changes, SNAPSHOT_CHUNKS_PER_BATCH);
-  pendingCommits++;
-  answered = Promise.all([answered, committed]).then(() => {
-    pendingCommits--;
+  const committed = store.commitBatch(batch, journal.bytes.subarray(0, journal.length), changes, SNAPSHOT_CHUNKS_PER_BATCH);
+  journal.length = 0;
+  committing = committed.then(() => {
+    committing = undefined;
     counters.commitMs += performance.now() - commitStarted;
     counters.commits++;
-    counters.framesCommitted += encoded.length;
-    for (const bytes of encoded) writeAnswer(bytes);
-    inFlight.shift();
+    counters.framesCommitted += closed.encoded.length;
+    for (const bytes of closed.encoded) writeAnswer(bytes);
   });
-  inFlight.push(answered);
   // A failed commit leaves the engine ahead of the disk: the worker must not go on. The front
   // end restarts it, and recovery rebuilds the state from what is on disk.
-  answered.catch((error: Error) => {
+  committing.catch((error: Error) => {
     process.stderr.write(`shard ${data.shard}: commit failed: ${error.stack ?? error.message}\n`);
     process.exit(1);
   });
+  framesSinceSnapshot += closed.journaledFrames;
+  if (framesSinceSnapshot >= data.snapshotEveryFrames && !store.snapshotPending()) startSnapshot();
 }
 
 function startSnapshot(): void {
@@ -268,21 +276,28 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 async function loop(): Promise<void> {
   let lastYield = performance.now();
   while (!stopping) {
-    if (pendingCommits > 0) {
-      // Commits are on their way to disk: never block the thread, or their callbacks wait too,
-      // and return to the event loop after every batch so lmdb can run them.
-      if (pendingCommits < PENDING_COMMITS_MAX && commandRing.peek() !== undefined) {
-        runBatch();
+    if (committing !== undefined) {
+      // A commit is on its way to disk: keep filling the open batch, never block the thread (its
+      // completion runs on this event loop), and return to the event loop after every drain.
+      if (commandRing.peek() !== undefined && open.encoded.length < OPEN_BATCH_FRAMES_MAX) {
+        drain();
         await yieldToEventLoop();
-      } else if (pendingCommits >= PENDING_COMMITS_MAX) {
-        await inFlight[0];
       } else {
-        await Promise.race([inFlight[0], commandRing.waitForFrameAsync(IDLE_WAIT_MS)]);
+        await Promise.race([committing, commandRing.waitForFrameAsync(IDLE_WAIT_MS)]);
       }
+      lastYield = performance.now();
       continue;
     }
-    if (commandRing.waitForFrame(SPINS, IDLE_WAIT_MS)) runBatch();
-    else if (store.snapshotPending()) scheduleCommit(new Uint8Array(0), emptyChanges(), []);
+    if (open.encoded.length > 0) {
+      commitOpenBatch();
+      continue;
+    }
+    if (commandRing.waitForFrame(SPINS, IDLE_WAIT_MS)) {
+      drain();
+      commitOpenBatch();
+    } else if (store.snapshotPending()) {
+      commitOpenBatch();
+    }
     const now = performance.now();
     if (now - lastYield >= YIELD_EVERY_MS || commandRing.peek() === undefined) {
       await yieldToEventLoop();
@@ -290,11 +305,11 @@ async function loop(): Promise<void> {
     }
   }
   // Stop: answer what is already in the ring, then leave a snapshot so the next start is quick.
-  while (commandRing.peek() !== undefined) {
-    runBatch();
-    if (pendingCommits >= PENDING_COMMITS_MAX) await answered;
+  while (committing !== undefined || open.encoded.length > 0 || commandRing.peek() !== undefined) {
+    if (committing !== undefined) await committing;
+    else if (commandRing.peek() !== undefined) drain();
+    else commitOpenBatch();
   }
-  await answered;
   // A snapshot still being written is finished first; then one of the state as it stops, so the
   // next start replays nothing.
   store.finishSnapshot();
