@@ -15,8 +15,8 @@ import { checkInvariants } from './invariants.js';
 import { addMarket, resolveMarket, setMarketAccepting, setTickSize } from './market_admin.js';
 import { placeOrder } from './placement.js';
 import {
-  balanceOf, bestPrice, bookLevels, getOrder, marketView, openOrdersOf,
-  type BalanceView, type BookView, type MarketView, type OrderView,
+  balanceOf, bestPrice, bookLevels, getOrder, holdersOf, marketView, openOrdersOf,
+  type BalanceView, type BookView, type HolderView, type MarketView, type OrderView,
 } from './reads.js';
 import type { BookSide } from './book.js';
 import { restoreState, takeSnapshot, type EngineSnapshot } from './snapshot.js';
@@ -128,6 +128,11 @@ export class Engine {
 
   market(market: number): MarketView | undefined {
     return marketView(this.state, market);
+  }
+
+  /** Accounts holding shares of `market` and how many of each outcome. */
+  holdersOf(market: number): HolderView[] {
+    return holdersOf(this.state, market);
   }
 
   stats(): EngineStats {

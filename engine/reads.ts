@@ -44,6 +44,12 @@ export interface BalanceView {
   readonly positions: PositionView[];
 }
 
+/** What one account holds in a market (free + reserved shares per outcome). */
+export interface HolderView {
+  readonly account: string;
+  readonly sharesMicros: readonly [number, number];
+}
+
 export interface LevelView {
   readonly priceUnits: number;
   readonly sizeMicros: number;
@@ -137,6 +143,20 @@ export function balanceOf(state: EngineState, address: string): BalanceView | un
     account: address, collateralFreeMicros: ledger.accounts.collateralFree[account]!,
     collateralReservedMicros: ledger.accounts.collateralReserved[account]!, positions,
   };
+}
+
+/** Every account holding shares of `market`, in the engine's position order. */
+export function holdersOf(state: EngineState, market: number): HolderView[] {
+  const ledger = state.ledger;
+  const table = ledger.positions;
+  const holders: HolderView[] = [];
+  if (!state.markets.has(market)) return holders;
+  for (let position = table.marketHead[market]!; position !== NIL; position = table.marketNext[position]!) {
+    const shares = (outcome: number): number => table.sharesFree[2 * position + outcome]! + table.sharesReserved[2 * position + outcome]!;
+    const sharesMicros: [number, number] = [shares(0), shares(1)];
+    if (sharesMicros[0] !== 0 || sharesMicros[1] !== 0) holders.push({ account: ledger.accounts.addresses[table.account[position]!]!, sharesMicros });
+  }
+  return holders;
 }
 
 function ladderLevels(ladder: Ladder): LevelView[] {

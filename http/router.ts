@@ -42,6 +42,8 @@ export interface RouteSpec<Q extends ParamSchema, P extends ParamSchema> {
   readonly query?: Q;
   readonly body?: BodyKind;
   readonly headers?: readonly string[];
+  /** `reject`: a query parameter outside the schema is 400 `unknown_field: <name>` (the feeds). Default: ignored. */
+  readonly unknownQuery?: 'ignore' | 'reject';
   readonly cached?: CachePolicy;
   readonly handler: (context: Context<ParamsOf<Q>, ParamsOf<P>>) => Reply | Promise<Reply>;
 }
@@ -105,11 +107,15 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
   const queryNames = Object.keys(querySchema);
   const headerNames = spec.headers ?? [];
   const cached = spec.cached;
+  const rejectUnknown = spec.unknownQuery === 'reject';
 
   // Everything the handler needs is copied out of `req` here: it is invalid after any await.
   const capture = (req: HttpRequest, res: HttpResponse, rawQuery: string): Captured<ParamsOf<Q>, ParamsOf<P>> => {
     const params = applySchema(paramSchema, names, (name) => [decodeSegment(req.getParameter(names.indexOf(name)), name)]);
     const values = parseQuery(rawQuery);
+    if (rejectUnknown) {
+      for (const name of values.keys()) if (!Object.hasOwn(querySchema, name)) throw badRequest(`unknown_field: ${name}`);
+    }
     const query = applySchema(querySchema, queryNames, (name) => values.get(name));
     const headers: Record<string, string> = {};
     for (const name of headerNames) headers[name] = req.getHeader(name);

@@ -16,6 +16,11 @@ import type { ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
 import { startCompatProxy } from './compat_proxy.js';
 import { ProfileStore } from './profiles.js';
+import { bookRoutes, type TokenBook } from './market/book_routes.js';
+import { feedRoutes } from './market/feed_routes.js';
+import { historyRoutes } from './market/history.js';
+import { tradingMarketRoutes } from './market/trading_markets.js';
+import type { MarketRecord } from './catalog/model.js';
 import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
 import { mount, route, type Route } from './router.js';
@@ -63,12 +68,41 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
   });
 }
 
+function marketOf(store: CatalogStore, conditionId: string): MarketRecord | undefined {
+  const id = store.find('condition', conditionId.toLowerCase());
+  return id === undefined ? undefined : store.market(id);
+}
+
+/** The public feeds: GET /trades on the CLOB and data listeners, GET /activity on the data listener. */
+function publicFeeds(config: Config, store: CatalogStore, profiles: ProfileStore, trading: TradingRuntime): Route[] {
+  return feedRoutes({
+    feeds: trading.marketData.feeds, market: (conditionId) => marketOf(store, conditionId),
+    eventSlug: (market) => store.event(market.eventId)?.slug ?? '', profile: (address) => profiles.get(address),
+    deposits: (address, count) => trading.treasury.depositsOf(address, count), allowlist: config.feedIpAllowlist,
+  });
+}
+
+function marketDataRoutes(store: CatalogStore, trading: TradingRuntime, now: () => number): Route[] {
+  const tokenBook = (tokenId: string): TokenBook | undefined => {
+    const place = trading.token(tokenId);
+    const book = place === undefined ? undefined : trading.marketData.book(place.market.conditionId);
+    return place === undefined || book === undefined ? undefined : { market: place.market, outcome: place.outcome, book };
+  };
+  return [
+    ...bookRoutes({ tokenBook, now }),
+    ...historyRoutes({ feeds: trading.marketData.feeds, isToken: (tokenId) => trading.token(tokenId) !== undefined, now }),
+    ...tradingMarketRoutes({ store, book: (conditionId) => trading.marketData.book(conditionId) }),
+  ];
+}
+
 function clobRoutes(
   config: Config, store: CatalogStore, keys: ApiKeyStore, profiles: ProfileStore, trading: TradingRuntime, heartbeats: Heartbeats,
   verifier: SignatureVerifier, now: () => number,
 ): Route[] {
   const { authWindowS, chainId } = config;
   return [
+    ...marketDataRoutes(store, trading, now),
+    ...publicFeeds(config, store, profiles, trading).filter((entry) => entry.path === '/trades'),
     ...heartbeatRoutes({ keys, authWindowS, now, heartbeats }),
     route({ method: 'GET', path: '/', summary: 'Health check: the JSON string "OK".', handler: () => json('OK') }),
     ...authRoutes({ keys, chainId, authWindowS, now }),
@@ -80,10 +114,7 @@ function clobRoutes(
     ...accountRoutes({
       keys, authWindowS, now, pool: trading.pool, token: trading.token,
       freeCollateral: (address) => trading.treasury.freeOf(address),
-      market: (conditionId) => {
-        const id = store.find('condition', conditionId.toLowerCase());
-        return id === undefined ? undefined : store.market(id);
-      },
+      market: (conditionId) => marketOf(store, conditionId),
     }),
     ...adminRoutes({
       adminToken: config.adminToken, store, now, openMarkets: trading.openMarkets,
@@ -125,7 +156,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   if (firstDemoStart) seedDemo(store, now(), log);
   const keys = resources.add(new ApiKeyStore(config.dataDir), (r) => r.close());
   const profiles = resources.add(new ProfileStore(config.dataDir), (r) => r.close());
-  const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), now)), (r) => r.stop());
+  const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), (conditionId) => marketOf(store, conditionId), now)), (r) => r.stop());
   if (firstDemoStart) await resources.guard(() => seedDemoQuotes(store.allMarkets(), config, keys, trading.client, trading.token, now, log));
   const verifier: SignatureVerifier = resources.add(
     config.verifyThreads === 0 ? new InlineVerifier() : new PoolVerifier(config.verifyThreads), (r) => r.close(),
@@ -136,7 +167,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[] }> = {
     clob: { style: 'clob', routes: clobRoutes(config, store, keys, profiles, trading, heartbeats, verifier, now) },
     catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }) },
-    data: { style: 'clob', routes: [] },
+    data: { style: 'clob', routes: publicFeeds(config, store, profiles, trading) },
   };
   const wanted: Record<ListenerName, number> = { clob: config.clobPort, catalog: config.catalogPort, data: config.dataPort };
   const sockets: us_listen_socket[] = [];

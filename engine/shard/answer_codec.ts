@@ -8,9 +8,15 @@
 // and they are half of all events.
 import { Packr } from 'msgpackr';
 import type { EngineEvent } from '../event_objects.js';
-import type { FrameResult } from './core.js';
+import type { FrameResult, Redemption } from './core.js';
 
-type Encoded = [requestId: number, error: string, market: number, credits: (string | number)[], events: unknown[][], schemas: unknown[][]];
+type Encoded = [
+  requestId: number, timeMs: number, error: string, market: number, credits: (string | number)[], events: unknown[][],
+  schemas: unknown[][], redemptions: (string | number)[],
+];
+
+/** Values of one redemption on the wire, in this order. */
+const REDEMPTION_WIDTH = 6;
 
 /** One per thread: the codec's own state lives in the encoder and decoder objects. */
 const packr = new Packr({ useRecords: false, moreTypes: false });
@@ -42,7 +48,9 @@ export class AnswerEncoder {
     }
     const credits: (string | number)[] = [];
     for (const [address, micros] of result.credits) credits.push(address, micros);
-    const encoded: Encoded = [result.requestId, result.error, result.market, credits, events, schemas];
+    const redemptions: (string | number)[] = [];
+    for (const { seq, account, market, winner, sharesMicros } of result.redemptions) redemptions.push(seq, account, market, winner, sharesMicros[0], sharesMicros[1]);
+    const encoded: Encoded = [result.requestId, result.timeMs, result.error, result.market, credits, events, schemas, redemptions];
     return packr.pack(encoded);
   }
 }
@@ -52,7 +60,7 @@ export class AnswerDecoder {
   private readonly schemas: { kind: string; keys: string[] }[] = [];
 
   decode(bytes: Uint8Array): FrameResult {
-    const [requestId, error, market, flatCredits, rows, schemas] = packr.unpack(bytes) as Encoded;
+    const [requestId, timeMs, error, market, flatCredits, rows, schemas, flatRedemptions] = packr.unpack(bytes) as Encoded;
     for (const [id, kind, ...keys] of schemas) this.schemas[id as number] = { kind: kind as string, keys: keys as string[] };
     const events: EngineEvent[] = [];
     for (const values of rows) {
@@ -64,6 +72,11 @@ export class AnswerDecoder {
     }
     const credits: [string, number][] = [];
     for (let index = 0; index < flatCredits.length; index += 2) credits.push([flatCredits[index] as string, flatCredits[index + 1] as number]);
-    return { requestId, error, market, credits, events };
+    const redemptions: Redemption[] = [];
+    for (let at = 0; at < flatRedemptions.length; at += REDEMPTION_WIDTH) {
+      const [seq, account, redeemed, winner, yes, no] = flatRedemptions.slice(at, at + REDEMPTION_WIDTH) as [number, string, number, number, number, number];
+      redemptions.push({ seq, account, market: redeemed, winner, sharesMicros: [yes, no] });
+    }
+    return { requestId, timeMs, error, market, credits, events, redemptions };
   }
 }

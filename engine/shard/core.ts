@@ -21,9 +21,23 @@ import type { EngineSnapshot } from '../snapshot.js';
 import type { EngineOptions } from '../state.js';
 import type { Frame } from './frame.js';
 
+/**
+ * What resolving a market paid one holder: its shares of each outcome as they stood before the
+ * resolution (free + reserved), so the payout is `sharesMicros[winner]`.
+ */
+export interface Redemption {
+  readonly seq: number;
+  readonly account: string;
+  readonly market: number;
+  readonly winner: number;
+  readonly sharesMicros: readonly [number, number];
+}
+
 /** One frame's answer to the front end. */
 export interface FrameResult {
   readonly requestId: number;
+  /** The command's time (ms): when its fills happened. */
+  readonly timeMs: number;
   /** Why the runtime refused the frame before the engine saw it ('' when it did not). */
   readonly error: string;
   /** The engine's events for the frame (the internal fund deposit and sweeps included). */
@@ -32,6 +46,8 @@ export interface FrameResult {
   readonly credits: [string, number][];
   /** AddMarket: the market's engine index. */
   readonly market: number;
+  /** ResolveMarket: every holder's shares as the market resolved. */
+  readonly redemptions: Redemption[];
 }
 
 /** What recovery and snapshots need besides the engine. */
@@ -46,8 +62,9 @@ function isFrontEndKind(kind: number): boolean {
   return kind !== CommandKind.Deposit && kind !== CommandKind.Withdraw;
 }
 
-function refused(frame: Frame, error: string): FrameResult {
-  return { requestId: frame.requestId, error, events: [], credits: [], market: -1 };
+/** An answer that changed nothing: a refusal (`error`) or an AddMarket of a known key. */
+export function emptyResult(requestId: number, timeMs: number, error: string, market = -1): FrameResult {
+  return { requestId, timeMs, error, events: [], credits: [], market, redemptions: [] };
 }
 
 export class ShardCore {
@@ -86,12 +103,12 @@ export class ShardCore {
     const events = this.engine.events;
     events.clear();
     if (!isFrontEndKind(command.kind) || !(frame.fundMicros >= 0 && Number.isSafeInteger(frame.fundMicros))) {
-      return refused(frame, 'the front end may not send this frame');
+      return emptyResult(frame.requestId, command.timeMs, 'the front end may not send this frame');
     }
     let market = -1;
     if (command.kind === CommandKind.AddMarket) {
       const known = this.marketByKey.get(frame.marketKey);
-      if (known !== undefined) return { requestId: frame.requestId, error: '', events: [], credits: [], market: known };
+      if (known !== undefined) return emptyResult(frame.requestId, command.timeMs, '', known);
       market = this.marketKeys.length;
       command.market = market;
     }
@@ -100,9 +117,14 @@ export class ShardCore {
       this.run(this.collateralCommand(CommandKind.Deposit, command, command.account, frame.fundMicros));
       depositSeq = this.seq;
     }
+    const holders = command.kind === CommandKind.ResolveMarket ? this.engine.holdersOf(command.market) : [];
     this.run(command);
     const commandSeq = this.seq;
     const applied = eventsToObjects(events);
+    const resolved = holders.length > 0 && applied.some((event) => event.kind === 'MARKET' && event.seq === commandSeq && event.resolved);
+    const redemptions: Redemption[] = resolved
+      ? holders.map(({ account, sharesMicros }) => ({ seq: commandSeq, account, market: command.market, winner: command.outcome, sharesMicros }))
+      : [];
     const credits: [string, number][] = [];
     if (depositSeq !== -1) {
       // A refused deposit (supply or account limit) leaves the funds with the treasury.
@@ -120,7 +142,7 @@ export class ShardCore {
     const swept = eventsToObjects(events, applied.length);
     for (const event of swept) applied.push(event);
     events.clear();
-    return { requestId: frame.requestId, error: '', events: applied, credits, market };
+    return { requestId: frame.requestId, timeMs: command.timeMs, error: '', events: applied, credits, market, redemptions };
   }
 
   private run(command: Command): void {

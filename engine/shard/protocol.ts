@@ -1,6 +1,7 @@
 // What the front end and a shard worker share: the worker's start data, the control messages
 // (postMessage carries control only) and the ring layouts. Answers on the result ring are
 // encoded by answer_codec.ts.
+import type { BookView, MarketView } from '../reads.js';
 import type { RingLayout } from '../ring.js';
 import type { EngineOptions } from '../state.js';
 
@@ -48,7 +49,13 @@ export type ShardMessage =
   | { readonly type: 'status'; readonly token: number; readonly status: ShardStatus }
   | { readonly type: 'read'; readonly token: number; readonly value: unknown };
 
-/** Reads the front end may ask a shard for (tests, tools; account reads arrive later). */
+/** Every market of a shard with its state and book, as of engine sequence number `seq`. */
+export interface MarketData {
+  readonly seq: number;
+  readonly markets: { readonly key: string; readonly view: MarketView; readonly book: BookView }[];
+}
+
+/** Reads the front end may ask a shard for: account reads, the read model's start, tools. */
 export type ShardRead =
   | { readonly kind: 'order'; readonly orderId: string }
   | { readonly kind: 'openOrders'; readonly account: string }
@@ -57,7 +64,10 @@ export type ShardRead =
   | { readonly kind: 'market'; readonly market: number }
   | { readonly kind: 'fillsOf'; readonly account: string; readonly max: number }
   | { readonly kind: 'storedOrders' }
-  | { readonly kind: 'storedFills' };
+  | { readonly kind: 'storedFills' }
+  | { readonly kind: 'marketData' }
+  /** Stored fills and redemptions after these [seq, index] keys, oldest first, at most `max` of each. */
+  | { readonly kind: 'feedAfter'; readonly fillKey: [number, number]; readonly redemptionKey: [number, number]; readonly max: number };
 
 /** Front end → worker. */
 export type ShardControl =

@@ -4,6 +4,7 @@
 //   orders    order id → OrderView as it stands after the batch (every accepted order)
 //   fills     [seq, fill index] → FillEvent
 //   account-fills [address, seq, fill index] → 0, for the taker and the maker of every fill
+//   redemptions [seq, index] → Redemption: what resolving a market paid each holder
 //   balances  [address, market, outcome] → [free, reserved] (market -1: collateral)
 //   funding   address → netFunding (see core.ts); absent = 0
 //   snapshots [id, part, chunk] → the engine snapshot in chunks; meta 'snapshot' → the newest
@@ -21,7 +22,7 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import type { FillEvent } from '../event_objects.js';
 import type { OrderView } from '../reads.js';
 import type { EngineSnapshot } from '../snapshot.js';
-import type { CoreState } from './core.js';
+import type { CoreState, Redemption } from './core.js';
 
 /** Entries per snapshot chunk (orders, history): a chunk packs to a few MB at most. */
 const CHUNK_ENTRIES = 50_000;
@@ -38,16 +39,25 @@ export interface SnapshotHead {
 
 /** A fill as stored: the engine's event and the time of the command that made it. */
 export type StoredFill = FillEvent & { readonly timeMs: number };
+/** `index`: the redemption's place among those of its command (its key is [seq, index]). */
+export type StoredRedemption = Redemption & { readonly timeMs: number; readonly index: number };
+
+/** What the public feeds read after a restart: everything after a sequence number. */
+export interface FeedRecords {
+  readonly fills: StoredFill[];
+  readonly redemptions: StoredRedemption[];
+}
 
 export interface BatchChanges {
   readonly orders: Map<string, OrderView>;
   readonly fills: StoredFill[];
+  readonly redemptions: StoredRedemption[];
   readonly balances: Map<string, [string, number, number, number, number]>;
   readonly funding: Map<string, number>;
 }
 
 export function emptyChanges(): BatchChanges {
-  return { orders: new Map(), fills: [], balances: new Map(), funding: new Map() };
+  return { orders: new Map(), fills: [], redemptions: [], balances: new Map(), funding: new Map() };
 }
 
 type ChunkKey = [number, number, number];
@@ -71,6 +81,7 @@ export class ShardStore {
   private readonly orders: Database<OrderView, string>;
   private readonly fills: Database<StoredFill, [number, number]>;
   private readonly accountFills: Database<number, [string, number, number]>;
+  private readonly redemptions: Database<StoredRedemption, [number, number]>;
   private readonly balances: Database<[number, number], [string, number, number]>;
   private readonly funding: Database<number, string>;
   private readonly snapshots: Database<unknown[], ChunkKey>;
@@ -82,12 +93,13 @@ export class ShardStore {
     this.path = join(dataDir, `shard-${shard}`);
     mkdirSync(this.path, { recursive: true });
     // Durability is explicit: every commit is synced (data and meta pages) before it returns.
-    this.root = open({ path: this.path, encoding: 'msgpack', compression: false, noSync: false, noMetaSync: false, overlappingSync: false, maxDbs: 12 });
+    this.root = open({ path: this.path, encoding: 'msgpack', compression: false, noSync: false, noMetaSync: false, overlappingSync: false, maxDbs: 16 });
     this.meta = this.root.openDB({ name: 'meta', encoding: 'msgpack' });
     this.journal = this.root.openDB({ name: 'journal', encoding: 'binary', keyEncoding: 'ordered-binary' });
     this.orders = this.root.openDB({ name: 'orders', encoding: 'msgpack' });
     this.fills = this.root.openDB({ name: 'fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.accountFills = this.root.openDB({ name: 'account-fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+    this.redemptions = this.root.openDB({ name: 'redemptions', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.balances = this.root.openDB({ name: 'balances', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.funding = this.root.openDB({ name: 'funding', encoding: 'msgpack' });
     this.snapshots = this.root.openDB({ name: 'snapshots', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
@@ -124,6 +136,17 @@ export class ShardStore {
       if (fill !== undefined) out.push(fill);
     }
     return out;
+  }
+
+  /**
+   * Fills and redemptions stored after the given keys ([seq, index]: a fill's fill index, a
+   * redemption's place in its batch), oldest first, at most `max` of each.
+   */
+  feedAfter(fillKey: readonly [number, number], redemptionKey: readonly [number, number], max: number): FeedRecords {
+    return {
+      fills: [...this.fills.getRange({ start: [fillKey[0], fillKey[1] + 1], limit: max }).map(({ value }) => value)],
+      redemptions: [...this.redemptions.getRange({ start: [redemptionKey[0], redemptionKey[1] + 1], limit: max }).map(({ value }) => value)],
+    };
   }
 
   ordersAll(): OrderView[] {
@@ -170,6 +193,7 @@ export class ShardStore {
         this.accountFills.putSync([fill.takerAccount, fill.seq, fill.fillIndex], 0);
         if (fill.makerAccount !== fill.takerAccount) this.accountFills.putSync([fill.makerAccount, fill.seq, fill.fillIndex], 0);
       }
+      for (const redemption of changes.redemptions) this.redemptions.putSync([redemption.seq, redemption.index], redemption);
       for (const [address, market, outcome, free, reserved] of changes.balances.values()) {
         this.balances.putSync([address, market, outcome], [free, reserved]);
       }

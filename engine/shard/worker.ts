@@ -11,10 +11,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Command, CommandKind } from '../command.js';
 import { Reject } from '../reject.js';
 import { Ring } from '../ring.js';
-import { ShardCore, type FrameResult } from './core.js';
+import { emptyResult, ShardCore, type FrameResult } from './core.js';
 import { AnswerEncoder } from './answer_codec.js';
 import { decodeFrame, Frame } from './frame.js';
-import { type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus, type ShardWorkerData } from './protocol.js';
+import {
+  type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus, type ShardWorkerData,
+} from './protocol.js';
 import { emptyChanges, ShardStore, type BatchChanges } from './store.js';
 
 /** Ring polls before sleeping: enough to catch a burst without a wake-up, ~10 µs. */
@@ -114,15 +116,11 @@ class JournalBuffer {
 
 const journal = new JournalBuffer();
 
-function refusal(requestId: number, error: string): FrameResult {
-  return { requestId, error, events: [], credits: [], market: -1 };
-}
-
 /** The answer to a PlaceOrder whose id an earlier, stored order already used. */
 function duplicateOf(f: Frame): FrameResult {
   const c = f.command;
   return {
-    requestId: f.requestId, error: '', market: -1, credits: f.fundMicros > 0 ? [[c.account, f.fundMicros]] : [],
+    ...emptyResult(f.requestId, c.timeMs, ''), credits: f.fundMicros > 0 ? [[c.account, f.fundMicros]] : [],
     events: [{
       kind: 'ORDER_REJECTED', seq: 0, orderId: c.orderId, account: c.account, market: c.market, outcome: c.outcome,
       side: c.side, priceUnits: c.priceUnits, sizeMicros: c.sizeMicros, orderType: c.orderType, reason: Reject.DUPLICATE_ORDER,
@@ -130,7 +128,9 @@ function duplicateOf(f: Frame): FrameResult {
   };
 }
 
-function record(result: FrameResult, timeMs: number, changes: BatchChanges, touched: Set<string>): void {
+function record(result: FrameResult, changes: BatchChanges, touched: Set<string>): void {
+  const timeMs = result.timeMs;
+  result.redemptions.forEach((redemption, index) => changes.redemptions.push({ ...redemption, timeMs, index }));
   for (const event of result.events) {
     switch (event.kind) {
       case 'ORDER_ACCEPTED': case 'ORDER_UPDATED': case 'ORDER_CANCELLED':
@@ -180,7 +180,7 @@ function drain(): void {
     } catch (error) {
       const requestId = head.length >= 12 ? commandRing.view.getUint32(head.offset + 8, true) : 0;
       commandRing.consume(head);
-      open.encoded.push(answers.encode(refusal(requestId, `malformed frame: ${(error as Error).message}`)));
+      open.encoded.push(answers.encode(emptyResult(requestId, 0, `malformed frame: ${(error as Error).message}`)));
       continue;
     }
     const command = frame.command;
@@ -194,7 +194,7 @@ function drain(): void {
     const result = core.apply(frame);
     if (result.error === '') {
       open.journaledFrames++;
-      record(result, command.timeMs, open.changes, open.touched);
+      record(result, open.changes, open.touched);
       if (frame.fundMicros > 0) open.funded.add(command.account);
       for (const [address] of result.credits) open.funded.add(address);
     }
@@ -258,8 +258,24 @@ function read(request: ShardRead): unknown {
     case 'market': return core.engine.market(request.market) ?? null;
     case 'storedOrders': return store.ordersAll();
     case 'storedFills': return store.fillsAll();
+    case 'marketData': return marketData();
+    case 'feedAfter': return store.feedAfter(request.fillKey, request.redemptionKey, request.max);
     default: return null;
   }
+}
+
+/**
+ * Every market's state and book as of the engine's current sequence number: the front end's read
+ * model starts from this and applies only answers with a later sequence number.
+ */
+function marketData(): MarketData {
+  const markets: MarketData['markets'] = [];
+  core.marketKeys.forEach((key, market) => {
+    const view = core.engine.market(market);
+    const book = core.engine.bookLevels(market);
+    if (view !== undefined && book !== undefined) markets.push({ key, view, book });
+  });
+  return { seq: core.seq, markets };
 }
 
 port.on('message', (message: ShardControl) => {

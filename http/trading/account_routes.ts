@@ -3,17 +3,18 @@
 // LMDB tables) and shaped as interface.md's account order (camelCase) and account trade
 // (snake_case, with maker_orders). Cursors are base64 offsets (contract §5): orders page 500 and
 // end with "", trades page 500 and end with "LTE=".
-import { createHash } from 'node:crypto';
 import { orderStatusName } from '../../engine/order_status.js';
 import type { StoredFill } from '../../engine/shard/store.js';
 import type { BalanceView, OrderView } from '../../engine/reads.js';
 import { authenticateRequest, L2_HEADER_NAMES, type ApiKeyRecord, type L2Deps } from '../auth/l2.js';
 import type { MarketRecord } from '../catalog/model.js';
 import { formatUnits } from '../decimal.js';
+import { cursorOf, cursorOffset, END_CURSOR } from '../cursor.js';
 import { badRequest, notFound } from '../errors.js';
 import { oneOf, string } from '../params.js';
 import { json, type Reply } from '../respond.js';
 import { route, type Route } from '../router.js';
+import { tradeId, transactionHash } from './fill_ids.js';
 import type { TokenPlace } from './order_request.js';
 import type { ShardPool } from './shards.js';
 
@@ -22,18 +23,7 @@ export const TRADES_PAGE = 500;
 /** Most fills one account read looks at per shard (newest first). */
 const FILLS_SCANNED_MAX = 10_000;
 const ORDER_TYPES = ['GTC', 'GTD', 'FOK', 'FAK'];
-/** The end cursor of trade pages, and of an orders page asked for past the end. */
-const END_OF_TRADES = 'LTE=';
 
-
-function tradeId(shard: number, fill: StoredFill): string {
-  return `${shard}-${fill.seq}-${fill.fillIndex}`;
-}
-
-/** A stable 32-byte id for the settlement of a fill (clobd settles at match time, off chain). */
-function transactionHash(shard: number, fill: StoredFill): string {
-  return `0x${createHash('sha256').update(`${shard}:${fill.seq}:${fill.fillIndex}`).digest('hex')}`;
-}
 
 export interface AccountRouteDeps extends L2Deps {
   readonly pool: ShardPool;
@@ -55,18 +45,6 @@ function price(units: number): string {
 
 function micros(amount: number): string {
   return formatUnits(amount, 6);
-}
-
-/** Offset from a cursor: base64 of a decimal offset; "" and absent start at 0. */
-export function cursorOffset(cursor: string | undefined): number {
-  if (cursor === undefined || cursor === '') return 0;
-  const text = Buffer.from(cursor, 'base64').toString('latin1');
-  if (!/^(0|[1-9][0-9]{0,8})$/.test(text) || Buffer.from(text).toString('base64') !== cursor) throw badRequest('invalid next_cursor');
-  return Number(text);
-}
-
-export function cursorOf(offset: number): string {
-  return Buffer.from(String(offset)).toString('base64');
 }
 
 export function accountRoutes(deps: AccountRouteDeps): Route[] {
@@ -112,11 +90,11 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     const taker = fill.takerAccount === key.address;
     const time = iso(fill.timeMs);
     return {
-      id: tradeId(shard, fill), taker_order_id: fill.takerOrderId, market: market.conditionId,
+      id: tradeId(shard, fill.seq, fill.fillIndex), taker_order_id: fill.takerOrderId, market: market.conditionId,
       asset_id: market.tokenIds[fill.takerOutcome], side: fill.takerSide === 0 ? 'BUY' : 'SELL', size: micros(fill.sizeMicros),
       fee_rate_bps: String(market.takerBaseFeeBps), price: price(fill.takerPriceUnits), status: 'CONFIRMED', match_time: time,
       last_update: time, outcome: market.outcomes[fill.takerOutcome], bucket_index: 0, owner: key.apiKey,
-      maker_address: fill.makerAccount, transaction_hash: transactionHash(shard, fill),
+      maker_address: fill.makerAccount, transaction_hash: transactionHash(shard, fill.seq, fill.fillIndex),
       maker_orders: [{
         order_id: fill.makerOrderId, maker_address: fill.makerAccount, owner: fill.makerAccount === key.address ? key.apiKey : '',
         matched_amount: micros(fill.sizeMicros), fee_rate_bps: '0', price: price(fill.makerPriceUnits),
@@ -184,7 +162,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         const { id, market, asset_id: assetId, next_cursor: cursor } = context.query;
         // The last page ends with "" (interface.md). A client that passes that "" back, as clients
         // paging until "LTE=" do (Polymarket's own), gets an empty page that ends with "LTE=".
-        if (cursor === '') return json({ data: [], next_cursor: END_OF_TRADES, limit: ORDERS_PAGE, count: 0 });
+        if (cursor === '') return json({ data: [], next_cursor: END_CURSOR, limit: ORDERS_PAGE, count: 0 });
         const offset = cursorOffset(cursor);
         let rows: Record<string, unknown>[] = [];
         if (id !== undefined) {
@@ -221,7 +199,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       handler: async (context): Promise<Reply> => {
         const key = authenticateRequest(deps, context);
         const q = context.query;
-        if (q.next_cursor === END_OF_TRADES) return json({ data: [], next_cursor: END_OF_TRADES, limit: TRADES_PAGE, count: 0 });
+        if (q.next_cursor === END_CURSOR) return json({ data: [], next_cursor: END_CURSOR, limit: TRADES_PAGE, count: 0 });
         const offset = cursorOffset(q.next_cursor);
         const seconds = (value: string | undefined, name: string): number | undefined => {
           if (value === undefined) return undefined;
@@ -233,7 +211,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         const rows: { fill: StoredFill; shard: number }[] = [];
         for (const shard of shards()) {
           for (const fill of await pool.read<StoredFill[]>(shard, { kind: 'fillsOf', account: key.address, max: FILLS_SCANNED_MAX })) {
-            if (q.id !== undefined && tradeId(shard, fill) !== q.id) continue;
+            if (q.id !== undefined && tradeId(shard, fill.seq, fill.fillIndex) !== q.id) continue;
             if (q.taker !== undefined && fill.takerAccount !== q.taker.toLowerCase()) continue;
             if (q.maker !== undefined && fill.makerAccount !== q.maker.toLowerCase()) continue;
             if (before !== undefined && !(fill.timeMs < before * 1000)) continue;
@@ -249,7 +227,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
           if (shaped !== undefined && (q.market === undefined || shaped['market'] === q.market)) filtered.push(shaped);
         }
         const page = filtered.slice(offset, offset + TRADES_PAGE);
-        const next = offset + TRADES_PAGE < filtered.length ? cursorOf(offset + TRADES_PAGE) : END_OF_TRADES;
+        const next = offset + TRADES_PAGE < filtered.length ? cursorOf(offset + TRADES_PAGE) : END_CURSOR;
         return json({ data: page, next_cursor: next, limit: TRADES_PAGE, count: page.length });
       },
     }),

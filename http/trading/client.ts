@@ -88,7 +88,6 @@ export class TradingClient {
       throw new Error(`market ${spec.key} was refused: ${result.error || JSON.stringify(rejected)}`);
     }
     this.markets.set(spec.key, { shard, market: result.market, feeBps: spec.feeBps });
-    this.pool.recordMarket(shard, result.market, spec.key);
   }
 
   /** Places an order; unknown markets are refused by the engine as UNKNOWN_MARKET. */
@@ -184,7 +183,7 @@ export class TradingClient {
   /** Credits external collateral (durable before it returns); false past the supply cap. */
   deposit(account: string, micros: number): boolean {
     if (!Number.isSafeInteger(micros) || micros <= 0) throw new RangeError('deposit must be a positive integer of micros');
-    return this.treasury.deposit(account, micros);
+    return this.treasury.deposit(account, micros, this.now());
   }
 
   /** Pays out free collateral; false when the free balance is short. */

@@ -1,9 +1,12 @@
-// The trading runtime as the server holds it: treasury, matching workers and the client, started
-// together (every shard recovered, every catalog market with an order book registered) and
-// stopped together (every shard answers what it holds, snapshots and closes).
+// The trading runtime as the server holds it: treasury, matching workers, the client and the
+// market-data read model with its feed store, started together (every shard recovered, every
+// catalog market with an order book registered) and stopped together (every shard answers what
+// it holds, snapshots and closes).
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { MarketRecord } from '../catalog/model.js';
+import { FeedStore } from '../market/feed_store.js';
+import { MarketData } from '../market/market_data.js';
 import { TradingClient, type MarketSpec } from './client.js';
 import type { TokenPlace } from './order_request.js';
 import { ShardPool } from './shards.js';
@@ -16,6 +19,7 @@ export interface TradingRuntime {
   readonly client: TradingClient;
   readonly pool: ShardPool;
   readonly treasury: Treasury;
+  readonly marketData: MarketData;
   /** Registers every market with an order book that its shard does not know yet. */
   openMarkets(markets: readonly MarketRecord[]): Promise<void>;
   /** The market and outcome of a tradable token id. */
@@ -27,12 +31,26 @@ export function marketSpecOf(market: MarketRecord): MarketSpec {
   return { key: market.conditionId, tickUnits: market.tickUnits, minSizeMicros: market.minSizeMicros, feeBps: market.takerBaseFeeBps };
 }
 
-export async function startTrading(config: Config, log: Logger, markets: readonly MarketRecord[], now: () => number): Promise<TradingRuntime> {
+/**
+ * `marketOf` finds a catalog market by condition id (the feeds show its titles and the read model
+ * its token ids).
+ */
+export async function startTrading(
+  config: Config, log: Logger, markets: readonly MarketRecord[], marketOf: (conditionId: string) => MarketRecord | undefined, now: () => number,
+): Promise<TradingRuntime> {
   const treasury = new Treasury(config.dataDir, config.shards);
   const pool = new ShardPool({
     dataDir: config.dataDir, shards: config.shards, engine: { operatorAddress: config.exchangeAddress.toLowerCase() },
   }, treasury, log);
-  await pool.start();
+  const feeds = new FeedStore(config.dataDir);
+  const marketData = new MarketData(pool, feeds, marketOf, log);
+  pool.observe(marketData);
+  try {
+    await pool.start();
+  } catch (error) {
+    await Promise.all([feeds.close(), treasury.close()]);
+    throw error;
+  }
   const client = new TradingClient(pool, treasury, now);
   const tokens = new Map<string, TokenPlace>();
   const openMarkets = async (list: readonly MarketRecord[]): Promise<void> => {
@@ -51,12 +69,13 @@ export async function startTrading(config: Config, log: Logger, markets: readonl
   }, EXPIRY_TICK_MS);
   timer.unref();
   return {
-    client, pool, treasury, openMarkets,
+    client, pool, treasury, marketData, openMarkets,
     token: (tokenId) => tokens.get(tokenId),
     async stop() {
       clearInterval(timer);
       await pool.stop();
       await treasury.close();
+      await feeds.close();
     },
   };
 }

@@ -29,6 +29,14 @@ export class ShardUnavailable extends HttpError {
   }
 }
 
+/** Sees every answer a shard commits, whoever asked, and every (re)start of a shard. */
+export interface ShardObserver {
+  /** Called in each shard's commit order, before the requester's promise resolves. */
+  answered(shard: number, result: FrameResult): void;
+  /** The shard recovered and serves again: what the observer mirrors of it must be reloaded. */
+  started(shard: number): void;
+}
+
 export interface ShardPoolOptions {
   readonly dataDir: string;
   readonly shards: number;
@@ -42,6 +50,8 @@ interface Pending {
   readonly reject: (error: Error) => void;
   readonly account: string;
   readonly fundMicros: number;
+  /** AddMarket: the key the shard gives an index to in its answer ('' otherwise). */
+  readonly marketKey: string;
 }
 
 interface Control {
@@ -95,6 +105,7 @@ export class ShardPool {
   private nextRequestId = 1;
   private nextToken = 1;
   private closed = false;
+  private readonly observers: ShardObserver[] = [];
 
   constructor(private readonly options: ShardPoolOptions, private readonly treasury: Treasury, private readonly log: Logger) {
     this.count = options.shards;
@@ -120,11 +131,6 @@ export class ShardPool {
   /** The key of engine market `market` on `shard` (undefined when unknown). */
   marketKeyAt(shard: number, market: number): string | undefined {
     return this.handles[shard]!.marketKeys[market];
-  }
-
-  /** Notes a market the shard registered after it started. */
-  recordMarket(shard: number, market: number, key: string): void {
-    this.handles[shard]!.marketKeys[market] = key;
   }
 
   recovery(shard: number): RecoveryFigures | undefined {
@@ -161,8 +167,14 @@ export class ShardPool {
     encodeFrame(frame, ring.view, ring.bytes, claim.offset);
     ring.publish(claim, length);
     return new Promise<FrameResult>((resolve, reject) => {
-      handle.pending.set(requestId, { resolve, reject, account: frame.command.account, fundMicros });
+      handle.pending.set(requestId, { resolve, reject, account: frame.command.account, fundMicros, marketKey: frame.marketKey });
     });
+  }
+
+  /** Adds an observer; it is told at once of every shard that is already serving. */
+  observe(observer: ShardObserver): void {
+    this.observers.push(observer);
+    for (const handle of this.handles) if (handle.ready) observer.started(handle.index);
   }
 
   status(shard: number): Promise<ShardStatus> {
@@ -217,6 +229,7 @@ export class ShardPool {
             handle.recovery = message.recovery;
             this.treasury.adopt(handle.index, message.netFunding);
             handle.ready = true;
+            this.tellObservers((observer) => observer.started(handle.index));
             void this.readResults(handle, worker);
             this.log.info('shard ready', { shard: handle.index, ...message.recovery });
             resolve();
@@ -241,6 +254,17 @@ export class ShardPool {
     });
   }
 
+  /** An observer's failure is logged: it must never stop answers from reaching their requesters. */
+  private tellObservers(tell: (observer: ShardObserver) => void): void {
+    for (const observer of this.observers) {
+      try {
+        tell(observer);
+      } catch (error) {
+        this.log.error('shard observer failed', { error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  }
+
   /** Delivers every answer on the ring; returns how many. */
   private drainResults(handle: ShardHandle): number {
     let delivered = 0;
@@ -249,6 +273,8 @@ export class ShardPool {
       if (bytes === undefined) return delivered;
       const result = handle.answers.decode(bytes);
       const pending = handle.pending.get(result.requestId);
+      if (pending !== undefined && pending.marketKey !== '' && result.market >= 0) handle.marketKeys[result.market] = pending.marketKey;
+      this.tellObservers((observer) => observer.answered(handle.index, result));
       if (pending === undefined) continue;
       handle.pending.delete(result.requestId);
       const refused = result.error !== '';

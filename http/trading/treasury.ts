@@ -4,19 +4,32 @@
 // shard sweeps back whatever the order did not keep (see engine/shard/core.ts).
 //
 // Durable truth: external deposits − withdrawals per address (this LMDB environment,
-// DATA_DIR/treasury) and each shard's netFunding table. The free balance is
+// DATA_DIR/treasury, which also logs every deposit for the activity feed) and each shard's
+// netFunding table. The free balance is
 //   external − Σ shards netFunding − in flight,
 // rebuilt that way at start and whenever a shard restarts. `mirror` is the front end's copy of
 // each shard's netFunding, kept from the answers.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import { COLLATERAL_SUPPLY_MICROS_MAX } from '../../engine/constants.js';
+
+/** One external deposit, as the activity feed shows it. */
+export interface DepositRecord {
+  readonly address: string;
+  readonly timeMs: number;
+  /** The deposit's number among all deposits (1, 2, ...): its identity. */
+  readonly number: number;
+  readonly micros: number;
+}
 
 export class Treasury {
   private readonly root: RootDatabase;
   private readonly external: Database<number, string>;
   private readonly meta: Database<unknown, string>;
+  /** [address, timeMs, number] → micros. */
+  private readonly deposits: Database<number, Key>;
+  private depositCount: number;
   private readonly free = new Map<string, number>();
   private readonly mirror: Map<string, number>[];
   private externalTotal = 0;
@@ -24,9 +37,11 @@ export class Treasury {
   constructor(dataDir: string, shards: number) {
     const path = join(dataDir, 'treasury');
     mkdirSync(path, { recursive: true });
-    this.root = open({ path, encoding: 'msgpack', compression: false, noSync: false, noMetaSync: false, overlappingSync: false, maxDbs: 4 });
+    this.root = open({ path, encoding: 'msgpack', compression: false, noSync: false, noMetaSync: false, overlappingSync: false, maxDbs: 6 });
     this.external = this.root.openDB({ name: 'external', encoding: 'msgpack' });
     this.meta = this.root.openDB({ name: 'meta', encoding: 'msgpack' });
+    this.deposits = this.root.openDB({ name: 'deposits', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+    this.depositCount = (this.meta.get('deposits') as number | undefined) ?? 0;
     const recorded = this.meta.get('shards') as number | undefined;
     if (recorded !== undefined && recorded !== shards) {
       void this.root.close();
@@ -57,13 +72,28 @@ export class Treasury {
     return total;
   }
 
-  /** Records an external deposit durably; false when it would pass the collateral cap. */
-  deposit(address: string, micros: number): boolean {
+  /** Records an external deposit (and its log entry) durably; false when it would pass the collateral cap. */
+  deposit(address: string, micros: number, timeMs: number): boolean {
     if (this.externalTotal + micros > COLLATERAL_SUPPLY_MICROS_MAX) return false;
-    this.root.transactionSync(() => this.external.putSync(address, (this.external.get(address) ?? 0) + micros));
+    const number = this.depositCount + 1;
+    this.root.transactionSync(() => {
+      this.external.putSync(address, (this.external.get(address) ?? 0) + micros);
+      this.deposits.putSync([address, timeMs, number], micros);
+      this.meta.putSync('deposits', number);
+    });
+    this.depositCount = number;
     this.add(address, micros);
     this.externalTotal += micros;
     return true;
+  }
+
+  /** The address's deposits, newest first, at most `count`. */
+  depositsOf(address: string, count: number): DepositRecord[] {
+    const range = this.deposits.getRange({ start: [address, Number.MAX_SAFE_INTEGER], end: [address], reverse: true, limit: count });
+    return [...range.map(({ key, value }) => {
+      const [, timeMs, number] = key as [string, number, number];
+      return { address, timeMs, number, micros: value };
+    })];
   }
 
   /** Records a withdrawal durably; false when the free balance is short. */

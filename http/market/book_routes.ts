@@ -1,0 +1,179 @@
+// Books and prices (contract §5), answered from the read model (market_data.ts) without asking a
+// matching worker. A token's book body is serialized once per book version and reused until the
+// next change, so a read between two changes costs a lookup and a write.
+import { createHash } from 'node:crypto';
+import { PRICE_UNITS_PER_ONE } from '../../engine/constants.js';
+import type { MarketRecord } from '../catalog/model.js';
+import { formatUnits, unitsNumber } from '../decimal.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
+import { oneOf, string } from '../params.js';
+import { json, type Reply } from '../respond.js';
+import { route, type Route } from '../router.js';
+import { BUY, SELL, type MarketBook, type TradeSide } from './book.js';
+
+export const NO_BOOK = 'No orderbook exists for the requested token id';
+/** Most tokens one POST /books or POST /prices names. */
+export const BATCH_TOKENS_MAX = 500;
+/** Polymarket's token ids are decimal uint256 (up to 78 digits); this allows some room. */
+const TOKEN_ID_PATTERN = /^[0-9A-Za-z_-]{1,100}$/;
+
+/** A tradable token: its catalog market, outcome index and live book. */
+export interface TokenBook {
+  readonly market: MarketRecord;
+  readonly outcome: number;
+  readonly book: MarketBook;
+}
+
+export interface MarketDataDeps {
+  /** The token's market, outcome and book; undefined for a token without an order book. */
+  readonly tokenBook: (tokenId: string) => TokenBook | undefined;
+  readonly now: () => number;
+}
+
+export function price(units: number): string {
+  return formatUnits(units, 4);
+}
+
+function size(micros: number): string {
+  return formatUnits(micros, 6);
+}
+
+const SIDE_NAMES = ['BUY', 'SELL'] as const;
+
+/** What a token with no trade yet shows as its last trade price (Polymarket shows 0.5). */
+const NO_TRADE_PRICE_UNITS = PRICE_UNITS_PER_ONE / 2;
+
+export function lastTradeOf(book: MarketBook, outcome: number): { price: string; side: string } {
+  const trade = book.lastTrades[outcome];
+  return trade === undefined ? { price: price(NO_TRADE_PRICE_UNITS), side: '' } : { price: price(trade.priceUnits), side: SIDE_NAMES[trade.side] };
+}
+
+/**
+ * The token's book as Polymarket serves it: bids ascending and asks descending (best last), the
+ * hash the SHA-1 of the compact JSON with `hash: ""`, keys in interface.md's order.
+ */
+export function bookBody(token: TokenBook, tokenId: string, nowMs: number): Buffer {
+  const { book, outcome, market } = token;
+  const cached = book.bodies[outcome];
+  if (cached !== undefined && cached.version === book.version) return cached.body;
+  const levels = book.levels(outcome);
+  const side = (of: { prices: number[]; sizes: number[] }) => of.prices.map((units, at) => ({ price: price(units), size: size(of.sizes[at]!) }));
+  const summary = {
+    market: market.conditionId, asset_id: tokenId, timestamp: String(book.changedAtMs || nowMs), hash: '',
+    bids: side(levels.bids), asks: side(levels.asks), min_order_size: size(book.minSizeMicros), tick_size: price(book.tickUnits),
+    last_trade_price: lastTradeOf(book, outcome).price, neg_risk: market.negRisk,
+  };
+  summary.hash = createHash('sha1').update(JSON.stringify(summary)).digest('hex');
+  const body = Buffer.from(JSON.stringify(summary));
+  book.bodies[outcome] = { version: book.version, body };
+  return body;
+}
+
+function checkTokenId(value: unknown, name = 'token_id'): string {
+  if (typeof value !== 'string' || !TOKEN_ID_PATTERN.test(value)) throw badRequest(`invalid ${name}`);
+  return value;
+}
+
+/** Reads a batch body: an array of objects with a token id (and, for prices, an optional side). */
+function batchItems(body: unknown): { tokenId: string; side: string | undefined }[] {
+  if (!Array.isArray(body)) throw badRequest('body must be an array of {"token_id"} objects');
+  if (body.length > BATCH_TOKENS_MAX) throw badRequest(`at most ${BATCH_TOKENS_MAX} tokens per request`);
+  return body.map((item: unknown) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw badRequest('body must be an array of {"token_id"} objects');
+    const { token_id: tokenId, side } = item as Record<string, unknown>;
+    if (side !== undefined && side !== 'BUY' && side !== 'SELL') throw badRequest('side must be BUY or SELL');
+    return { tokenId: checkTokenId(tokenId), side };
+  });
+}
+
+const tokenQuery = { token_id: string({ description: 'token id', maxLength: 100 }) };
+
+export function bookRoutes(deps: MarketDataDeps): Route[] {
+  const tokenBook = (raw: string | undefined): TokenBook => {
+    if (raw === undefined) throw badRequest('token_id is required');
+    const token = deps.tokenBook(checkTokenId(raw));
+    if (token === undefined) throw notFound(NO_BOOK);
+    return token;
+  };
+  /** The best price on a side; a 404 when that side is empty, as Polymarket answers. */
+  const best = (token: TokenBook, side: TradeSide): number => {
+    const units = token.book.best(token.outcome, side);
+    if (units === -1) throw new HttpError(404, NO_BOOK);
+    return units;
+  };
+  const sideOf = (name: string): TradeSide => (name === 'BUY' ? BUY : SELL);
+
+  return [
+    route({
+      method: 'GET', path: '/book', summary: "A token's order book: bids ascending, asks descending (best last).", query: tokenQuery,
+      handler: (context): Reply => ({ status: 200, body: bookBody(tokenBook(context.query.token_id), context.query.token_id!, deps.now()) }),
+    }),
+    route({
+      method: 'POST', path: '/books', summary: `Order books of up to ${BATCH_TOKENS_MAX} tokens, in request order.`, body: 'json',
+      handler: (context): Reply => {
+        const bodies = batchItems(context.body).map(({ tokenId }) => bookBody(tokenBook(tokenId), tokenId, deps.now()));
+        return { status: 200, body: Buffer.concat([Buffer.from('['), ...bodies.flatMap((body, at) => (at === 0 ? [body] : [Buffer.from(','), body])), Buffer.from(']')]) };
+      },
+    }),
+    route({
+      method: 'GET', path: '/price', summary: 'Best bid (side=BUY) or best ask (side=SELL) of a token.',
+      query: { ...tokenQuery, side: oneOf({ values: ['BUY', 'SELL'], description: 'BUY: best bid; SELL: best ask' }) },
+      handler: (context): Reply => {
+        const token = tokenBook(context.query.token_id);
+        if (context.query.side === undefined) throw badRequest('side is required');
+        return json({ price: price(best(token, sideOf(context.query.side))) });
+      },
+    }),
+    route({
+      method: 'POST', path: '/prices', summary: 'Best prices of many tokens: {token: {BUY, SELL}}; a side without orders is left out.', body: 'json',
+      handler: (context): Reply => {
+        const out: Record<string, Record<string, string>> = {};
+        for (const { tokenId, side } of batchItems(context.body)) {
+          const token = tokenBook(tokenId);
+          const entry = out[tokenId] ?? {};
+          for (const name of side === undefined ? SIDE_NAMES : [side]) {
+            const units = token.book.best(token.outcome, sideOf(name));
+            if (units !== -1) entry[name] = price(units);
+          }
+          out[tokenId] = entry;
+        }
+        return json(out);
+      },
+    }),
+    route({
+      method: 'GET', path: '/midpoint', summary: 'Midpoint of the best bid and ask of a token.', query: tokenQuery,
+      handler: (context): Reply => {
+        const token = tokenBook(context.query.token_id);
+        const sum = best(token, BUY) + best(token, SELL);
+        // Half a price unit is a 0.00005 step: the midpoint is exact with five decimals.
+        return json({ mid: formatUnits(sum * 5, 5) });
+      },
+    }),
+    route({
+      method: 'GET', path: '/spread', summary: 'Best ask minus best bid of a token.', query: tokenQuery,
+      handler: (context): Reply => {
+        const token = tokenBook(context.query.token_id);
+        return json({ spread: price(best(token, SELL) - best(token, BUY)) });
+      },
+    }),
+    route({
+      method: 'GET', path: '/last-trade-price', summary: "A token's last trade price and the taker's side.", query: tokenQuery,
+      handler: (context): Reply => {
+        const token = tokenBook(context.query.token_id);
+        return json(lastTradeOf(token.book, token.outcome));
+      },
+    }),
+    route({
+      method: 'GET', path: '/tick-size', summary: "A token's minimum tick size.", query: tokenQuery,
+      handler: (context): Reply => json({ minimum_tick_size: unitsNumber(tokenBook(context.query.token_id).book.tickUnits, 4) }),
+    }),
+    route({
+      method: 'GET', path: '/neg-risk', summary: "Whether a token's market is negative-risk.", query: tokenQuery,
+      handler: (context): Reply => json({ neg_risk: tokenBook(context.query.token_id).market.negRisk }),
+    }),
+    route({
+      method: 'GET', path: '/time', summary: 'Server time: unix seconds as a bare JSON number.',
+      handler: (): Reply => json(Math.floor(deps.now() / 1000)),
+    }),
+  ];
+}

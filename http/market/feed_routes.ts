@@ -1,0 +1,174 @@
+// The public feeds (contract §5): GET /trades, every fill's public items newest first with
+// interface.md's filters, and GET /activity, one user's trades, redemptions and deposits newest
+// first. Both reject unknown query fields (`unknown_field: <name>`), callers outside
+// FEED_IP_ALLOWLIST when it is set (`unauthorized: ip_not_allowlisted`), and answer a failing
+// backend with `internal_error: <text>` while every other route keeps serving.
+import { createHash } from 'node:crypto';
+import { notionalMicros } from '../../engine/notional.js';
+import type { MarketRecord } from '../catalog/model.js';
+import { jsonUnits, unitsNumber } from '../decimal.js';
+import { badRequest, HttpError } from '../errors.js';
+import { boolean, integer, number, oneOf, string, stringList } from '../params.js';
+import type { Profile } from '../profiles.js';
+import { json, type Reply } from '../respond.js';
+import { route, type Route } from '../router.js';
+import { transactionHash } from '../trading/fill_ids.js';
+import type { DepositRecord } from '../trading/treasury.js';
+import { BUY } from './book.js';
+import type { FeedStore, PublicItem, RedeemItem } from './feed_store.js';
+
+export const TRADES_LIMIT_MAX = 10_000;
+export const TRADES_OFFSET_MAX = 10_000;
+export const ACTIVITY_LIMIT_MAX = 500;
+export const ACTIVITY_OFFSET_MAX = 10_000;
+/** Most condition ids one `market` filter names. */
+const MARKETS_FILTER_MAX = 100;
+/** outcomeIndex of activity items that are not a trade of one token (as Polymarket shows them). */
+const NOT_A_TOKEN = 999;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+export interface FeedDeps {
+  readonly feeds: FeedStore;
+  readonly market: (conditionId: string) => MarketRecord | undefined;
+  readonly eventSlug: (market: MarketRecord) => string;
+  readonly profile: (address: string) => Profile;
+  readonly deposits: (address: string, count: number) => DepositRecord[];
+  /** Empty: every caller may read the feeds. */
+  readonly allowlist: readonly string[];
+}
+
+const unauthorized = new HttpError(401, 'unauthorized: ip_not_allowlisted');
+
+/** uWS shows an IPv4 peer of a dual-stack socket as ::ffff:a.b.c.d. */
+function plainIp(ip: string): string {
+  return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
+}
+
+function address(raw: string | undefined, name: string): string | undefined {
+  if (raw === undefined) return undefined;
+  if (!ADDRESS.test(raw)) throw badRequest(`${name} must be a 0x address`);
+  return raw.toLowerCase();
+}
+
+function profileFields(profile: Profile) {
+  return {
+    name: profile.name, pseudonym: profile.pseudonym, bio: profile.bio,
+    profileImage: profile.profileImage, profileImageOptimized: profile.profileImage,
+  };
+}
+
+function sha256(text: string): string {
+  return `0x${createHash('sha256').update(text).digest('hex')}`;
+}
+
+export function feedRoutes(deps: FeedDeps): Route[] {
+  const allowed = new Set(deps.allowlist.map(plainIp));
+  /** Runs a feed read: allow-list first, then the read, with any backend failure as internal_error. */
+  const guarded = (ip: string, read: () => unknown): Reply => {
+    if (allowed.size > 0 && !allowed.has(plainIp(ip))) throw unauthorized;
+    try {
+      return json(read());
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      throw new HttpError(500, `internal_error: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const marketFields = (conditionId: string, outcome: number) => {
+    const market = deps.market(conditionId);
+    return {
+      conditionId, title: market?.question ?? '', slug: market?.slug ?? '', icon: market?.icon ?? '',
+      eventSlug: market === undefined ? '' : deps.eventSlug(market), outcome: market?.outcomes[outcome] ?? '',
+    };
+  };
+  const publicFill = (item: PublicItem) => {
+    const [timeMs, shard, seq, fillIndex] = item.key;
+    const market = marketFields(item.conditionId, item.outcome);
+    return {
+      proxyWallet: item.address, side: item.side === BUY ? 'BUY' : 'SELL', asset: `${item.conditionId}:${item.outcome}`,
+      conditionId: item.conditionId, size: unitsNumber(item.sizeMicros, 6), price: unitsNumber(item.priceUnits, 4),
+      usdcSize: unitsNumber(notionalMicros(item.priceUnits, item.sizeMicros), 6), timestamp: Math.floor(timeMs / 1000),
+      title: market.title, slug: market.slug, icon: market.icon, eventSlug: market.eventSlug, outcome: market.outcome,
+      outcomeIndex: item.outcome, ...profileFields(deps.profile(item.address)), transactionHash: transactionHash(shard, seq, fillIndex),
+    };
+  };
+  const activityOfTrade = (item: PublicItem) => {
+    const fill = publicFill(item);
+    return {
+      proxyWallet: fill.proxyWallet, timestamp: fill.timestamp, conditionId: fill.conditionId, type: 'TRADE', size: fill.size,
+      usdcSize: fill.usdcSize, transactionHash: fill.transactionHash, price: fill.price, asset: fill.asset, side: fill.side,
+      outcomeIndex: fill.outcomeIndex, title: fill.title, slug: fill.slug, icon: fill.icon, eventSlug: fill.eventSlug,
+      outcome: fill.outcome, ...profileFields(deps.profile(fill.proxyWallet)),
+    };
+  };
+  const activityOfRedeem = (redeem: RedeemItem) => {
+    const market = marketFields(redeem.conditionId, redeem.winner);
+    const [yes, no] = redeem.sharesMicros;
+    return {
+      proxyWallet: redeem.address, timestamp: Math.floor(redeem.timeMs / 1000), conditionId: redeem.conditionId, type: 'REDEEM',
+      size: unitsNumber(yes + no, 6), usdcSize: unitsNumber(redeem.sharesMicros[redeem.winner]!, 6),
+      transactionHash: sha256(`redeem:${redeem.shard}:${redeem.seq}:${redeem.address}`), price: 0, asset: '', side: '',
+      outcomeIndex: NOT_A_TOKEN, title: market.title, slug: market.slug, icon: market.icon, eventSlug: market.eventSlug, outcome: '',
+      ...profileFields(deps.profile(redeem.address)),
+    };
+  };
+  const activityOfDeposit = (deposit: DepositRecord) => ({
+    proxyWallet: deposit.address, timestamp: Math.floor(deposit.timeMs / 1000), conditionId: '', type: 'DEPOSIT',
+    size: unitsNumber(deposit.micros, 6), usdcSize: unitsNumber(deposit.micros, 6), transactionHash: sha256(`deposit:${deposit.number}`),
+    price: 0, asset: '', side: '', outcomeIndex: NOT_A_TOKEN, title: '', slug: '', icon: '', eventSlug: '', outcome: '',
+    ...profileFields(deps.profile(deposit.address)),
+  });
+
+  const tradesRoute = route({
+    method: 'GET', path: '/trades', unknownQuery: 'reject', summary: 'Public fills, newest first.',
+    query: {
+      limit: integer({ min: 0, max: TRADES_LIMIT_MAX, default: 100, description: 'items to return' }),
+      offset: integer({ min: 0, max: TRADES_OFFSET_MAX, default: 0, description: 'items to skip' }),
+      takerOnly: boolean({ default: true, description: "only the taker's item of each fill" }),
+      filterType: oneOf({ values: ['CASH', 'TOKENS'], description: 'CASH: usdcSize >= filterAmount; TOKENS: size >= filterAmount' }),
+      filterAmount: number({ min: 0, description: 'threshold of filterType' }),
+      market: stringList({ maxItems: MARKETS_FILTER_MAX, maxLength: 66, description: 'comma-separated condition ids' }),
+      user: string({ description: 'wallet address', maxLength: 42 }),
+      side: oneOf({ values: ['BUY', 'SELL'], description: 'the item’s side' }),
+    },
+    handler: (context): Reply => {
+      const q = context.query;
+      if ((q.filterType === undefined) !== (q.filterAmount === undefined)) throw badRequest('filterType and filterAmount go together');
+      // The threshold in micros, compared with integers (cash and shares both have 6 decimals).
+      const threshold = q.filterAmount === undefined ? 0 : jsonUnits(q.filterAmount, 6);
+      if (threshold === undefined) throw badRequest('filterAmount must have at most 6 decimals');
+      const user = address(q.user, 'user');
+      return guarded(context.ip, () => deps.feeds.trades({
+        limit: q.limit, offset: q.offset, takerOnly: q.takerOnly, markets: q.market.map((id) => id.toLowerCase()), user,
+        side: q.side === undefined ? undefined : q.side === 'BUY' ? 0 : 1,
+        accept: q.filterType === undefined ? () => true
+          : q.filterType === 'CASH' ? (item) => notionalMicros(item.priceUnits, item.sizeMicros) >= threshold
+            : (item) => item.sizeMicros >= threshold,
+      }).map(publicFill));
+    },
+  });
+
+  const activityRoute = route({
+    method: 'GET', path: '/activity', unknownQuery: 'reject', summary: "A user's trades, redemptions and deposits, newest first.",
+    query: {
+      user: string({ required: true, description: 'wallet address', maxLength: 42 }),
+      limit: integer({ min: 0, max: ACTIVITY_LIMIT_MAX, default: 100, description: 'items to return' }),
+      offset: integer({ min: 0, max: ACTIVITY_OFFSET_MAX, default: 0, description: 'items to skip' }),
+    },
+    handler: (context): Reply => {
+      const q = context.query;
+      const user = address(q.user, 'user')!;
+      const wanted = q.offset + q.limit;
+      return guarded(context.ip, () => {
+        const items: { timeMs: number; order: number; item: Record<string, unknown> }[] = [
+          ...deps.feeds.itemsOf(user, wanted).map((item) => ({ timeMs: item.key[0], order: 0, item: activityOfTrade(item) })),
+          ...deps.feeds.redeemsOf(user, wanted).map((redeem) => ({ timeMs: redeem.timeMs, order: 1, item: activityOfRedeem(redeem) })),
+          ...deps.deposits(user, wanted).map((deposit) => ({ timeMs: deposit.timeMs, order: 2, item: activityOfDeposit(deposit) })),
+        ];
+        // Newest first; within one millisecond a deposit before a redemption before a trade.
+        items.sort((a, b) => b.timeMs - a.timeMs || a.order - b.order);
+        return items.slice(q.offset, wanted).map((entry) => entry.item);
+      });
+    },
+  });
+  return [tradesRoute, activityRoute];
+}
