@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { benchCatalog, printCatalog } from './catalog.js';
+import { benchMarket, printMarket } from './market.js';
 
 /** Runs a suite that is its own script in a child process: its JIT and heap start clean. */
 function runScript(relativePath: string, quick: boolean): void {
@@ -16,6 +17,11 @@ const suites: Record<string, (quick: boolean, asJson: boolean) => Promise<void>>
     const rows = await benchCatalog(quick);
     if (asJson) console.log(JSON.stringify({ suite: 'catalog', rows }));
     else printCatalog(rows);
+  },
+  market: async (quick, asJson) => {
+    const figures = await benchMarket(quick);
+    if (asJson) console.log(JSON.stringify({ suite: 'market', ...figures }));
+    else printMarket(figures);
   },
   engine: async (quick) => {
     runScript('./engine/run.js', quick);

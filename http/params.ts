@@ -177,14 +177,45 @@ export function stringList(options: { readonly maxItems: number; readonly maxLen
   };
 }
 
-/** Parses a raw query string into every occurrence of each name. */
+/** Decodes one query component as application/x-www-form-urlencoded does ('+' is a space). */
+function decodeComponent(raw: string): string {
+  if (raw.indexOf('%') === -1 && raw.indexOf('+') === -1) return raw;
+  const spaced = raw.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    // URLSearchParams keeps malformed escapes as they are and decodes the valid runs around them.
+    return spaced.replace(/(%[0-9a-fA-F]{2})+/g, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
+  }
+}
+
+/**
+ * Parses a raw query string into every occurrence of each name, as URLSearchParams would, without
+ * its allocations: most queries are a few plain name=value pairs.
+ */
 export function parseQuery(raw: string | undefined): Map<string, string[]> {
   const query = new Map<string, string[]>();
   if (raw === undefined || raw === '') return query;
-  for (const [name, value] of new URLSearchParams(raw)) {
-    const values = query.get(name);
-    if (values === undefined) query.set(name, [value]);
-    else values.push(value);
+  let start = 0;
+  while (start <= raw.length) {
+    let end = raw.indexOf('&', start);
+    if (end === -1) end = raw.length;
+    if (end > start) {
+      const equals = raw.indexOf('=', start);
+      const split = equals === -1 || equals > end ? end : equals;
+      const name = decodeComponent(raw.slice(start, split));
+      const value = split === end ? '' : decodeComponent(raw.slice(split + 1, end));
+      const values = query.get(name);
+      if (values === undefined) query.set(name, [value]);
+      else values.push(value);
+    }
+    start = end + 1;
   }
   return query;
 }

@@ -25,6 +25,7 @@ export interface Context<Q, P> {
   readonly body: unknown;
   /** The exact body bytes (empty when none), for signatures over the body. */
   readonly rawBody: Buffer;
+  /** The client's address, for routes that declare `clientIp` ('' otherwise: reading it costs). */
   readonly ip: string;
 }
 
@@ -42,6 +43,8 @@ export interface RouteSpec<Q extends ParamSchema, P extends ParamSchema> {
   readonly query?: Q;
   readonly body?: BodyKind;
   readonly headers?: readonly string[];
+  /** The handler reads `context.ip`. */
+  readonly clientIp?: boolean;
   /** `reject`: a query parameter outside the schema is 400 `unknown_field: <name>` (the feeds). Default: ignored. */
   readonly unknownQuery?: 'ignore' | 'reject';
   readonly cached?: CachePolicy;
@@ -108,6 +111,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
   const headerNames = spec.headers ?? [];
   const cached = spec.cached;
   const rejectUnknown = spec.unknownQuery === 'reject';
+  const clientIp = spec.clientIp === true;
 
   // Everything the handler needs is copied out of `req` here: it is invalid after any await.
   const capture = (req: HttpRequest, res: HttpResponse, rawQuery: string): Captured<ParamsOf<Q>, ParamsOf<P>> => {
@@ -119,7 +123,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     const query = applySchema(querySchema, queryNames, (name) => values.get(name));
     const headers: Record<string, string> = {};
     for (const name of headerNames) headers[name] = req.getHeader(name);
-    return { method: spec.method, path: req.getUrl(), query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers, ip: remoteAddress(res) };
+    return { method: spec.method, path: req.getUrl(), query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers, ip: clientIp ? remoteAddress(res) : '' };
   };
 
   const serve = (listener: Listener) => {

@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 /** The raw uWS hello-world route the bench server adds to every listener. */
 export const helloPath = '/__bench/hello';
+/** The bench server's order-flow counts (JSON), when it runs one. */
+export const flowPath = '/__bench/flow';
 
 export interface BenchServer {
   readonly urls: { readonly clob: string; readonly catalog: string; readonly data: string };

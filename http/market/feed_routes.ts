@@ -119,7 +119,7 @@ export function feedRoutes(deps: FeedDeps): Route[] {
   });
 
   const tradesRoute = route({
-    method: 'GET', path: '/trades', unknownQuery: 'reject', summary: 'Public fills, newest first.',
+    method: 'GET', path: '/trades', unknownQuery: 'reject', clientIp: true, summary: 'Public fills, newest first.',
     query: {
       limit: integer({ min: 0, max: TRADES_LIMIT_MAX, default: 100, description: 'items to return' }),
       offset: integer({ min: 0, max: TRADES_OFFSET_MAX, default: 0, description: 'items to skip' }),
@@ -148,7 +148,7 @@ export function feedRoutes(deps: FeedDeps): Route[] {
   });
 
   const activityRoute = route({
-    method: 'GET', path: '/activity', unknownQuery: 'reject', summary: "A user's trades, redemptions and deposits, newest first.",
+    method: 'GET', path: '/activity', unknownQuery: 'reject', clientIp: true, summary: "A user's trades, redemptions and deposits, newest first.",
     query: {
       user: string({ required: true, description: 'wallet address', maxLength: 42 }),
       limit: integer({ min: 0, max: ACTIVITY_LIMIT_MAX, default: 100, description: 'items to return' }),

@@ -61,6 +61,13 @@ interface Control {
 
 /** Longest wait for an answer on an idle result ring before looking again. */
 const RESULT_WAIT_MS = 50;
+/**
+ * Answers delivered in one turn of the event loop before requests get theirs: a shard that
+ * answers faster than the front end can take must not starve the HTTP listeners.
+ */
+const ANSWERS_PER_TURN = 256;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 class ShardHandle {
   worker: Worker | undefined;
@@ -265,12 +272,13 @@ export class ShardPool {
     }
   }
 
-  /** Delivers every answer on the ring; returns how many. */
-  private drainResults(handle: ShardHandle): number {
-    let delivered = 0;
-    for (;;) {
+  /** Reads up to `max` answers from the ring, delivering each; returns how many it read. */
+  private drainResults(handle: ShardHandle, max = Number.POSITIVE_INFINITY): number {
+    let read = 0;
+    while (read < max) {
       const bytes = handle.resultRing.read();
-      if (bytes === undefined) return delivered;
+      if (bytes === undefined) return read;
+      read++;
       const result = handle.answers.decode(bytes);
       const pending = handle.pending.get(result.requestId);
       if (pending !== undefined && pending.marketKey !== '' && result.market >= 0) handle.marketKeys[result.market] = pending.marketKey;
@@ -281,15 +289,15 @@ export class ShardPool {
       this.treasury.settle(handle.index, pending.account, refused ? 0 : pending.fundMicros, result.credits);
       if (refused) this.treasury.refund(pending.account, pending.fundMicros);
       pending.resolve(result);
-      delivered++;
     }
+    return read;
   }
 
   private async readResults(handle: ShardHandle, worker: Worker): Promise<void> {
     const ring = handle.resultRing;
     while (handle.worker === worker && handle.ready) {
-      this.drainResults(handle);
-      await ring.waitForFrameAsync(RESULT_WAIT_MS);
+      if (this.drainResults(handle, ANSWERS_PER_TURN) === ANSWERS_PER_TURN) await yieldToEventLoop();
+      else await ring.waitForFrameAsync(RESULT_WAIT_MS);
     }
   }
 

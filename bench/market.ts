@@ -1,0 +1,112 @@
+// Market-data reads (issue 6): GET /book and GET /price requests per second against the raw uWS
+// hello-world route of the same server process, first on still books, then while an order flow
+// of BENCH_ORDER_FLOW orders/s changes them (bench/market/order_flow.ts), and against a node:http
+// server answering the same cached /book body, in the same run. Goals: >= 0.8 of the ceiling
+// without flow, >= 0.6 with 5 000 orders/s, >= 2x node:http.
+//
+// As in the catalog benchmark, the ratios are judged on capacity (requests per second of the
+// server's CPU time): on two cores the load generator can saturate before the server.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { measureAgainstBaseline, printFigures, type Case, type RouteFigures } from './catalog.js';
+import { flowPath, helloPath, processCpuSeconds, spawnBenchServer, type BenchServer } from './support/spawn.js';
+
+const FLOW_ORDERS_PER_SECOND = 5_000;
+const GOAL_STILL = 0.8;
+const GOAL_FLOW = 0.6;
+const GOAL_NODE_HTTP = 2;
+const TOKENS_READ = 8;
+
+interface Phase {
+  readonly rows: RouteFigures[];
+  readonly flowOrdersPerSecond: number;
+}
+
+async function tokensOf(server: BenchServer): Promise<string[]> {
+  const markets = (await (await fetch(`${server.urls.clob}/sampling-markets`)).json()) as { data: { tokens: { token_id: string }[] }[] };
+  return markets.data.flatMap((market) => market.tokens.map((token) => token.token_id)).slice(0, TOKENS_READ);
+}
+
+function cases(tokens: readonly string[]): Case[] {
+  return [
+    { name: 'raw uWS hello (ceiling)', requests: [{ method: 'GET', path: helloPath }] },
+    { name: 'GET /book', requests: tokens.map((token) => ({ method: 'GET', path: `/book?token_id=${token}` })) },
+    { name: 'GET /price', requests: tokens.map((token) => ({ method: 'GET', path: `/price?token_id=${token}&side=BUY` })) },
+  ];
+}
+
+async function flowCount(server: BenchServer): Promise<number> {
+  const counts = (await (await fetch(`${server.urls.clob}${flowPath}`)).json()) as { placed: number };
+  return counts.placed;
+}
+
+async function phase(quick: boolean, flowRate: number): Promise<Phase> {
+  const server = await spawnBenchServer(flowRate > 0 ? { BENCH_ORDER_FLOW: String(flowRate) } : {});
+  try {
+    const tokens = await tokensOf(server);
+    const startedAt = performance.now();
+    const placedBefore = await flowCount(server);
+    const rows = await measureAgainstBaseline(server.urls.clob, () => server.cpuSeconds(), cases(tokens), quick);
+    const placed = (await flowCount(server)) - placedBefore;
+    return { rows, flowOrdersPerSecond: Math.round(placed / ((performance.now() - startedAt) / 1000)) };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** node:http serving the body clobd gave for the first token's book, measured like the others. */
+async function nodeHttpBaseline(quick: boolean): Promise<RouteFigures> {
+  const server = await spawnBenchServer();
+  let body: string;
+  try {
+    const [token] = await tokensOf(server);
+    body = await (await fetch(`${server.urls.clob}/book?token_id=${token}`)).text();
+  } finally {
+    await server.stop();
+  }
+  const script = fileURLToPath(new URL('./market/node_http.js', import.meta.url));
+  const child = spawn(process.execPath, [script], { env: { ...process.env, BODY: body }, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`node:http baseline exited with ${code}`)));
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        const match = /listening (\S+)/.exec(chunk);
+        if (match !== null) resolve(match[1]!);
+      });
+    });
+    const rows = await measureAgainstBaseline(url, () => processCpuSeconds(child.pid ?? 0), [
+      { name: 'node:http cached /book body', requests: [{ method: 'GET', path: '/book' }] },
+    ], quick);
+    return rows[0]!;
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+export interface MarketFigures {
+  readonly still: Phase;
+  readonly flow: Phase;
+  readonly nodeHttp: RouteFigures;
+}
+
+export async function benchMarket(quick: boolean): Promise<MarketFigures> {
+  const still = await phase(quick, 0);
+  const flow = await phase(quick, FLOW_ORDERS_PER_SECOND);
+  const nodeHttp = await nodeHttpBaseline(quick);
+  return { still, flow, nodeHttp };
+}
+
+export function printMarket(figures: MarketFigures): void {
+  printFigures('market data reads, still books, vs raw uWS hello-world (same process, same run)', figures.still.rows);
+  printFigures(`market data reads while ${figures.flow.flowOrdersPerSecond} orders/s change the books`, figures.flow.rows);
+  printFigures('node:http serving the cached /book body (baseline)', [figures.nodeHttp]);
+  const ratio = (rows: readonly RouteFigures[], name: string): number => rows.find((row) => row.name === name)?.capacityRatio ?? 0;
+  const capacity = (rows: readonly RouteFigures[], name: string): number => rows.find((row) => row.name === name)?.capacity ?? 0;
+  const verdict = (value: number, goal: number): string => `${value >= goal ? 'met' : 'NOT met'} (${value.toFixed(2)})`;
+  for (const name of ['GET /book', 'GET /price']) {
+    console.log(`goal: ${name} capacity >= ${GOAL_STILL} of the ceiling, still books: ${verdict(ratio(figures.still.rows, name), GOAL_STILL)}`);
+    console.log(`goal: ${name} capacity >= ${GOAL_FLOW} of the ceiling, ${figures.flow.flowOrdersPerSecond} orders/s: ${verdict(ratio(figures.flow.rows, name), GOAL_FLOW)}`);
+  }
+  const overNode = capacity(figures.still.rows, 'GET /book') / Math.max(1, figures.nodeHttp.capacity);
+  console.log(`goal: GET /book capacity >= ${GOAL_NODE_HTTP}x node:http serving the same body: ${verdict(overNode, GOAL_NODE_HTTP)}`);
+}
