@@ -32,7 +32,8 @@ export function errorReply(style: ErrorStyle, error: unknown, log: Logger, where
 
 /** Writes a reply. Call directly only inside a uWS callback; later replies go through Pending. */
 export function write(res: HttpResponse, reply: Reply, closeConnection = false): void {
-  res.writeStatus(statusLines[reply.status] ?? `${reply.status} Error`);
+  // uWS answers 200 OK unless told otherwise.
+  if (reply.status !== 200) res.writeStatus(statusLines[reply.status] ?? `${reply.status} Error`);
   res.writeHeader('content-type', 'application/json');
   if (reply.headers !== undefined) {
     for (const [name, value] of reply.headers) res.writeHeader(name, value);

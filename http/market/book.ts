@@ -37,7 +37,7 @@ export class MarketBook {
   readonly bids = new Map<number, number>();
   readonly asks = new Map<number, number>();
   version = 0;
-  /** Time of the command that last changed the levels (ms); 0 before any. */
+  /** Time of the last change to the levels or the market's state (ms). */
   changedAtMs = 0;
   tickUnits: number;
   minSizeMicros: number;
@@ -48,10 +48,11 @@ export class MarketBook {
   /** By outcome. */
   readonly lastTrades: (LastTrade | undefined)[] = [undefined, undefined];
   private readonly derived: Derived = { version: -1, bestBid: -1, bestAsk: -1 };
-  /** Serialized views by outcome, each stamped with the version it was built from. */
-  readonly bodies: ({ version: number; body: Buffer } | undefined)[] = [undefined, undefined];
+  /** Serialized answers by slot (see `memo`), each stamped with the version it was built from. */
+  private readonly bodies: ({ version: number; body: Buffer } | undefined)[] = [];
 
-  constructor(readonly conditionId: string, view: MarketView) {
+  constructor(readonly conditionId: string, view: MarketView, timeMs: number) {
+    this.changedAtMs = timeMs;
     this.tickUnits = view.tickUnits;
     this.minSizeMicros = view.minSizeMicros;
     this.feeBps = view.feeBps;
@@ -60,8 +61,9 @@ export class MarketBook {
     this.winner = view.winner;
   }
 
-  /** Replaces the levels with a shard's book (YES orientation, best first). */
-  load(view: BookView): void {
+  /** Replaces the levels with a shard's book (YES orientation, best first), as of `timeMs`. */
+  load(view: BookView, timeMs: number): void {
+    this.changedAtMs = timeMs;
     this.bids.clear();
     this.asks.clear();
     for (const level of view.bids) this.bids.set(level.priceUnits, level.sizeMicros);
@@ -69,7 +71,8 @@ export class MarketBook {
     this.version++;
   }
 
-  setState(view: Omit<MarketView, 'market' | 'setsMicros'>): void {
+  setState(view: Omit<MarketView, 'market' | 'setsMicros'>, timeMs: number): void {
+    this.changedAtMs = timeMs;
     this.tickUnits = view.tickUnits;
     this.minSizeMicros = view.minSizeMicros;
     this.feeBps = view.feeBps;
@@ -91,6 +94,18 @@ export class MarketBook {
   setLastTrade(outcome: number, trade: LastTrade): void {
     this.lastTrades[outcome] = trade;
     this.version++;
+  }
+
+  /**
+   * The answer in `slot` as of the current version: built once per version by `build`, then
+   * served as it is until the book changes. Slots are the callers' own small integers.
+   */
+  memo(slot: number, build: () => Buffer): Buffer {
+    const cached = this.bodies[slot];
+    if (cached !== undefined && cached.version === this.version) return cached.body;
+    const body = build();
+    this.bodies[slot] = { version: this.version, body };
+    return body;
   }
 
   /** Best bid (BUY) or best ask (SELL) of `outcome`'s own book in its units; -1 when empty. */

@@ -52,21 +52,29 @@ export function lastTradeOf(book: MarketBook, outcome: number): { price: string;
  * The token's book as Polymarket serves it: bids ascending and asks descending (best last), the
  * hash the SHA-1 of the compact JSON with `hash: ""`, keys in interface.md's order.
  */
-export function bookBody(token: TokenBook, tokenId: string, nowMs: number): Buffer {
+export function bookBody(token: TokenBook, tokenId: string): Buffer {
+  return token.book.memo(Slot.BOOK + token.outcome, () => buildBookBody(token, tokenId));
+}
+
+/** memo slots of the answers below: each takes two, one per outcome. */
+const Slot = { BOOK: 0, PRICE_BUY: 2, PRICE_SELL: 4, MIDPOINT: 6, SPREAD: 8, LAST_TRADE: 10 } as const;
+
+function buildBookBody(token: TokenBook, tokenId: string): Buffer {
   const { book, outcome, market } = token;
-  const cached = book.bodies[outcome];
-  if (cached !== undefined && cached.version === book.version) return cached.body;
   const levels = book.levels(outcome);
   const side = (of: { prices: number[]; sizes: number[] }) => of.prices.map((units, at) => ({ price: price(units), size: size(of.sizes[at]!) }));
   const summary = {
-    market: market.conditionId, asset_id: tokenId, timestamp: String(book.changedAtMs || nowMs), hash: '',
+    market: market.conditionId, asset_id: tokenId, timestamp: String(book.changedAtMs), hash: '',
     bids: side(levels.bids), asks: side(levels.asks), min_order_size: size(book.minSizeMicros), tick_size: price(book.tickUnits),
     last_trade_price: lastTradeOf(book, outcome).price, neg_risk: market.negRisk,
   };
   summary.hash = createHash('sha1').update(JSON.stringify(summary)).digest('hex');
-  const body = Buffer.from(JSON.stringify(summary));
-  book.bodies[outcome] = { version: book.version, body };
-  return body;
+  return Buffer.from(JSON.stringify(summary));
+}
+
+/** A JSON answer of a token kept in its book's memo slot until the book changes. */
+function memoJson(token: TokenBook, slot: number, build: () => unknown): Reply {
+  return { status: 200, body: token.book.memo(slot + token.outcome, () => Buffer.from(JSON.stringify(build()))) };
 }
 
 function checkTokenId(value: unknown, name = 'token_id'): string {
@@ -106,12 +114,12 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
   return [
     route({
       method: 'GET', path: '/book', summary: "A token's order book: bids ascending, asks descending (best last).", query: tokenQuery,
-      handler: (context): Reply => ({ status: 200, body: bookBody(tokenBook(context.query.token_id), context.query.token_id!, deps.now()) }),
+      handler: (context): Reply => ({ status: 200, body: bookBody(tokenBook(context.query.token_id), context.query.token_id!) }),
     }),
     route({
       method: 'POST', path: '/books', summary: `Order books of up to ${BATCH_TOKENS_MAX} tokens, in request order.`, body: 'json',
       handler: (context): Reply => {
-        const bodies = batchItems(context.body).map(({ tokenId }) => bookBody(tokenBook(tokenId), tokenId, deps.now()));
+        const bodies = batchItems(context.body).map(({ tokenId }) => bookBody(tokenBook(tokenId), tokenId));
         return { status: 200, body: Buffer.concat([Buffer.from('['), ...bodies.flatMap((body, at) => (at === 0 ? [body] : [Buffer.from(','), body])), Buffer.from(']')]) };
       },
     }),
@@ -121,7 +129,8 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
         if (context.query.side === undefined) throw badRequest('side is required');
-        return json({ price: price(best(token, sideOf(context.query.side))) });
+        const side = sideOf(context.query.side);
+        return memoJson(token, side === BUY ? Slot.PRICE_BUY : Slot.PRICE_SELL, () => ({ price: price(best(token, side)) }));
       },
     }),
     route({
@@ -144,23 +153,22 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       method: 'GET', path: '/midpoint', summary: 'Midpoint of the best bid and ask of a token.', query: tokenQuery,
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
-        const sum = best(token, BUY) + best(token, SELL);
         // Half a price unit is a 0.00005 step: the midpoint is exact with five decimals.
-        return json({ mid: formatUnits(sum * 5, 5) });
+        return memoJson(token, Slot.MIDPOINT, () => ({ mid: formatUnits((best(token, BUY) + best(token, SELL)) * 5, 5) }));
       },
     }),
     route({
       method: 'GET', path: '/spread', summary: 'Best ask minus best bid of a token.', query: tokenQuery,
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
-        return json({ spread: price(best(token, SELL) - best(token, BUY)) });
+        return memoJson(token, Slot.SPREAD, () => ({ spread: price(best(token, SELL) - best(token, BUY)) }));
       },
     }),
     route({
       method: 'GET', path: '/last-trade-price', summary: "A token's last trade price and the taker's side.", query: tokenQuery,
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
-        return json(lastTradeOf(token.book, token.outcome));
+        return memoJson(token, Slot.LAST_TRADE, () => lastTradeOf(token.book, token.outcome));
       },
     }),
     route({

@@ -47,7 +47,8 @@ export function priceHistory(store: FeedStore, tokenId: string, request: History
     throw badRequest('interval cannot be combined with startTs or endTs');
   }
   const first = store.firstMinute(tokenId);
-  let endS = request.endS ?? nowS;
+  // Nothing after now exists yet: a later end is cut to now.
+  let endS = Math.min(request.endS ?? nowS, nowS);
   let startS = request.startS ?? 0;
   if (request.interval !== undefined && request.interval !== 'max') {
     endS = nowS;

@@ -40,12 +40,14 @@ function after(key: readonly [number, number], seq: number, index: number): bool
 export class MarketData implements ShardObserver {
   private readonly books = new Map<string, MarketBook>();
   private readonly shards: ShardState[];
+  private readonly waiting: (() => void)[] = [];
 
   constructor(
     private readonly pool: ShardPool,
     readonly feeds: FeedStore,
     private readonly catalog: (conditionId: string) => MarketRecord | undefined,
     private readonly log: Logger,
+    private readonly now: () => number,
   ) {
     this.shards = Array.from({ length: pool.count }, () => ({ held: [], baseSeq: 0, generation: 0, books: [] }));
   }
@@ -58,6 +60,12 @@ export class MarketData implements ShardObserver {
   /** Whether every shard's books are loaded. */
   loaded(): boolean {
     return this.shards.every((state) => state.held === undefined);
+  }
+
+  /** Resolves once every shard's books are loaded (the server says it is ready after that). */
+  whenLoaded(): Promise<void> {
+    if (this.loaded()) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
   }
 
   answered(shard: number, result: FrameResult): void {
@@ -79,16 +87,18 @@ export class MarketData implements ShardObserver {
       await this.catchUp(shard, generation);
       if (state.generation !== generation) return;
       state.books = [];
+      const nowMs = this.now();
       for (const { key, view, book } of data.markets) {
-        const model = this.bookFor(state, view.market, key, view);
-        model.setState(view);
-        model.load(book);
+        const model = this.bookFor(state, view.market, key, view, nowMs);
+        model.setState(view, nowMs);
+        model.load(book, nowMs);
       }
       state.baseSeq = data.seq;
       const held = state.held ?? [];
       state.held = undefined;
       for (const result of held) this.apply(shard, state, result);
       this.log.info('market data loaded', { shard, markets: data.markets.length, seq: data.seq });
+      if (this.loaded()) for (const resolve of this.waiting.splice(0)) resolve();
     } catch (error) {
       if (state.generation !== generation) return;
       this.log.warn('market data load failed; retrying', { shard, error: error instanceof Error ? error.message : String(error) });
@@ -126,16 +136,16 @@ export class MarketData implements ShardObserver {
         const key = this.pool.marketKeyAt(shard, event.market);
         if (key === undefined) continue;
         const view = { ...event, market: event.market, setsMicros: 0 };
-        this.bookFor(state, event.market, key, view).setState(view);
+        this.bookFor(state, event.market, key, view, result.timeMs).setState(view, result.timeMs);
       }
     }
     result.redemptions.forEach((redemption, index) => this.recordRedemption(shard, redemption, index, result.timeMs, cursor));
   }
 
-  private bookFor(state: ShardState, index: number, key: string, view: ConstructorParameters<typeof MarketBook>[1]): MarketBook {
+  private bookFor(state: ShardState, index: number, key: string, view: ConstructorParameters<typeof MarketBook>[1], timeMs: number): MarketBook {
     let book = state.books[index];
     if (book === undefined) {
-      book = this.books.get(key) ?? new MarketBook(key, view);
+      book = this.books.get(key) ?? new MarketBook(key, view, timeMs);
       const tokens = this.catalog(key)?.tokenIds;
       if (tokens !== undefined) {
         tokens.forEach((tokenId, outcome) => {

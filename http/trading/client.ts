@@ -52,6 +52,7 @@ const ORDER_SHARDS_REMEMBERED = 1 << 20;
 export class TradingClient {
   private readonly markets = new Map<string, MarketPlace>();
   private readonly orderShard = new Map<string, number>();
+  private readonly feeReads = new Map<string, Promise<number>>();
 
   constructor(private readonly pool: ShardPool, private readonly treasury: Treasury, private readonly now: () => number) {
     for (let shard = 0; shard < pool.count; shard++) {
@@ -221,13 +222,22 @@ export class TradingClient {
     return place;
   }
 
-  /** Markets known from a shard's registry learn their fee from the engine once. */
-  private async feeOf(key: string, place: MarketPlace): Promise<number> {
+  /**
+   * Markets known from a shard's registry learn their fee from the engine once: every order that
+   * arrives meanwhile waits on the same read (a burst of first orders must not flood the worker).
+   */
+  private feeOf(key: string, place: MarketPlace): number | Promise<number> {
     if (place.feeBps >= 0) return place.feeBps;
-    const view = await this.pool.read<MarketView | null>(place.shard, { kind: 'market', market: place.market });
-    const feeBps = view?.feeBps ?? 0;
-    this.markets.set(key, { ...place, feeBps });
-    return feeBps;
+    let reading = this.feeReads.get(key);
+    if (reading === undefined) {
+      reading = this.pool.read<MarketView | null>(place.shard, { kind: 'market', market: place.market }).then((view) => {
+        const feeBps = view?.feeBps ?? 0;
+        this.markets.set(key, { ...place, feeBps });
+        return feeBps;
+      }).finally(() => this.feeReads.delete(key));
+      this.feeReads.set(key, reading);
+    }
+    return reading;
   }
 
   private allShards(): number[] {

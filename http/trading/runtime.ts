@@ -43,7 +43,7 @@ export async function startTrading(
     dataDir: config.dataDir, shards: config.shards, engine: { operatorAddress: config.exchangeAddress.toLowerCase() },
   }, treasury, log);
   const feeds = new FeedStore(config.dataDir);
-  const marketData = new MarketData(pool, feeds, marketOf, log);
+  const marketData = new MarketData(pool, feeds, marketOf, log, now);
   pool.observe(marketData);
   try {
     await pool.start();
@@ -64,6 +64,7 @@ export async function startTrading(
     }
   };
   await openMarkets(markets);
+  await marketData.whenLoaded();
   const timer = setInterval(() => {
     client.expire().catch((error: Error) => log.warn('expiry tick skipped', { error: error.message }));
   }, EXPIRY_TICK_MS);
