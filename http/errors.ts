@@ -13,7 +13,11 @@ export class HttpError extends Error {
     readonly extra?: Readonly<Record<string, unknown>>,
     readonly headers?: readonly (readonly [string, string])[],
   ) {
+    // An expected answer, not a fault: capturing a stack trace would cost more than the answer.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
   }
 }
 

@@ -30,11 +30,15 @@ export function errorReply(style: ErrorStyle, error: unknown, log: Logger, where
   return { status: 500, body: '{"error":"internal error"}' };
 }
 
+// Header name and value as bytes once, rather than strings converted on every answer.
+const CONTENT_TYPE = Buffer.from('content-type');
+const APPLICATION_JSON = Buffer.from('application/json');
+
 /** Writes a reply. Call directly only inside a uWS callback; later replies go through Pending. */
 export function write(res: HttpResponse, reply: Reply, closeConnection = false): void {
   // uWS answers 200 OK unless told otherwise.
   if (reply.status !== 200) res.writeStatus(statusLines[reply.status] ?? `${reply.status} Error`);
-  res.writeHeader('content-type', 'application/json');
+  res.writeHeader(CONTENT_TYPE, APPLICATION_JSON);
   if (reply.headers !== undefined) {
     for (const [name, value] of reply.headers) res.writeHeader(name, value);
   }

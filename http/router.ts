@@ -100,7 +100,8 @@ function remoteAddress(res: HttpResponse): string {
   return Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
 }
 
-type Captured<Q, P> = Omit<Context<Q, P>, 'body' | 'rawBody'>;
+/** A context as captured: a route with a body fills `body` and `rawBody` in once it has read it. */
+type Captured<Q, P> = { -readonly [K in keyof Context<Q, P>]: Context<Q, P>[K] };
 
 export function route<Q extends ParamSchema = Record<never, never>, P extends ParamSchema = Record<never, never>>(spec: RouteSpec<Q, P>): Route {
   const paramSchema: ParamSchema = spec.params ?? noParams;
@@ -123,7 +124,10 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     const query = applySchema(querySchema, queryNames, (name) => values.get(name));
     const headers: Record<string, string> = {};
     for (const name of headerNames) headers[name] = req.getHeader(name);
-    return { method: spec.method, path: req.getUrl(), query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers, ip: clientIp ? remoteAddress(res) : '' };
+    return {
+      method: spec.method, path: req.getUrl(), query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers,
+      body: undefined, rawBody: emptyBody, ip: clientIp ? remoteAddress(res) : '',
+    };
   };
 
   const serve = (listener: Listener) => {
@@ -164,7 +168,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         return write(res, fail(error));
       }
       const bodyKind = spec.body;
-      if (bodyKind === undefined) return finish(res, undefined, { ...captured, body: undefined, rawBody: emptyBody }, cacheKey, version);
+      if (bodyKind === undefined) return finish(res, undefined, captured, cacheKey, version);
       const pending = new Pending(res, listener.lifecycle);
       readBody(res, pending, req.getHeader('content-length'), bodyBytesMax, (rawBody) => {
         let body: unknown;
@@ -173,7 +177,9 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         } catch (error) {
           return pending.reply(fail(error));
         }
-        finish(res, pending, { ...captured, body, rawBody }, cacheKey, version);
+        captured.body = body;
+        captured.rawBody = rawBody;
+        finish(res, pending, captured, cacheKey, version);
       });
     };
   };

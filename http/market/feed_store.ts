@@ -8,8 +8,12 @@
 // answer leaves the shard. This store records, per shard, the key of the last fill and
 // redemption it holds (the cursor, written in the same transaction as them), and after any
 // restart it reads what the shard stored after its cursor (catchUp in market_data.ts). Its
-// writes are therefore not synced one by one, and every key is a function of the fill, so a
-// record written twice is written identically.
+// writes are therefore not synced, and every key is a function of the fill, so a record written
+// twice is written identically.
+//
+// Writes are buffered and committed together (one transaction every few milliseconds, and
+// before any read, so a read sees everything recorded before it): per-write transactions cost
+// the front end's thread more than the records themselves.
 //
 //   items     [timeMs, shard, seq, fillIndex, role] → [conditionId, outcome, side, price, size, address]
 //   by-user   [address, timeMs, shard, seq, fillIndex, role] → 0
@@ -78,6 +82,8 @@ export class FeedCorrupt extends Error {
 
 /** Most index entries one feed read may look at before it answers with what it found. */
 export const FEED_SCAN_MAX = 200_000;
+/** Longest a recorded write waits for its commit when no read asks for it first. */
+const FLUSH_EVERY_MS = 10;
 
 type ItemValue = [conditionId: string, outcome: number, side: number, priceUnits: number, sizeMicros: number, address: string];
 type RedeemValue = [conditionId: string, winner: number, yes: number, no: number];
@@ -113,8 +119,8 @@ export function newestFirst(a: ItemKey, b: ItemKey): number {
 export class FeedStore {
   private readonly root: RootDatabase;
   private readonly items: Database<unknown, Key>;
-  private readonly byUser: Database<number, Key>;
-  private readonly byMarket: Database<number, Key>;
+  private readonly byUser: Database<unknown, Key>;
+  private readonly byMarket: Database<unknown, Key>;
   private readonly redeems: Database<unknown, Key>;
   private readonly history: Database<number, Key>;
   private readonly last: Database<[number, number, number], string>;
@@ -122,6 +128,11 @@ export class FeedStore {
   /** What was written last per token, so an older fill never overwrites a newer one. */
   private readonly newest = new Map<string, ItemKey>();
   private readonly cursorCache = new Map<number, Cursor>();
+  /** Writes recorded since the last commit: database, key, value. */
+  private pending: [Database<unknown, Key>, Key, unknown][] = [];
+  private readonly dirtyCursors = new Set<number>();
+  private readonly dirtyLast = new Map<string, LastTrade>();
+  private readonly flusher: NodeJS.Timeout;
 
   constructor(dataDir: string) {
     const path = join(dataDir, 'feeds');
@@ -136,6 +147,29 @@ export class FeedStore {
     this.history = this.root.openDB({ name: 'history', ...ordered });
     this.last = this.root.openDB({ name: 'last', encoding: 'msgpack' });
     this.cursors = this.root.openDB({ name: 'cursors', encoding: 'msgpack' });
+    this.flusher = setInterval(() => this.flush(), FLUSH_EVERY_MS);
+    this.flusher.unref();
+  }
+
+  /** Commits every write recorded so far (reads call it first). */
+  flush(): void {
+    if (this.pending.length === 0 && this.dirtyCursors.size === 0 && this.dirtyLast.size === 0) return;
+    const pending = this.pending;
+    this.pending = [];
+    this.root.transactionSync(() => {
+      for (const [database, key, value] of pending) database.putSync(key, value);
+      for (const shard of this.dirtyCursors) {
+        const cursor = this.cursor(shard);
+        this.cursors.putSync(shard, [cursor.fill[0], cursor.fill[1], cursor.redemption[0], cursor.redemption[1]]);
+      }
+      for (const [tokenId, trade] of this.dirtyLast) this.last.putSync(tokenId, [trade.priceUnits, trade.side, trade.timeMs]);
+    });
+    this.dirtyCursors.clear();
+    this.dirtyLast.clear();
+  }
+
+  private write(database: Database<unknown, Key>, key: Key, value: unknown): void {
+    this.pending.push([database, key, value]);
   }
 
   /** The keys of the shard's last fill and redemption held here (as written, even if not yet committed). */
@@ -162,9 +196,9 @@ export class FeedStore {
     ];
     for (const [role, value] of sides) {
       const key: ItemKey = [timeMs, shard, seq, fillIndex, role];
-      void this.items.put(key as unknown as Key, value);
-      void this.byUser.put([value[5], ...key] as Key, 0);
-      void this.byMarket.put([conditionId, ...key] as Key, 0);
+      this.write(this.items, key as unknown as Key, value);
+      this.write(this.byUser, [value[5], ...key] as Key, 0);
+      this.write(this.byMarket, [conditionId, ...key] as Key, 0);
     }
     this.moveCursor(shard, { ...this.cursor(shard), fill: [seq, fillIndex] });
     if (tokens === undefined) return;
@@ -179,11 +213,12 @@ export class FeedStore {
 
   recordRedemption(shard: number, redemption: Redemption, index: number, timeMs: number, conditionId: string): void {
     const value: RedeemValue = [conditionId, redemption.winner, redemption.sharesMicros[0], redemption.sharesMicros[1]];
-    void this.redeems.put([redemption.account, timeMs, shard, redemption.seq, index] as Key, value);
+    this.write(this.redeems, [redemption.account, timeMs, shard, redemption.seq, index] as Key, value);
     this.moveCursor(shard, { ...this.cursor(shard), redemption: [redemption.seq, index] });
   }
 
   lastTrade(tokenId: string): LastTrade | undefined {
+    this.flush();
     const value = this.last.get(tokenId);
     return value === undefined ? undefined : { priceUnits: value[0], side: value[1] as TradeSide, timeMs: value[2] };
   }
@@ -193,6 +228,7 @@ export class FeedStore {
    * each with its last trade's price, oldest first; plus the last minute before `fromS`.
    */
   minutes(tokenId: string, fromS: number, toS: number): { before: [number, number] | undefined; minutes: [number, number][] } {
+    this.flush();
     const startMinute = Math.floor(fromS / MINUTE_S) * MINUTE_S;
     let before: [number, number] | undefined;
     for (const { key, value } of this.history.getRange({ start: [tokenId, startMinute], end: [tokenId], reverse: true, limit: 1 })) {
@@ -208,6 +244,7 @@ export class FeedStore {
 
   /** The first minute `tokenId` traded in (unix s), or undefined. */
   firstMinute(tokenId: string): number | undefined {
+    this.flush();
     for (const { key } of this.history.getRange({ start: [tokenId], end: [tokenId, Number.MAX_SAFE_INTEGER], limit: 1 })) {
       return (key as [string, number])[1];
     }
@@ -216,6 +253,7 @@ export class FeedStore {
 
   /** Public items matching `query`, newest first, after skipping `offset` of them. */
   trades(query: TradeQuery): PublicItem[] {
+    this.flush();
     const wanted = query.offset + query.limit;
     const passes = (item: PublicItem): boolean => (!query.takerOnly || item.key[4] === TAKER)
       && (query.side === undefined || item.side === query.side)
@@ -236,11 +274,13 @@ export class FeedStore {
 
   /** The address's public items (as taker and maker), newest first, at most `count`. */
   itemsOf(address: string, count: number): PublicItem[] {
+    this.flush();
     return this.scan(this.indexed(this.byUser, address), () => true, count);
   }
 
   /** What resolutions paid the address, newest first, at most `count`. */
   redeemsOf(address: string, count: number): RedeemItem[] {
+    this.flush();
     const out: RedeemItem[] = [];
     const range = this.redeems.getRange({ start: [address, Number.MAX_SAFE_INTEGER], end: [address], reverse: true, limit: count });
     for (const { key, value } of range) {
@@ -253,24 +293,27 @@ export class FeedStore {
 
   /** Resolves once every write so far is in the store. */
   flushed(): Promise<boolean> {
+    this.flush();
     return this.root.flushed;
   }
 
   close(): Promise<void> {
+    clearInterval(this.flusher);
+    this.flush();
     return this.root.close();
   }
 
   private moveCursor(shard: number, cursor: Cursor): void {
     this.cursorCache.set(shard, cursor);
-    void this.cursors.put(shard, [cursor.fill[0], cursor.fill[1], cursor.redemption[0], cursor.redemption[1]]);
+    this.dirtyCursors.add(shard);
   }
 
   private noteTrade(tokenId: string, key: ItemKey, trade: LastTrade): void {
     const newest = this.newest.get(tokenId);
     if (newest !== undefined && newestFirst(key, newest) > 0) return;
     this.newest.set(tokenId, key);
-    void this.last.put(tokenId, [trade.priceUnits, trade.side, trade.timeMs]);
-    void this.history.put([tokenId, Math.floor(trade.timeMs / SECOND_MS / MINUTE_S) * MINUTE_S] as Key, trade.priceUnits);
+    this.dirtyLast.set(tokenId, trade);
+    this.write(this.history as Database<unknown, Key>, [tokenId, Math.floor(trade.timeMs / SECOND_MS / MINUTE_S) * MINUTE_S] as Key, trade.priceUnits);
   }
 
   private *allItems(): Generator<PublicItem> {
@@ -278,7 +321,7 @@ export class FeedStore {
   }
 
   /** Items through an index keyed [prefix, ...item key], newest first. */
-  private *indexed(index: Database<number, Key>, prefix: string): Generator<PublicItem> {
+  private *indexed(index: Database<unknown, Key>, prefix: string): Generator<PublicItem> {
     for (const { key } of index.getRange({ start: [prefix, Number.MAX_SAFE_INTEGER], end: [prefix], reverse: true })) {
       const itemKey = (key as UserKey).slice(1) as unknown as ItemKey;
       const value = this.items.get(itemKey as unknown as Key);
