@@ -44,3 +44,46 @@ test('acknowledged orders, fills and balances survive kill -9', async () => {
     removeDataDir(server.dataDir);
   }
 });
+
+test('after kill -9 the public feeds, last trades and books catch up with every committed fill', async () => {
+  const { server, markets, traders } = await startTrading([43, 44]);
+  const [maker, taker] = traders as [Trader, Trader];
+  const expected: { conditionId: string; yes: string; no: string; priceUnits: number }[] = [];
+  for (const [index, market] of markets.entries()) {
+    const priceUnits = 3000 + 500 * index;
+    const bid = await maker.place({ tokenId: market.yes, side: 'BUY', priceUnits, sizeMicros: 20_000_000 });
+    assert.equal(bid.status, 200, bid.text);
+    // BUY NO at 1 − p against the YES bid: a MINT at the bid's price, leaving 10 shares resting.
+    const hit = await taker.place({ tokenId: market.no, side: 'BUY', priceUnits: 10_000 - priceUnits, sizeMicros: 10_000_000, orderType: 'FOK' });
+    assert.equal(hit.status, 200, hit.text);
+    expected.push({ conditionId: market.conditionId, yes: market.yes, no: market.no, priceUnits });
+  }
+  // Killed at once: the feed store's last writes may not be committed; the shards' are.
+  assert.equal(await server.stop('SIGKILL'), null, 'killed by the signal');
+  const restarted = await startServer({ dataDir: server.dataDir, env: { ADMIN_TOKEN, SHARDS: '2' } });
+  try {
+    const get = async <T>(url: string): Promise<T> => {
+      const response = await fetch(url);
+      assert.equal(response.status, 200, `${url}: ${response.status}`);
+      return (await response.json()) as T;
+    };
+    const trades = await get<Row[]>(`${restarted.urls.data}/trades?user=${taker.address}`);
+    assert.equal(trades.length, expected.length, 'one taker item per fill');
+    for (const { conditionId, yes, no, priceUnits } of expected) {
+      const item = trades.find((trade) => trade['conditionId'] === conditionId);
+      assert.ok(item !== undefined, `the fill in ${conditionId} is in the feed`);
+      assert.deepEqual([item['side'], item['size'], item['price'], item['outcomeIndex']], ['BUY', 10, (10_000 - priceUnits) / 10_000, 1]);
+      const last = await get<{ price: string; side: string }>(`${restarted.urls.clob}/last-trade-price?token_id=${yes}`);
+      assert.equal(Number(last.price), priceUnits / 10_000);
+      const book = await get<{ bids: { price: string; size: string }[] }>(`${restarted.urls.clob}/book?token_id=${yes}`);
+      assert.deepEqual(book.bids, [{ price: String(priceUnits / 10_000), size: '10' }]);
+      const history = await get<{ history: { p: number }[] }>(`${restarted.urls.clob}/prices-history?market=${no}&interval=max`);
+      assert.equal(history.history.at(-1)?.p, (10_000 - priceUnits) / 10_000);
+    }
+    const activity = await get<Row[]>(`${restarted.urls.data}/activity?user=${maker.address}`);
+    assert.equal(activity.filter((item) => item['type'] === 'TRADE').length, expected.length, 'the maker sees every fill');
+  } finally {
+    await restarted.stop();
+    removeDataDir(server.dataDir);
+  }
+});
