@@ -8,7 +8,7 @@
 // CPU time): on two cores the load generator can saturate before the server. Here the CPU time
 // is the main thread's (it serves every read, and carries the flow's answers and feed writes),
 // so the matching workers' own work under the flow does not count against the reads.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { measureAgainstBaseline, printFigures, type Case, type RouteFigures } from './catalog.js';
 import { flowPath, helloPath, processCpuSeconds, spawnBenchServer, threadCpuSeconds, type BenchServer } from './support/spawn.js';
@@ -60,6 +60,16 @@ async function phase(quick: boolean, flowRate: number): Promise<Phase> {
   }
 }
 
+function listeningUrl(child: ReturnType<typeof spawn>): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`node:http baseline exited with ${code}`)));
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      const match = /listening (\S+)/.exec(chunk);
+      if (match !== null) resolve(match[1]!);
+    });
+  });
+}
+
 /** node:http serving the body clobd gave for the first token's book, measured like the others. */
 async function nodeHttpBaseline(quick: boolean): Promise<RouteFigures> {
   const server = await spawnBenchServer();
@@ -73,13 +83,7 @@ async function nodeHttpBaseline(quick: boolean): Promise<RouteFigures> {
   const script = fileURLToPath(new URL('./market/node_http.js', import.meta.url));
   const child = spawn(process.execPath, [script], { env: { ...process.env, BODY: body }, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      child.once('exit', (code) => reject(new Error(`node:http baseline exited with ${code}`)));
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        const match = /listening (\S+)/.exec(chunk);
-        if (match !== null) resolve(match[1]!);
-      });
-    });
+    const url = await listeningUrl(child);
     const rows = await measureAgainstBaseline(url, () => processCpuSeconds(child.pid ?? 0), [
       { name: 'node:http cached /book body', requests: [{ method: 'GET', path: '/book' }] },
     ], quick);
@@ -89,17 +93,78 @@ async function nodeHttpBaseline(quick: boolean): Promise<RouteFigures> {
   }
 }
 
+/** One wrk run: requests per second and per second of the serving thread's CPU. */
+interface WrkFigure {
+  readonly name: string;
+  readonly requestsPerSecond: number;
+  readonly capacity: number;
+}
+
+function hasWrk(): boolean {
+  return spawnSync('wrk', ['--version']).error === undefined;
+}
+
+/** `wrk -t1 -c32` against one URL; `cpuSeconds` is the serving thread's CPU time. */
+function wrkRun(name: string, url: string, seconds: number, cpuSeconds: () => number): WrkFigure {
+  const before = cpuSeconds();
+  const output = execFileSync('wrk', ['-t1', '-c32', `-d${seconds}s`, url]).toString();
+  const used = cpuSeconds() - before;
+  const requestsPerSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? '0');
+  return { name, requestsPerSecond: Math.round(requestsPerSecond), capacity: Math.round((requestsPerSecond * seconds) / Math.max(0.01, used)) };
+}
+
+/**
+ * The same comparison with wrk (C, one thread) as the load generator, when it is installed
+ * (`apt-get install wrk`): it costs a request far less than the Node generator, so the server,
+ * not the generator, saturates, and the node:http ratio is not compressed. Best of two rounds.
+ */
+async function wrkCrossCheck(quick: boolean): Promise<WrkFigure[]> {
+  const seconds = quick ? 1 : 5;
+  const best = new Map<string, WrkFigure>();
+  const keep = (figure: WrkFigure): void => {
+    const previous = best.get(figure.name);
+    if (previous === undefined || figure.capacity > previous.capacity) best.set(figure.name, figure);
+  };
+  const server = await spawnBenchServer();
+  let body: string;
+  try {
+    const [token] = await tokensOf(server);
+    body = await (await fetch(`${server.urls.clob}/book?token_id=${token}`)).text();
+    const mainThread = (): number => threadCpuSeconds(server.pid).get(server.pid) ?? 0;
+    for (let round = 0; round < 2; round++) {
+      keep(wrkRun('raw uWS hello (ceiling)', `${server.urls.clob}${helloPath}`, seconds, mainThread));
+      keep(wrkRun('GET /book', `${server.urls.clob}/book?token_id=${token}`, seconds, mainThread));
+      keep(wrkRun('GET /price', `${server.urls.clob}/price?token_id=${token}&side=BUY`, seconds, mainThread));
+    }
+  } finally {
+    await server.stop();
+  }
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./market/node_http.js', import.meta.url))], {
+    env: { ...process.env, BODY: body }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const url = await listeningUrl(child);
+    for (let round = 0; round < 2; round++) keep(wrkRun('node:http cached /book body', `${url}/book`, seconds, () => processCpuSeconds(child.pid ?? 0)));
+  } finally {
+    child.kill('SIGTERM');
+  }
+  return [...best.values()];
+}
+
 export interface MarketFigures {
   readonly still: Phase;
   readonly flow: Phase;
   readonly nodeHttp: RouteFigures;
+  /** Empty when wrk is not installed. */
+  readonly wrk: WrkFigure[];
 }
 
 export async function benchMarket(quick: boolean): Promise<MarketFigures> {
   const still = await phase(quick, 0);
   const flow = await phase(quick, FLOW_ORDERS_PER_SECOND);
   const nodeHttp = await nodeHttpBaseline(quick);
-  return { still, flow, nodeHttp };
+  const wrk = hasWrk() ? await wrkCrossCheck(quick) : [];
+  return { still, flow, nodeHttp, wrk };
 }
 
 export function printMarket(figures: MarketFigures): void {
@@ -115,4 +180,17 @@ export function printMarket(figures: MarketFigures): void {
   }
   const overNode = capacity(figures.still.rows, 'GET /book') / Math.max(1, figures.nodeHttp.capacity);
   console.log(`goal: GET /book capacity >= ${GOAL_NODE_HTTP}x node:http serving the same body: ${verdict(overNode, GOAL_NODE_HTTP)}`);
+  if (figures.wrk.length === 0) {
+    console.log('wrk cross-check skipped: wrk is not installed (apt-get install wrk)');
+    return;
+  }
+  const ceiling = figures.wrk.find((row) => row.name.startsWith('raw'))!;
+  const node = figures.wrk.find((row) => row.name.startsWith('node:http'))!;
+  console.log('\nwrk -t1 -c32 cross-check (still books; capacity = requests per second of the serving thread\'s CPU)');
+  console.table(figures.wrk.map((row) => ({
+    route: row.name, 'req/s': row.requestsPerSecond, 'req per CPU s': row.capacity,
+    'capacity vs ceiling': (row.capacity / ceiling.capacity).toFixed(2), 'req/s vs node:http': (row.requestsPerSecond / node.requestsPerSecond).toFixed(2),
+  })));
+  const book = figures.wrk.find((row) => row.name === 'GET /book')!;
+  console.log(`goal (wrk): GET /book >= ${GOAL_NODE_HTTP}x node:http: req/s ${verdict(book.requestsPerSecond / node.requestsPerSecond, GOAL_NODE_HTTP)}, capacity ${verdict(book.capacity / node.capacity, GOAL_NODE_HTTP)}`);
 }

@@ -16,6 +16,7 @@ export type BodyKind = 'json' | 'optional-json';
 
 export interface Context<Q, P> {
   readonly method: Method;
+  /** The request's path for routes that declare headers (L2 signs it); the route's pattern otherwise. */
   readonly path: string;
   readonly query: Q;
   readonly params: P;
@@ -125,7 +126,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     const headers: Record<string, string> = {};
     for (const name of headerNames) headers[name] = req.getHeader(name);
     return {
-      method: spec.method, path: req.getUrl(), query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers,
+      method: spec.method, path: headerNames.length > 0 ? req.getUrl() : spec.path, query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers,
       body: undefined, rawBody: emptyBody, ip: clientIp ? remoteAddress(res) : '',
     };
   };

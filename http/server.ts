@@ -83,10 +83,17 @@ function publicFeeds(config: Config, store: CatalogStore, profiles: ProfileStore
 }
 
 function marketDataRoutes(store: CatalogStore, trading: TradingRuntime, now: () => number): Route[] {
+  // A token's market, outcome and book never change once it has a book: built once per token.
+  const tokenBooks = new Map<string, TokenBook>();
   const tokenBook = (tokenId: string): TokenBook | undefined => {
+    const known = tokenBooks.get(tokenId);
+    if (known !== undefined) return known;
     const place = trading.token(tokenId);
     const book = place === undefined ? undefined : trading.marketData.book(place.market.conditionId);
-    return place === undefined || book === undefined ? undefined : { market: place.market, outcome: place.outcome, book };
+    if (place === undefined || book === undefined) return undefined;
+    const found = { market: place.market, outcome: place.outcome, book };
+    tokenBooks.set(tokenId, found);
+    return found;
   };
   return [
     ...bookRoutes({ tokenBook, now }),

@@ -99,7 +99,7 @@ const tokenQuery = { token_id: string({ description: 'token id', maxLength: 100 
 export function bookRoutes(deps: MarketDataDeps): Route[] {
   const tokenBook = (raw: string | undefined): TokenBook => {
     if (raw === undefined) throw badRequest('token_id is required');
-    const token = deps.tokenBook(checkTokenId(raw));
+    const token = deps.tokenBook(raw) ?? deps.tokenBook(checkTokenId(raw));
     if (token === undefined) throw notFound(NO_BOOK);
     return token;
   };
