@@ -13,6 +13,7 @@ import type { CatalogStore } from '../catalog/store.js';
 import { eventFull } from '../catalog/views.js';
 import { json } from '../respond.js';
 import { route, type Route } from '../router.js';
+import type { ShardStatus } from '../../engine/shard/protocol.js';
 
 export interface AdminDeps {
   readonly adminToken: string | undefined;
@@ -26,6 +27,7 @@ export interface AdminDeps {
   readonly trading: {
     setAccepting(conditionId: string, accepting: boolean): Promise<{ events: readonly EngineEvent[] }>;
     resolveMarket(conditionId: string, winner: number): Promise<{ events: readonly EngineEvent[] }>;
+    statuses(): Promise<readonly ShardStatus[]>;
   };
 }
 
@@ -131,6 +133,20 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
           fields[name] = value;
         }
         return json({ address: params.address.toLowerCase(), ...profiles.set(params.address, fields) });
+      },
+    }),
+    route({
+      method: 'GET',
+      path: '/admin/status',
+      summary: "Every shard's state hash, sequence number, engine totals and whether the ledger invariants hold (checked now).",
+      headers: ['authorization'],
+      handler: async ({ headers }) => {
+        requireAdmin(adminToken, headers['authorization'] ?? '');
+        const shards = await trading.statuses();
+        return json({
+          invariantsHold: shards.every((shard) => shard.invariantsHold),
+          shards: shards.map(({ stateHash, seq, batch, invariantsHold, invariantError, stats }) => ({ stateHash, seq, batch, invariantsHold, invariantError, stats })),
+        });
       },
     }),
     route({
