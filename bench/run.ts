@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { benchCatalog, printCatalog } from './catalog.js';
+import { benchLimits, printLimits } from './limits.js';
 import { benchMarket, printMarket } from './market.js';
 
 /** Runs a suite that is its own script in a child process: its JIT and heap start clean. */
@@ -22,6 +23,11 @@ const suites: Record<string, (quick: boolean, asJson: boolean) => Promise<void>>
     const figures = await benchMarket(quick);
     if (asJson) console.log(JSON.stringify({ suite: 'market', ...figures }));
     else printMarket(figures);
+  },
+  limits: async (quick, asJson) => {
+    const figures = await benchLimits(quick);
+    if (asJson) console.log(JSON.stringify({ suite: 'limits', ...figures }));
+    else printLimits(figures);
   },
   engine: async (quick) => {
     runScript('./engine/run.js', quick);

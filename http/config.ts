@@ -1,8 +1,10 @@
 // Configuration: every setting of contract §1, read once from the environment and the command
 // line (a flag wins over the environment), validated with errors that name the setting, and
 // frozen. Nothing else in the project reads process.env or process.argv for settings.
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { capsFrom, type Cap } from './rate_limit.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -23,8 +25,8 @@ export interface Config {
   readonly negRiskExchangeAddress: string;
   /** Empty means the feeds are open to every client. */
   readonly feedIpAllowlist: readonly string[];
-  /** A path to a JSON file of cap overrides, 'off' to disable limits, or undefined for defaults. */
-  readonly rateLimits: string | undefined;
+  /** The request caps in force (RATE_LIMITS: a JSON file of overrides, or `off` for none). */
+  readonly rateLimits: readonly Cap[];
   readonly logLevel: LogLevel;
   readonly seedDemo: boolean;
   /** clobd's own: piscina threads that check order signatures; 0 checks them on the front end. */
@@ -135,6 +137,14 @@ function allowlist(read: Source): string[] {
   return raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
 }
 
+function caps(setting: string | undefined): Cap[] {
+  try {
+    return capsFrom(setting, (path) => readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
+}
+
 /** Builds the frozen configuration from an environment and parsed command-line flags. */
 export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, string>): Config {
   const read: Source = (s) => flags.get(s.flag) ?? env[s.env];
@@ -157,7 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     exchangeAddress: address(read, settings.exchangeAddress),
     negRiskExchangeAddress: address(read, settings.negRiskExchangeAddress),
     feedIpAllowlist: Object.freeze(allowlist(read)),
-    rateLimits: rateLimits === '' ? undefined : rateLimits,
+    rateLimits: Object.freeze(caps(rateLimits === '' ? undefined : rateLimits)),
     logLevel: logLevel(read),
     seedDemo: seedDemo(read),
     verifyThreads: integer(read, settings.verifyThreads, 1, 0, 64),

@@ -6,6 +6,7 @@ import { badRequest, type ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
 import { applySchema, parseQuery, type ParamSchema, type ParamsOf } from './params.js';
 import { bodyBytesMax, errorReply, Pending, readBody, write, type Lifecycle, type Reply } from './respond.js';
+import type { RateLimiter } from './rate_limit.js';
 import type { ResponseCache } from './response_cache.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
@@ -46,6 +47,8 @@ export interface RouteSpec<Q extends ParamSchema, P extends ParamSchema> {
   readonly headers?: readonly string[];
   /** The handler reads `context.ip`. */
   readonly clientIp?: boolean;
+  /** Per-client-address caps this route is charged to (names of rate_limit.ts caps), besides its listener's. */
+  readonly limits?: readonly string[];
   /** `reject`: a query parameter outside the schema is 400 `unknown_field: <name>` (the feeds). Default: ignored. */
   readonly unknownQuery?: 'ignore' | 'reject';
   readonly cached?: CachePolicy;
@@ -57,6 +60,8 @@ export interface Listener {
   readonly style: ErrorStyle;
   readonly log: Logger;
   readonly lifecycle: Lifecycle;
+  /** Request caps: every route of the listener is charged to `caps` per client address. */
+  readonly limits?: { readonly limiter: RateLimiter; readonly caps: readonly string[] };
 }
 
 export interface Route {
@@ -70,6 +75,13 @@ export interface Route {
 }
 
 const draining: Reply = { status: 503, body: '{"error":"server is shutting down"}', headers: [['retry-after', '1']] };
+const tooManyBody = '{"error":"Too Many Requests"}';
+/** 429 answers by Retry-After seconds, made once each. */
+const tooMany: Reply[] = [];
+
+export function tooManyRequests(retryAfterS: number): Reply {
+  return (tooMany[retryAfterS] ??= { status: 429, body: tooManyBody, headers: [['retry-after', String(retryAfterS)]] });
+}
 const noParams: ParamSchema = {};
 const emptyBody = Buffer.alloc(0);
 
@@ -133,6 +145,9 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
 
   const serve = (listener: Listener) => {
     const fail = (error: unknown): Reply => errorReply(listener.style, error, listener.log, spec.path);
+    const limiter = listener.limits?.limiter;
+    const capIds = [...(listener.limits?.caps ?? []), ...(spec.limits ?? [])]
+      .map((name) => limiter?.capId(name)).filter((id): id is number => id !== undefined);
 
     const finish = (res: HttpResponse, pending: Pending | undefined, context: Context<ParamsOf<Q>, ParamsOf<P>>, cacheKey: string, version: number): void => {
       let result: Reply | Promise<Reply>;
@@ -153,6 +168,11 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
 
     return (res: HttpResponse, req: HttpRequest): void => {
       if (listener.lifecycle.draining) return write(res, draining);
+      if (limiter !== undefined && capIds.length > 0) {
+        // Charged before anything else is read or done: a refused request costs a lookup.
+        const retryAfterS = limiter.charge(capIds, new Uint8Array(res.getRemoteAddress()));
+        if (retryAfterS > 0) return write(res, tooManyRequests(retryAfterS));
+      }
       const rawQuery = req.getQuery() ?? '';
       let cacheKey = '';
       let version = 0;

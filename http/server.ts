@@ -21,6 +21,7 @@ import { feedRoutes } from './market/feed_routes.js';
 import { historyRoutes } from './market/history.js';
 import { tradingMarketRoutes } from './market/trading_markets.js';
 import type { MarketRecord } from './catalog/model.js';
+import { allocateBuckets, keyCharge, RateLimiter } from './rate_limit.js';
 import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
 import { mount, route, type Route } from './router.js';
@@ -104,19 +105,21 @@ function marketDataRoutes(store: CatalogStore, trading: TradingRuntime, now: () 
 
 function clobRoutes(
   config: Config, store: CatalogStore, keys: ApiKeyStore, profiles: ProfileStore, trading: TradingRuntime, heartbeats: Heartbeats,
-  verifier: SignatureVerifier, now: () => number,
+  verifier: SignatureVerifier, limiter: RateLimiter, now: () => number,
 ): Route[] {
   const { authWindowS, chainId } = config;
   return [
     ...marketDataRoutes(store, trading, now),
     ...publicFeeds(config, store, profiles, trading).filter((entry) => entry.path === '/trades'),
     ...heartbeatRoutes({ keys, authWindowS, now, heartbeats }),
-    route({ method: 'GET', path: '/', summary: 'Health check: the JSON string "OK".', handler: () => json('OK') }),
+    route({ method: 'GET', path: '/', limits: ['GET /'], summary: 'Health check: the JSON string "OK".', handler: () => json('OK') }),
     ...authRoutes({ keys, chainId, authWindowS, now }),
     ...orderRoutes({
       client: trading.client, keys, authWindowS, chainId, domainName: config.orderDomainName,
       exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress, token: trading.token,
       verifier, now,
+      chargePlace: keyCharge(limiter, ['POST /order burst', 'POST /order sustained']),
+      chargeCancel: keyCharge(limiter, ['DELETE /order burst', 'DELETE /order sustained']),
     }),
     ...accountRoutes({
       keys, authWindowS, now, pool: trading.pool, token: trading.token,
@@ -171,10 +174,12 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const heartbeats = resources.add(new Heartbeats(config.heartbeatTimeoutMs, now, (address) => trading.client.cancelAll(address), log), (r) => r.stop());
   const lifecycle = new Lifecycle();
   const cached = { cache: new ResponseCache(responseCacheEntriesMax, responseCacheBytesMax), version: () => store.version };
-  const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[] }> = {
-    clob: { style: 'clob', routes: clobRoutes(config, store, keys, profiles, trading, heartbeats, verifier, now) },
-    catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }) },
-    data: { style: 'clob', routes: publicFeeds(config, store, profiles, trading) },
+  // One table of buckets for every thread that serves requests (contract §7).
+  const limiter = new RateLimiter(allocateBuckets(), config.rateLimits, now);
+  const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[]; caps: string[] }> = {
+    clob: { style: 'clob', routes: clobRoutes(config, store, keys, profiles, trading, heartbeats, verifier, limiter, now), caps: ['trading'] },
+    catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }), caps: ['catalog'] },
+    data: { style: 'clob', routes: publicFeeds(config, store, profiles, trading), caps: [] },
   };
   const wanted: Record<ListenerName, number> = { clob: config.clobPort, catalog: config.catalogPort, data: config.dataPort };
   const sockets: us_listen_socket[] = [];
@@ -186,7 +191,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     for (const name of ['clob', 'catalog', 'data'] as const) {
       const app = uws.App();
       options.decorate?.(name, app);
-      mount(app, tables[name].routes, { style: tables[name].style, log, lifecycle });
+      mount(app, tables[name].routes, { style: tables[name].style, log, lifecycle, limits: { limiter, caps: tables[name].caps } });
       const socket = await listen(app, config.host, wanted[name]);
       sockets.push(socket);
       ports[name] = uws.us_socket_local_port(socket);

@@ -58,7 +58,8 @@ const serverPath = fileURLToPath(new URL('./server.js', import.meta.url));
 export function spawnBenchServer(env: Readonly<Record<string, string>> = {}, nodeArgs: readonly string[] = []): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clobd-bench-'));
   const child = spawn(process.execPath, [...nodeArgs, serverPath], {
-    env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    // Load tests run without request caps unless the benchmark sets RATE_LIMITS itself.
+    env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMITS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -42,6 +42,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
       method: 'GET',
       path: '/events',
       summary: 'List events with their tags.',
+      limits: ['GET /events', 'catalog listings'],
       cached,
       query: {
         limit,
@@ -102,6 +103,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
       method: 'GET',
       path: '/markets',
       summary: 'List markets (Gamma style: limit/offset and filters).',
+      limits: ['GET /markets (catalog)', 'catalog listings'],
       cached,
       query: {
         limit,
@@ -165,6 +167,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
       method: 'GET',
       path: '/tags',
       summary: 'List tags.',
+      limits: ['GET /tags'],
       cached,
       query: { limit, offset, creator },
       handler: ({ query }) => json(queries.tags(scope(query.creator), query).map(tagView)),
@@ -173,6 +176,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
       method: 'GET',
       path: '/public-search',
       summary: 'Search events (titles, tickers, slugs, market questions) and tags.',
+      limits: ['GET /public-search'],
       cached,
       query: {
         q: string({ required: true, description: 'Search text, case-insensitive.' }),

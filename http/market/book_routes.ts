@@ -113,18 +113,18 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
 
   return [
     route({
-      method: 'GET', path: '/book', summary: "A token's order book: bids ascending, asks descending (best last).", query: tokenQuery,
+      method: 'GET', path: '/book', limits: ['GET /book'], summary: "A token's order book: bids ascending, asks descending (best last).", query: tokenQuery,
       handler: (context): Reply => ({ status: 200, body: bookBody(tokenBook(context.query.token_id), context.query.token_id!) }),
     }),
     route({
-      method: 'POST', path: '/books', summary: `Order books of up to ${BATCH_TOKENS_MAX} tokens, in request order.`, body: 'json',
+      method: 'POST', path: '/books', limits: ['POST /books'], summary: `Order books of up to ${BATCH_TOKENS_MAX} tokens, in request order.`, body: 'json',
       handler: (context): Reply => {
         const bodies = batchItems(context.body).map(({ tokenId }) => bookBody(tokenBook(tokenId), tokenId));
         return { status: 200, body: Buffer.concat([Buffer.from('['), ...bodies.flatMap((body, at) => (at === 0 ? [body] : [Buffer.from(','), body])), Buffer.from(']')]) };
       },
     }),
     route({
-      method: 'GET', path: '/price', summary: 'Best bid (side=BUY) or best ask (side=SELL) of a token.',
+      method: 'GET', path: '/price', limits: ['GET /price'], summary: 'Best bid (side=BUY) or best ask (side=SELL) of a token.',
       query: { ...tokenQuery, side: oneOf({ values: ['BUY', 'SELL'], description: 'BUY: best bid; SELL: best ask' }) },
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
@@ -134,7 +134,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       },
     }),
     route({
-      method: 'POST', path: '/prices', summary: 'Best prices of many tokens: {token: {BUY, SELL}}; a side without orders is left out.', body: 'json',
+      method: 'POST', path: '/prices', limits: ['POST /prices'], summary: 'Best prices of many tokens: {token: {BUY, SELL}}; a side without orders is left out.', body: 'json',
       handler: (context): Reply => {
         const out: Record<string, Record<string, string>> = {};
         for (const { tokenId, side } of batchItems(context.body)) {
@@ -150,7 +150,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       },
     }),
     route({
-      method: 'GET', path: '/midpoint', summary: 'Midpoint of the best bid and ask of a token.', query: tokenQuery,
+      method: 'GET', path: '/midpoint', limits: ['GET /midpoint'], summary: 'Midpoint of the best bid and ask of a token.', query: tokenQuery,
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
         // Half a price unit is a 0.00005 step: the midpoint is exact with five decimals.

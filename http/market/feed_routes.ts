@@ -119,7 +119,7 @@ export function feedRoutes(deps: FeedDeps): Route[] {
   });
 
   const tradesRoute = route({
-    method: 'GET', path: '/trades', unknownQuery: 'reject', clientIp: true, summary: 'Public fills, newest first.',
+    method: 'GET', path: '/trades', limits: ['GET /trades'], unknownQuery: 'reject', clientIp: true, summary: 'Public fills, newest first.',
     query: {
       limit: integer({ min: 0, max: TRADES_LIMIT_MAX, default: 100, description: 'items to return' }),
       offset: integer({ min: 0, max: TRADES_OFFSET_MAX, default: 0, description: 'items to skip' }),

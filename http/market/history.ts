@@ -103,14 +103,14 @@ export function historyRoutes(deps: {
   };
   return [
     route({
-      method: 'GET', path: '/prices-history', summary: "A token's last trade price per bucket: {history: [{t, p}]}.", query: historyQuery,
+      method: 'GET', path: '/prices-history', limits: ['GET /prices-history'], summary: "A token's last trade price per bucket: {history: [{t, p}]}.", query: historyQuery,
       handler: (context): Reply => {
         const q = context.query;
         return json({ history: pointsOf(q.market, { startS: q.startTs, endS: q.endTs, interval: q.interval, fidelity: q.fidelity }) });
       },
     }),
     route({
-      method: 'POST', path: '/batch-prices-history', body: 'json',
+      method: 'POST', path: '/batch-prices-history', limits: ['POST /batch-prices-history'], body: 'json',
       summary: `Price history of up to ${HISTORY_BATCH_MAX} tokens: {history: {token: [{t, p}]}}.`,
       handler: (context): Reply => {
         const body = context.body;

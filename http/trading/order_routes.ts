@@ -11,6 +11,7 @@ import type { SignatureVerifier } from '../auth/verifier.js';
 import { formatUnits } from '../decimal.js';
 import { badRequest, HttpError } from '../errors.js';
 import { json, type Reply } from '../respond.js';
+import type { KeyCharge } from '../rate_limit.js';
 import { route, type Route } from '../router.js';
 import type { TradingClient, TradeResult } from './client.js';
 import { readSignedOrder, type OrderContext, type SignedOrder, type TokenPlace } from './order_request.js';
@@ -31,6 +32,9 @@ export interface OrderRouteDeps {
   readonly token: (tokenId: string) => TokenPlace | undefined;
   readonly verifier: SignatureVerifier;
   readonly now: () => number;
+  /** The per-key caps of placing (POST /order windows) and of cancelling (DELETE /order windows). */
+  readonly chargePlace: KeyCharge;
+  readonly chargeCancel: KeyCharge;
 }
 
 const authenticate = authenticateRequest;
@@ -123,6 +127,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       method: 'POST', path: '/order', summary: 'Place one signed order.', headers, body: 'json',
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
+        deps.chargePlace(key.apiKey, 1);
         const placement = await placeOne(deps, key, context.body);
         if (typeof placement === 'string') throw badRequest(placement);
         return json(placement);
@@ -135,6 +140,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
         const body = context.body;
         if (!Array.isArray(body) || body.length === 0) throw badRequest('body must be a non-empty array of orders');
         if (body.length > BATCH_ORDERS_MAX) throw badRequest(`at most ${BATCH_ORDERS_MAX} orders per request`);
+        deps.chargePlace(key.apiKey, body.length);
         const answers = await Promise.all(body.map(async (entry) => {
           try {
             return await placeOne(deps, key, entry);
@@ -152,6 +158,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       method: 'DELETE', path: '/order', summary: 'Cancel one order of the caller: {orderID}.', headers, body: 'json',
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
+        deps.chargeCancel(key.apiKey, 1);
         if (!isObject(context.body)) throw badRequest('body must be {"orderID": "..."}');
         const orderId = orderIdOf(context.body['orderID']);
         return json(cancelAnswer((await deps.client.cancelOrder(key.address, orderId)).events));
@@ -165,6 +172,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
         if (!Array.isArray(body)) throw badRequest('body must be an array of order ids');
         if (body.length > CANCEL_IDS_MAX) throw badRequest(`at most ${CANCEL_IDS_MAX} order ids per request`);
         const ids = [...new Set(body.map(orderIdOf))];
+        deps.chargeCancel(key.apiKey, Math.max(1, ids.length));
         const answer: CancelAnswer = { canceled: [], not_canceled: {} };
         for (const result of await Promise.all(ids.map((id) => deps.client.cancelOrder(key.address, id)))) cancelAnswer(result.events, answer);
         return json(answer);
@@ -174,6 +182,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       method: 'DELETE', path: '/cancel-all', summary: 'Cancel every open order of the caller.', headers, body: 'optional-json',
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
+        deps.chargeCancel(key.apiKey, 1);
         return json(cancelAnswer((await deps.client.cancelAll(key.address)).events));
       },
     }),
@@ -182,6 +191,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       headers, body: 'optional-json',
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
+        deps.chargeCancel(key.apiKey, 1);
         const body = context.body ?? {};
         if (!isObject(body)) throw badRequest('body must be {"market"?: "...", "asset_id"?: "..."}');
         const market = body['market'];

@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig, parseArgv } from '../../http/config.js';
+import { DEFAULT_CAPS } from '../../http/rate_limit.js';
 
 const none = new Map<string, string>();
 
@@ -23,7 +24,7 @@ test('defaults are the contract §1 values', () => {
   assert.equal(config.exchangeAddress, '0x0000000000000000000000000000000000000000');
   assert.equal(config.negRiskExchangeAddress, '0x0000000000000000000000000000000000000000');
   assert.deepEqual(config.feedIpAllowlist, []);
-  assert.equal(config.rateLimits, undefined);
+  assert.deepEqual(config.rateLimits, DEFAULT_CAPS, 'the interface\'s caps by default');
   assert.equal(config.logLevel, 'info');
   assert.equal(config.seedDemo, true);
 });
@@ -76,7 +77,7 @@ test('every setting is read from the environment', () => {
       exchangeAddress: '0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E',
       negRiskExchangeAddress: '0xC5d563A36AE78145C45a50134d48A1215220f80a',
       feedIpAllowlist: ['127.0.0.1', '::1'],
-      rateLimits: 'off',
+      rateLimits: [],
       logLevel: 'debug',
       seedDemo: false,
       verifyThreads: 0,
@@ -103,6 +104,7 @@ test('invalid values are refused with the setting named', () => {
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of debug, info, warn, error, silent/],
     [{ SEED_DEMO: 'yes' }, /^SEED_DEMO must be 1 or 0/],
     [{ HOST: '' }, /^HOST must not be empty/],
+    [{ RATE_LIMITS: '/nonexistent/caps.json' }, /^RATE_LIMITS: cannot read \/nonexistent\/caps.json/],
   ];
   for (const [env, message] of cases) assert.throws(() => loadConfig(env, none), (error: unknown) => error instanceof ConfigError && message.test(error.message));
 });

@@ -1,0 +1,64 @@
+// The cost of request caps on the hottest read (issue 7): GET /book with caps on (the defaults,
+// raised far enough that nothing is refused, so every request pays the full check: its
+// endpoint's bucket and the listener's combined one) against the same route with
+// RATE_LIMITS=off, in the same run. Goal >= 0.9. Capacity is requests per second of the server's
+// main thread; the servers run one after the other, alternating, best of the rounds.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { measureAgainstBaseline, printFigures, type RouteFigures } from './catalog.js';
+import { helloPath, spawnBenchServer, threadCpuSeconds } from './support/spawn.js';
+
+const GOAL = 0.9;
+const TOKENS_READ = 8;
+/** Enough that a benchmark never runs out, small enough that the arithmetic is the real one. */
+const UNREACHABLE = { requests: 1_000_000_000, windowSeconds: 10 };
+
+async function measure(env: Readonly<Record<string, string>>, quick: boolean): Promise<RouteFigures[]> {
+  const server = await spawnBenchServer(env);
+  try {
+    const markets = (await (await fetch(`${server.urls.clob}/sampling-markets`)).json()) as { data: { tokens: { token_id: string }[] }[] };
+    const tokens = markets.data.flatMap((market) => market.tokens.map((token) => token.token_id)).slice(0, TOKENS_READ);
+    const mainThread = (): number => threadCpuSeconds(server.pid).get(server.pid) ?? 0;
+    return await measureAgainstBaseline(server.urls.clob, mainThread, [
+      { name: 'raw uWS hello (ceiling)', requests: [{ method: 'GET', path: helloPath }] },
+      { name: 'GET /book', requests: tokens.map((token) => ({ method: 'GET', path: `/book?token_id=${token}` })) },
+    ], quick);
+  } finally {
+    await server.stop();
+  }
+}
+
+export interface LimitFigures {
+  readonly off: RouteFigures[];
+  readonly on: RouteFigures[];
+}
+
+export async function benchLimits(quick: boolean): Promise<LimitFigures> {
+  const dir = mkdtempSync(join(tmpdir(), 'clobd-caps-'));
+  const capsFile = join(dir, 'caps.json');
+  writeFileSync(capsFile, JSON.stringify({ 'GET /book': UNREACHABLE, trading: UNREACHABLE }));
+  try {
+    const rounds = quick ? 1 : 2;
+    let off: RouteFigures[] | undefined;
+    let on: RouteFigures[] | undefined;
+    const better = (a: RouteFigures[] | undefined, b: RouteFigures[]): RouteFigures[] => (a === undefined || b[1]!.capacity > a[1]!.capacity ? b : a);
+    for (let round = 0; round < rounds; round++) {
+      off = better(off, await measure({ RATE_LIMITS: 'off' }, quick));
+      on = better(on, await measure({ RATE_LIMITS: capsFile }, quick));
+    }
+    return { off: off!, on: on! };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function printLimits(figures: LimitFigures): void {
+  printFigures('GET /book with RATE_LIMITS=off', figures.off);
+  printFigures('GET /book with request caps on (every request charged to GET /book and the trading cap)', figures.on);
+  const book = (rows: RouteFigures[]): RouteFigures => rows.find((row) => row.name === 'GET /book')!;
+  const ratio = book(figures.on).capacity / book(figures.off).capacity;
+  const normalized = book(figures.on).capacityRatio / book(figures.off).capacityRatio;
+  const verdict = ratio >= GOAL ? 'met' : 'NOT met';
+  console.log(`goal: GET /book capacity with caps >= ${GOAL} of without: ${verdict} (${ratio.toFixed(2)}; against each run's own hello ceiling ${normalized.toFixed(2)})`);
+}
