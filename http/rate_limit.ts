@@ -70,19 +70,27 @@ export function allocateBuckets(slots = BUCKET_SLOTS): SharedArrayBuffer {
   return new SharedArrayBuffer(slots * SLOT_INT32 * 4);
 }
 
-/** Two independent 32-bit FNV-1a hashes of the cap id and the key. */
-function hashKey(cap: number, key: Uint8Array | string, out: Int32Array): void {
-  let high = Math.imul(0x811c9dc5 ^ cap, 0x01000193);
-  let low = Math.imul(0x050c5d1f ^ cap, 0x01000193);
+/** Two independent 32-bit FNV-style hashes of the key (a cap is mixed in per bucket). */
+function hashKey(key: Uint8Array | string, out: Int32Array): void {
+  let high = 0x811c9dc5;
+  let low = 0x050c5d1f;
   const length = key.length;
   for (let index = 0; index < length; index++) {
     const unit = typeof key === 'string' ? key.charCodeAt(index) : key[index]!;
     high = Math.imul(high ^ unit, 0x01000193);
     low = Math.imul((low ^ unit) + 0x9e3779b9, 0x85ebca6b);
   }
-  out[0] = high | 0;
-  // 0 marks nothing: a real key never hashes to it.
-  out[1] = low === 0 ? 1 : low | 0;
+  out[0] = high;
+  out[1] = low;
+}
+
+/** The bucket hash of (cap, key hash) into out[2], out[3]; the low word is never 0. */
+function mixCap(cap: number, out: Int32Array): void {
+  const high = Math.imul(out[0]! ^ Math.imul(cap + 1, 0x27d4eb2d), 0x01000193);
+  const low = Math.imul((out[1]! ^ (cap + 1)) + 0x165667b1, 0xc2b2ae35);
+  out[2] = high ^ (high >>> 15);
+  const mixed = low ^ (low >>> 13);
+  out[3] = mixed === 0 ? 1 : mixed;
 }
 
 export class RateLimiter {
@@ -90,7 +98,8 @@ export class RateLimiter {
   private readonly numbers: Float64Array;
   private readonly mask: number;
   private readonly byName = new Map<string, number>();
-  private readonly hash = new Int32Array(2);
+  /** [0, 1]: the key's hash; [2, 3]: one bucket's (see mixCap). */
+  private readonly hash = new Int32Array(4);
   // Scratch of one charge, by position in its caps: slot and key hash; and the slots to lock.
   private readonly found: number[] = [];
   private readonly highs: number[] = [];
@@ -128,11 +137,12 @@ export class RateLimiter {
     const nowMs = this.now();
     const count = caps.length;
     locked.length = 0;
+    hashKey(key, this.hash);
     for (let index = 0; index < count; index++) {
-      const slot = this.find(caps[index]!, key, nowMs);
+      const slot = this.find(caps[index]!, nowMs);
       found[index] = slot;
-      highs[index] = this.hash[0]!;
-      lows[index] = this.hash[1]!;
+      highs[index] = this.hash[2]!;
+      lows[index] = this.hash[3]!;
       if (!locked.includes(slot)) locked.push(slot);
     }
     // Locks in slot order, so two charges never wait on each other in a cycle.
@@ -175,10 +185,10 @@ export class RateLimiter {
    * The slot of (cap, key): found in its window, or claimed (a free slot, else the one touched
    * longest ago) and filled to capacity.
    */
-  private find(cap: number, key: Uint8Array | string, nowMs: number): number {
-    hashKey(cap, key, this.hash);
-    const high = this.hash[0]!;
-    const low = this.hash[1]!;
+  private find(cap: number, nowMs: number): number {
+    mixCap(cap, this.hash);
+    const high = this.hash[2]!;
+    const low = this.hash[3]!;
     const start = low & this.mask;
     let victim = -1;
     let victimTouched = Number.POSITIVE_INFINITY;
@@ -211,18 +221,17 @@ export class RateLimiter {
     return victim;
   }
 
+  // A lock word is 0 (free), 1 (held) or 2 (held, and a thread may be waiting): the release
+  // wakes a waiter only when there may be one, so an uncontended charge makes no futex call.
   private lock(slot: number): void {
     const at = slot * SLOT_INT32 + LOCK;
-    while (Atomics.compareExchange(this.words, at, 0, 1) !== 0) {
-      // Held by another thread for a few instructions: wait for its release.
-      Atomics.wait(this.words, at, 1, 1);
-    }
+    if (Atomics.compareExchange(this.words, at, 0, 1) === 0) return;
+    while (Atomics.exchange(this.words, at, 2) !== 0) Atomics.wait(this.words, at, 2, 1);
   }
 
   private unlock(slot: number): void {
     const at = slot * SLOT_INT32 + LOCK;
-    Atomics.store(this.words, at, 0);
-    Atomics.notify(this.words, at, 1);
+    if (Atomics.exchange(this.words, at, 0) === 2) Atomics.notify(this.words, at, 1);
   }
 }
 
