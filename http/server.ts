@@ -22,6 +22,7 @@ import { historyRoutes } from './market/history.js';
 import { tradingMarketRoutes } from './market/trading_markets.js';
 import type { MarketRecord } from './catalog/model.js';
 import { allocateBuckets, keyCharge, RateLimiter } from './rate_limit.js';
+import { LiveChannels } from './ws/channels.js';
 import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
 import { mount, route, type Route } from './router.js';
@@ -83,19 +84,22 @@ function publicFeeds(config: Config, store: CatalogStore, profiles: ProfileStore
   });
 }
 
-function marketDataRoutes(store: CatalogStore, trading: TradingRuntime, now: () => number): Route[] {
-  // A token's market, outcome and book never change once it has a book: built once per token.
-  const tokenBooks = new Map<string, TokenBook>();
-  const tokenBook = (tokenId: string): TokenBook | undefined => {
-    const known = tokenBooks.get(tokenId);
-    if (known !== undefined) return known;
+/** A token's market, outcome and live book; they never change once it has a book, so each is built once. */
+function tokenBooks(trading: TradingRuntime): (tokenId: string) => TokenBook | undefined {
+  const known = new Map<string, TokenBook>();
+  return (tokenId) => {
+    const found = known.get(tokenId);
+    if (found !== undefined) return found;
     const place = trading.token(tokenId);
     const book = place === undefined ? undefined : trading.marketData.book(place.market.conditionId);
     if (place === undefined || book === undefined) return undefined;
-    const found = { market: place.market, outcome: place.outcome, book };
-    tokenBooks.set(tokenId, found);
-    return found;
+    const made = { market: place.market, outcome: place.outcome, book };
+    known.set(tokenId, made);
+    return made;
   };
+}
+
+function marketDataRoutes(store: CatalogStore, trading: TradingRuntime, tokenBook: (tokenId: string) => TokenBook | undefined, now: () => number): Route[] {
   return [
     ...bookRoutes({ tokenBook, now }),
     ...historyRoutes({ feeds: trading.marketData.feeds, isToken: (tokenId) => trading.token(tokenId) !== undefined, now }),
@@ -105,11 +109,11 @@ function marketDataRoutes(store: CatalogStore, trading: TradingRuntime, now: () 
 
 function clobRoutes(
   config: Config, store: CatalogStore, keys: ApiKeyStore, profiles: ProfileStore, trading: TradingRuntime, heartbeats: Heartbeats,
-  verifier: SignatureVerifier, limiter: RateLimiter, now: () => number,
+  verifier: SignatureVerifier, limiter: RateLimiter, tokenBook: (tokenId: string) => TokenBook | undefined, now: () => number,
 ): Route[] {
   const { authWindowS, chainId } = config;
   return [
-    ...marketDataRoutes(store, trading, now),
+    ...marketDataRoutes(store, trading, tokenBook, now),
     ...publicFeeds(config, store, profiles, trading).filter((entry) => entry.path === '/trades'),
     ...heartbeatRoutes({ keys, authWindowS, now, heartbeats }),
     route({ method: 'GET', path: '/', limits: ['GET /'], summary: 'Health check: the JSON string "OK".', handler: () => json('OK') }),
@@ -176,8 +180,14 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const cached = { cache: new ResponseCache(responseCacheEntriesMax, responseCacheBytesMax), version: () => store.version };
   // One table of buckets for every thread that serves requests (contract §7).
   const limiter = new RateLimiter(allocateBuckets(), config.rateLimits, now);
+  const tokenBook = tokenBooks(trading);
+  const channels = resources.add(new LiveChannels({
+    tokenBook, market: (conditionId) => marketOf(store, conditionId), keys,
+    bookAt: (shard, index) => trading.marketData.bookAt(shard, index),
+  }), (c) => c.close());
+  trading.marketData.listen(channels);
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[]; caps: string[] }> = {
-    clob: { style: 'clob', routes: clobRoutes(config, store, keys, profiles, trading, heartbeats, verifier, limiter, now), caps: ['trading'] },
+    clob: { style: 'clob', routes: clobRoutes(config, store, keys, profiles, trading, heartbeats, verifier, limiter, tokenBook, now), caps: ['trading'] },
     catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }), caps: ['catalog'] },
     data: { style: 'clob', routes: publicFeeds(config, store, profiles, trading), caps: [] },
   };
@@ -191,6 +201,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     for (const name of ['clob', 'catalog', 'data'] as const) {
       const app = uws.App();
       options.decorate?.(name, app);
+      if (name === 'clob') channels.mount(app);
       mount(app, tables[name].routes, { style: tables[name].style, log, lifecycle, limits: { limiter, caps: tables[name].caps } });
       const socket = await listen(app, config.host, wanted[name]);
       sockets.push(socket);

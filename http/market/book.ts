@@ -48,8 +48,8 @@ export class MarketBook {
   /** By outcome. */
   readonly lastTrades: (LastTrade | undefined)[] = [undefined, undefined];
   private readonly derived: Derived = { version: -1, bestBid: -1, bestAsk: -1 };
-  /** Serialized answers by slot (see `memo`), each stamped with the version it was built from. */
-  private readonly bodies: ({ version: number; body: Buffer } | undefined)[] = [];
+  /** Derived answers by slot (see `memo`), each stamped with the version it was built from. */
+  private readonly derivedBySlot: ({ version: number; value: unknown } | undefined)[] = [];
 
   constructor(readonly conditionId: string, view: MarketView, timeMs: number) {
     this.changedAtMs = timeMs;
@@ -97,15 +97,15 @@ export class MarketBook {
   }
 
   /**
-   * The answer in `slot` as of the current version: built once per version by `build`, then
+   * The value in `slot` as of the current version: built once per version by `build`, then
    * served as it is until the book changes. Slots are the callers' own small integers.
    */
-  memo(slot: number, build: () => Buffer): Buffer {
-    const cached = this.bodies[slot];
-    if (cached !== undefined && cached.version === this.version) return cached.body;
-    const body = build();
-    this.bodies[slot] = { version: this.version, body };
-    return body;
+  memo<T>(slot: number, build: () => T): T {
+    const cached = this.derivedBySlot[slot];
+    if (cached !== undefined && cached.version === this.version) return cached.value as T;
+    const value = build();
+    this.derivedBySlot[slot] = { version: this.version, value };
+    return value;
   }
 
   /** Best bid (BUY) or best ask (SELL) of `outcome`'s own book in its units; -1 when empty. */

@@ -34,7 +34,7 @@ export function price(units: number): string {
   return formatUnits(units, 4);
 }
 
-function size(micros: number): string {
+export function size(micros: number): string {
   return formatUnits(micros, 6);
 }
 
@@ -53,23 +53,41 @@ export function lastTradeOf(book: MarketBook, outcome: number): { price: string;
  * hash the SHA-1 of the compact JSON with `hash: ""`, keys in interface.md's order.
  */
 export function bookBody(token: TokenBook, tokenId: string): Buffer {
-  return token.book.memo(Slot.BOOK + token.outcome, () => buildBookBody(token, tokenId));
+  return bookSummary(token, tokenId).body;
+}
+
+/** The token's book as GET /book serves it: the object (with its hash) and its bytes, once per version. */
+export function bookSummary(token: TokenBook, tokenId: string): { readonly summary: BookSummary; readonly body: Buffer } {
+  return token.book.memo(Slot.BOOK + token.outcome, () => buildBookSummary(token, tokenId));
+}
+
+export interface BookSummary {
+  readonly market: string;
+  readonly asset_id: string;
+  readonly timestamp: string;
+  hash: string;
+  readonly bids: { price: string; size: string }[];
+  readonly asks: { price: string; size: string }[];
+  readonly min_order_size: string;
+  readonly tick_size: string;
+  readonly last_trade_price: string;
+  readonly neg_risk: boolean;
 }
 
 /** memo slots of the answers below: each takes two, one per outcome. */
 const Slot = { BOOK: 0, PRICE_BUY: 2, PRICE_SELL: 4, MIDPOINT: 6, SPREAD: 8, LAST_TRADE: 10 } as const;
 
-function buildBookBody(token: TokenBook, tokenId: string): Buffer {
+function buildBookSummary(token: TokenBook, tokenId: string): { summary: BookSummary; body: Buffer } {
   const { book, outcome, market } = token;
   const levels = book.levels(outcome);
   const side = (of: { prices: number[]; sizes: number[] }) => of.prices.map((units, at) => ({ price: price(units), size: size(of.sizes[at]!) }));
-  const summary = {
+  const summary: BookSummary = {
     market: market.conditionId, asset_id: tokenId, timestamp: String(book.changedAtMs), hash: '',
     bids: side(levels.bids), asks: side(levels.asks), min_order_size: size(book.minSizeMicros), tick_size: price(book.tickUnits),
     last_trade_price: lastTradeOf(book, outcome).price, neg_risk: market.negRisk,
   };
   summary.hash = createHash('sha1').update(JSON.stringify(summary)).digest('hex');
-  return Buffer.from(JSON.stringify(summary));
+  return { summary, body: Buffer.from(JSON.stringify(summary)) };
 }
 
 /** A JSON answer of a token kept in its book's memo slot until the book changes. */

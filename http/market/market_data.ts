@@ -7,7 +7,7 @@
 // the fills and redemptions the shard stored after the store's cursor. Then the held answers are
 // applied: book events only after S (a LEVEL event carries the level's new total, so applying
 // them in order after the snapshot is exact), fills and redemptions only after the cursor.
-import type { FillEvent } from '../../engine/event_objects.js';
+import type { EngineEvent, FillEvent, LevelEvent } from '../../engine/event_objects.js';
 import type { FrameResult, Redemption } from '../../engine/shard/core.js';
 import type { MarketData as ShardMarketData } from '../../engine/shard/protocol.js';
 import type { FeedRecords } from '../../engine/shard/store.js';
@@ -21,6 +21,25 @@ import type { Cursor, FeedStore } from './feed_store.js';
 const CATCH_UP_BATCH = 10_000;
 /** Wait before loading a shard again after a failed load. */
 const RELOAD_DELAY_MS = 500;
+
+/** What one committed answer changed, as the live channels publish it. */
+export interface AppliedAnswer {
+  readonly shard: number;
+  readonly timeMs: number;
+  /** Level changes with their book, in event order. */
+  readonly levels: readonly { readonly book: MarketBook; readonly event: LevelEvent }[];
+  /** Fills new to the read model, with the book of their market (undefined outside the catalog). */
+  readonly fills: readonly { readonly book: MarketBook | undefined; readonly event: FillEvent }[];
+  /** Books whose market state (tick, accepting, resolution) changed. */
+  readonly states: readonly MarketBook[];
+  /** Order events (accepted, updated, cancelled) the read model had not seen. */
+  readonly orders: readonly EngineEvent[];
+}
+
+/** Told of every answer the read model applies, after it applied it (the WebSocket channels). */
+export interface MarketDataListener {
+  applied(answer: AppliedAnswer): void;
+}
 
 interface ShardState {
   /** Answers held back while the shard loads; undefined once loaded. */
@@ -41,6 +60,7 @@ export class MarketData implements ShardObserver {
   private readonly books = new Map<string, MarketBook>();
   private readonly shards: ShardState[];
   private readonly waiting: (() => void)[] = [];
+  private readonly listeners: MarketDataListener[] = [];
 
   constructor(
     private readonly pool: ShardPool,
@@ -55,6 +75,15 @@ export class MarketData implements ShardObserver {
   /** The book of a market with an order book, by condition id. */
   book(conditionId: string): MarketBook | undefined {
     return this.books.get(conditionId);
+  }
+
+  listen(listener: MarketDataListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** The book of engine market `index` on `shard`, once loaded. */
+  bookAt(shard: number, index: number): MarketBook | undefined {
+    return this.shards[shard]?.books[index];
   }
 
   /** Whether every shard's books are loaded. */
@@ -124,22 +153,43 @@ export class MarketData implements ShardObserver {
 
   private apply(shard: number, state: ShardState, result: FrameResult): void {
     const cursor = this.feeds.cursor(shard);
+    const telling = this.listeners.length > 0;
+    const levels: { book: MarketBook; event: LevelEvent }[] = [];
+    const fills: { book: MarketBook | undefined; event: FillEvent }[] = [];
+    const states: MarketBook[] = [];
+    const orders: EngineEvent[] = [];
     for (const event of result.events) {
       if (event.kind === 'FILL') {
-        this.recordFill(shard, event, result.timeMs, cursor);
+        if (this.recordFill(shard, event, result.timeMs, cursor) && telling) fills.push({ book: state.books[event.market], event });
         continue;
       }
       if (event.seq <= state.baseSeq) continue;
       if (event.kind === 'LEVEL') {
-        state.books[event.market]?.setLevel(event.side, event.priceUnits, event.sizeMicros, result.timeMs);
+        const book = state.books[event.market];
+        if (book === undefined) continue;
+        book.setLevel(event.side, event.priceUnits, event.sizeMicros, result.timeMs);
+        if (telling) levels.push({ book, event });
       } else if (event.kind === 'MARKET') {
         const key = this.pool.marketKeyAt(shard, event.market);
         if (key === undefined) continue;
         const view = { ...event, market: event.market, setsMicros: 0 };
-        this.bookFor(state, event.market, key, view, result.timeMs).setState(view, result.timeMs);
+        const book = this.bookFor(state, event.market, key, view, result.timeMs);
+        book.setState(view, result.timeMs);
+        if (telling) states.push(book);
+      } else if (telling && (event.kind === 'ORDER_ACCEPTED' || event.kind === 'ORDER_UPDATED' || event.kind === 'ORDER_CANCELLED')) {
+        orders.push(event);
       }
     }
     result.redemptions.forEach((redemption, index) => this.recordRedemption(shard, redemption, index, result.timeMs, cursor));
+    if (levels.length + fills.length + states.length + orders.length === 0) return;
+    const answer: AppliedAnswer = { shard, timeMs: result.timeMs, levels, fills, states, orders };
+    for (const listener of this.listeners) {
+      try {
+        listener.applied(answer);
+      } catch (error) {
+        this.log.error('market data listener failed', { error: error instanceof Error ? error.message : String(error) });
+      }
+    }
   }
 
   private bookFor(state: ShardState, index: number, key: string, view: ConstructorParameters<typeof MarketBook>[1], timeMs: number): MarketBook {
@@ -159,13 +209,13 @@ export class MarketData implements ShardObserver {
     return book;
   }
 
-  /** A fill after the store's cursor: its public items, and the last trade of its tokens. */
-  private recordFill(shard: number, fill: FillEvent, timeMs: number, cursor: Cursor): void {
-    if (!after(cursor.fill, fill.seq, fill.fillIndex)) return;
+  /** A fill after the store's cursor: its public items, and the last trade of its tokens. True when new. */
+  private recordFill(shard: number, fill: FillEvent, timeMs: number, cursor: Cursor): boolean {
+    if (!after(cursor.fill, fill.seq, fill.fillIndex)) return false;
     const key = this.pool.marketKeyAt(shard, fill.market);
     if (key === undefined) {
       this.log.warn('fill of a market the pool does not know', { shard, market: fill.market });
-      return;
+      return false;
     }
     this.feeds.recordFill(shard, fill, timeMs, key, this.catalog(key)?.tokenIds);
     const book = this.books.get(key);
@@ -175,6 +225,7 @@ export class MarketData implements ShardObserver {
         book.setLastTrade(fill.makerOutcome, { priceUnits: fill.makerPriceUnits, side: (1 - fill.takerSide) as 0 | 1, timeMs });
       }
     }
+    return true;
   }
 
   private recordRedemption(shard: number, redemption: Redemption, index: number, timeMs: number, cursor: Cursor): void {

@@ -1,0 +1,292 @@
+// Live WebSocket channels on the CLOB listener, as Polymarket's: /ws/market (books and their
+// changes per token, public) and /ws/user (the caller's orders and trades, authenticated with
+// API credentials). Fed by the read model (MarketDataListener): every message is published in
+// the order the shards committed, after the read model applied it, so a reader that applies a
+// `book` and then every `price_change` of a token holds the book GET /book serves.
+//
+// Bounds: sockets per client address, tokens per socket, message size, and backpressure (a
+// socket that falls more than MAX_BACKPRESSURE behind is closed, never buffered without limit).
+import { timingSafeEqual } from 'node:crypto';
+import type { ApiKeyStore } from '../auth/keys.js';
+import type { MarketRecord } from '../catalog/model.js';
+import type { TokenBook } from '../market/book_routes.js';
+import type { MarketBook } from '../market/book.js';
+import type { AppliedAnswer, MarketDataListener } from '../market/market_data.js';
+import type { TemplatedApp } from '../uws.js';
+import type { WebSocket } from '@trufflesuite/uws-js-unofficial';
+import {
+  bookMessage, lastTradeMessage, orderMessage, priceChangeMessage, resolvedMessage, tickSizeMessage, tradeMessage,
+} from './messages.js';
+import type { LevelEvent } from '../../engine/event_objects.js';
+
+/** Open sockets one client address may hold. */
+export const SOCKETS_PER_IP = 64;
+/** Tokens one market-channel socket may follow. */
+export const ASSETS_PER_SOCKET = 500;
+/** Condition ids one user-channel socket may filter on. */
+export const MARKETS_PER_SOCKET = 500;
+/** Bytes a socket may have waiting to be sent before it is closed as too slow. */
+export const MAX_BACKPRESSURE = 4 * 1024 * 1024;
+/** Largest message a client may send. */
+const MAX_PAYLOAD = 64 * 1024;
+const IDLE_TIMEOUT_S = 120;
+
+type Channel = 'market' | 'user';
+
+interface SocketData {
+  readonly channel: Channel;
+  readonly ip: string;
+  readonly assets: Set<string>;
+  user: { readonly address: string; readonly apiKey: string; readonly markets: ReadonlySet<string> } | undefined;
+}
+
+export interface ChannelDeps {
+  readonly tokenBook: (tokenId: string) => TokenBook | undefined;
+  /** The catalog market of a condition id. */
+  readonly market: (conditionId: string) => MarketRecord | undefined;
+  /** The read model's book of engine market `index` on `shard`. */
+  readonly bookAt: (shard: number, index: number) => MarketBook | undefined;
+  readonly keys: ApiKeyStore;
+}
+
+const topicOf = (tokenId: string): string => `m:${tokenId}`;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function sameText(given: unknown, expected: string | Buffer): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = typeof expected === 'string' ? Buffer.from(expected) : expected;
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export class LiveChannels implements MarketDataListener {
+  private app: TemplatedApp | undefined;
+  private readonly sockets = new Set<WebSocket<SocketData>>();
+  private readonly perIp = new Map<string, number>();
+  /** Authenticated user-channel sockets by address. */
+  private readonly users = new Map<string, Set<WebSocket<SocketData>>>();
+  /** Tick and resolution each book last announced, to tell what changed. */
+  private readonly announced = new Map<MarketBook, { tickUnits: number; resolved: boolean }>();
+
+  constructor(private readonly deps: ChannelDeps) {}
+
+  mount(app: TemplatedApp): void {
+    this.app = app;
+    for (const channel of ['market', 'user'] as const) {
+      app.ws<SocketData>(`/ws/${channel}`, {
+        maxPayloadLength: MAX_PAYLOAD, idleTimeout: IDLE_TIMEOUT_S, maxBackpressure: MAX_BACKPRESSURE,
+        closeOnBackpressureLimit: 1, sendPingsAutomatically: true,
+        upgrade: (res, req, context) => {
+          const ip = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+          if ((this.perIp.get(ip) ?? 0) >= SOCKETS_PER_IP) {
+            res.writeStatus('429 Too Many Requests').end(`{"error":"at most ${SOCKETS_PER_IP} sockets per address"}`);
+            return;
+          }
+          res.upgrade<SocketData>(
+            { channel, ip, assets: new Set(), user: undefined },
+            req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context,
+          );
+        },
+        open: (ws) => {
+          this.sockets.add(ws);
+          const { ip } = ws.getUserData();
+          this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
+        },
+        message: (ws, message) => this.receive(ws, Buffer.from(message).toString('utf8')),
+        close: (ws) => this.forget(ws),
+      });
+    }
+  }
+
+  /** Closes every socket (server stop). */
+  close(): void {
+    for (const ws of [...this.sockets]) ws.end(1001, 'server stopping');
+  }
+
+  applied(answer: AppliedAnswer): void {
+    const app = this.app;
+    if (app === undefined) return;
+    this.publishLevels(app, answer);
+    for (const { book, event } of answer.fills) {
+      if (book === undefined) continue;
+      const market = this.deps.market(book.conditionId);
+      if (market === undefined) continue;
+      this.publishTrade(app, book, market, event.takerOutcome, event.takerPriceUnits, event.takerSide, event.sizeMicros, answer.timeMs);
+      if (event.makerOutcome !== event.takerOutcome) {
+        this.publishTrade(app, book, market, event.makerOutcome, event.makerPriceUnits, 1 - event.takerSide, event.sizeMicros, answer.timeMs);
+      }
+      this.toUser(event.takerAccount, market, (apiKey) => tradeMessage(answer.shard, event, market, apiKey, answer.timeMs));
+      if (event.makerAccount !== event.takerAccount) {
+        this.toUser(event.makerAccount, market, (apiKey) => tradeMessage(answer.shard, event, market, apiKey, answer.timeMs));
+      }
+    }
+    for (const book of answer.states) this.publishState(app, book, answer.timeMs);
+    if (this.users.size > 0) {
+      for (const event of answer.orders) {
+        if (!('account' in event) || !('market' in event)) continue;
+        const book = this.deps.bookAt(answer.shard, event.market);
+        const market = book === undefined ? undefined : this.deps.market(book.conditionId);
+        if (market !== undefined) this.toUser(event.account, market, (apiKey) => orderMessage(event, market, apiKey, answer.timeMs));
+      }
+    }
+  }
+
+  private publishLevels(app: TemplatedApp, answer: AppliedAnswer): void {
+    if (answer.levels.length === 0) return;
+    const byBook = new Map<MarketBook, LevelEvent[]>();
+    for (const { book, event } of answer.levels) {
+      const levels = byBook.get(book);
+      if (levels === undefined) byBook.set(book, [event]);
+      else levels.push(event);
+    }
+    for (const [book, levels] of byBook) {
+      const market = this.deps.market(book.conditionId);
+      if (market === undefined) continue;
+      market.tokenIds.forEach((tokenId) => {
+        const topic = topicOf(tokenId);
+        if (app.numSubscribers(topic) === 0) return;
+        const token = this.deps.tokenBook(tokenId);
+        if (token !== undefined) app.publish(topic, priceChangeMessage(token, tokenId, levels, answer.timeMs));
+      });
+    }
+  }
+
+  private publishTrade(
+    app: TemplatedApp, book: MarketBook, market: MarketRecord, outcome: number, priceUnits: number, side: number, sizeMicros: number, timeMs: number,
+  ): void {
+    const tokenId = market.tokenIds[outcome];
+    if (tokenId === undefined) return;
+    const topic = topicOf(tokenId);
+    if (app.numSubscribers(topic) > 0) app.publish(topic, lastTradeMessage(book, tokenId, priceUnits, side, sizeMicros, timeMs));
+  }
+
+  private publishState(app: TemplatedApp, book: MarketBook, timeMs: number): void {
+    const before = this.announced.get(book);
+    this.announced.set(book, { tickUnits: book.tickUnits, resolved: book.resolved });
+    if (before === undefined) return;
+    const market = this.deps.market(book.conditionId);
+    if (market === undefined) return;
+    for (const tokenId of market.tokenIds) {
+      const topic = topicOf(tokenId);
+      if (app.numSubscribers(topic) === 0) continue;
+      if (before.tickUnits !== book.tickUnits) app.publish(topic, tickSizeMessage(book, tokenId, before.tickUnits, timeMs));
+      if (!before.resolved && book.resolved) app.publish(topic, resolvedMessage(book, market, tokenId, timeMs));
+    }
+  }
+
+  /** Sends to every user-channel socket of `address` that follows `market` (or every market). */
+  private toUser(address: string, market: MarketRecord, message: (apiKey: string) => string | undefined): void {
+    const sockets = this.users.get(address);
+    if (sockets === undefined) return;
+    for (const ws of sockets) {
+      const user = ws.getUserData().user!;
+      if (user.markets.size > 0 && !user.markets.has(market.conditionId)) continue;
+      const text = message(user.apiKey);
+      if (text !== undefined) ws.send(text);
+    }
+  }
+
+  private receive(ws: WebSocket<SocketData>, text: string): void {
+    if (text === 'PING') {
+      ws.send('PONG');
+      return;
+    }
+    let request: unknown;
+    try {
+      request = JSON.parse(text);
+    } catch {
+      ws.send('{"error":"messages must be JSON or PING"}');
+      return;
+    }
+    if (!isObject(request)) {
+      ws.send('{"error":"messages must be JSON objects"}');
+      return;
+    }
+    if (ws.getUserData().channel === 'market') this.receiveMarket(ws, request);
+    else this.receiveUser(ws, request);
+  }
+
+  /** `{"assets_ids": [...], "type": "market"}`, then `{"operation": "subscribe"|"unsubscribe", "assets_ids": [...]}`. */
+  private receiveMarket(ws: WebSocket<SocketData>, request: Record<string, unknown>): void {
+    const ids = request['assets_ids'] ?? request['asset_ids'];
+    if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+      ws.send('{"error":"assets_ids must be an array of token ids"}');
+      return;
+    }
+    const operation = request['operation'] ?? 'subscribe';
+    const data = ws.getUserData();
+    if (operation === 'unsubscribe') {
+      for (const id of ids as string[]) {
+        if (data.assets.delete(id)) ws.unsubscribe(topicOf(id));
+      }
+      return;
+    }
+    if (operation !== 'subscribe') {
+      ws.send('{"error":"operation must be subscribe or unsubscribe"}');
+      return;
+    }
+    const unknown: string[] = [];
+    ws.cork(() => {
+      for (const id of ids as string[]) {
+        if (data.assets.has(id)) continue;
+        const token = this.deps.tokenBook(id);
+        if (token === undefined) {
+          unknown.push(id);
+          continue;
+        }
+        if (data.assets.size >= ASSETS_PER_SOCKET) {
+          ws.send(`{"error":"at most ${ASSETS_PER_SOCKET} assets per socket"}`);
+          break;
+        }
+        if (!this.announced.has(token.book)) this.announced.set(token.book, { tickUnits: token.book.tickUnits, resolved: token.book.resolved });
+        data.assets.add(id);
+        ws.subscribe(topicOf(id));
+        ws.send(bookMessage(token, id));
+      }
+      if (unknown.length > 0) ws.send(JSON.stringify({ error: 'unknown assets_ids', assets_ids: unknown.slice(0, 10) }));
+    });
+  }
+
+  /** `{"auth": {"apiKey", "secret", "passphrase"}, "markets": [...], "type": "user"}`; wrong credentials close the socket. */
+  private receiveUser(ws: WebSocket<SocketData>, request: Record<string, unknown>): void {
+    const data = ws.getUserData();
+    if (data.user !== undefined) {
+      ws.send('{"error":"already authenticated"}');
+      return;
+    }
+    const auth = request['auth'];
+    const record = isObject(auth) && typeof auth['apiKey'] === 'string' ? this.deps.keys.lookup(auth['apiKey']) : undefined;
+    const secret = isObject(auth) && typeof auth['secret'] === 'string' ? Buffer.from(auth['secret'], 'base64url') : undefined;
+    if (record === undefined || secret === undefined || !isObject(auth) || !sameText(auth['passphrase'], record.passphrase)
+      || secret.length !== record.secretBytes.length || !timingSafeEqual(secret, record.secretBytes)) {
+      ws.send('{"error":"Unauthorized/Invalid api key"}');
+      ws.end(1008, 'Unauthorized/Invalid api key');
+      return;
+    }
+    const markets = request['markets'] ?? [];
+    if (!Array.isArray(markets) || !markets.every((id) => typeof id === 'string') || markets.length > MARKETS_PER_SOCKET) {
+      ws.send(`{"error":"markets must be an array of at most ${MARKETS_PER_SOCKET} condition ids"}`);
+      return;
+    }
+    data.user = { address: record.address, apiKey: record.apiKey, markets: new Set((markets as string[]).map((id) => id.toLowerCase())) };
+    const sockets = this.users.get(record.address) ?? new Set();
+    sockets.add(ws);
+    this.users.set(record.address, sockets);
+  }
+
+  private forget(ws: WebSocket<SocketData>): void {
+    this.sockets.delete(ws);
+    const { ip, user } = ws.getUserData();
+    const count = (this.perIp.get(ip) ?? 1) - 1;
+    if (count === 0) this.perIp.delete(ip);
+    else this.perIp.set(ip, count);
+    if (user !== undefined) {
+      const sockets = this.users.get(user.address);
+      sockets?.delete(ws);
+      if (sockets?.size === 0) this.users.delete(user.address);
+    }
+  }
+}
