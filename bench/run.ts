@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { benchCatalog, printCatalog } from './catalog.js';
 import { benchLimits, printLimits } from './limits.js';
 import { benchMarket, printMarket } from './market.js';
+import { benchWs, printWs } from './ws.js';
 
 /** Runs a suite that is its own script in a child process: its JIT and heap start clean. */
 function runScript(relativePath: string, quick: boolean): void {
@@ -28,6 +29,11 @@ const suites: Record<string, (quick: boolean, asJson: boolean) => Promise<void>>
     const figures = await benchLimits(quick);
     if (asJson) console.log(JSON.stringify({ suite: 'limits', ...figures }));
     else printLimits(figures);
+  },
+  ws: async (quick, asJson) => {
+    const figures = await benchWs(quick);
+    if (asJson) console.log(JSON.stringify({ suite: 'ws', ...figures }));
+    else printWs(figures);
   },
   engine: async (quick) => {
     runScript('./engine/run.js', quick);

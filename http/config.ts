@@ -33,6 +33,8 @@ export interface Config {
   readonly verifyThreads: number;
   /** clobd's own: the compatibility listener for underscore header names (see compat_proxy.ts); undefined = off. */
   readonly compatPort: number | undefined;
+  /** clobd's own: open WebSocket connections one client address may hold. */
+  readonly wsSocketsPerIp: number;
 }
 
 export class ConfigError extends Error {}
@@ -69,6 +71,7 @@ const settings = {
   seedDemo: setting('SEED_DEMO'),
   verifyThreads: setting('VERIFY_THREADS'),
   compatPort: setting('COMPAT_PORT'),
+  wsSocketsPerIp: setting('WS_SOCKETS_PER_IP'),
 } as const;
 
 const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
@@ -172,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     seedDemo: seedDemo(read),
     verifyThreads: integer(read, settings.verifyThreads, 1, 0, 64),
     compatPort: (read(settings.compatPort) ?? '') === '' ? undefined : integer(read, settings.compatPort, 0, 0, 65535),
+    wsSocketsPerIp: integer(read, settings.wsSocketsPerIp, 64, 1, 1_000_000),
   };
   return Object.freeze(config);
 }

@@ -183,7 +183,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const tokenBook = tokenBooks(trading);
   const channels = resources.add(new LiveChannels({
     tokenBook, market: (conditionId) => marketOf(store, conditionId), keys,
-    bookAt: (shard, index) => trading.marketData.bookAt(shard, index),
+    bookAt: (shard, index) => trading.marketData.bookAt(shard, index), socketsPerIp: config.wsSocketsPerIp,
   }), (c) => c.close());
   trading.marketData.listen(channels);
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[]; caps: string[] }> = {

@@ -2,29 +2,57 @@
 // uWS hello-world route on every listener, served by the same process, as the ceiling that the
 // real routes are reported against. Run as a child process; prints the usual ready line.
 // BENCH_ORDER_FLOW=<orders per second> also runs an order flow on the demo markets while it
-// serves (bench/market/order_flow.ts); its counts are on the flow route.
+// serves (bench/market/order_flow.ts; BENCH_FLOW_MARKETS=<n> keeps it to the first n); its counts
+// and markets are on the flow route, and `?stop=1` stops it. The publish route makes uWS publish
+// `count` messages of `bytes` bytes to a topic, `rate` per second, each carrying its send time
+// (the WebSocket benchmark's baseline).
 import { loadConfig, parseArgv } from '../../http/config.js';
 import { createLogger } from '../../http/log.js';
 import { startServer } from '../../http/server.js';
 import { startOrderFlow, type FlowCounts } from '../market/order_flow.js';
-import { flowPath, helloPath } from './spawn.js';
+import { flowPath, helloPath, publishPath } from './spawn.js';
 
 const { flags } = parseArgv(process.argv.slice(2));
 const config = loadConfig(process.env, flags);
 let counts: FlowCounts = { placed: 0, filled: 0, refused: 0 };
+let flowMarkets: string[] = [];
+let stopFlow = (): void => undefined;
 const server = await startServer(config, createLogger(config.logLevel), {
   decorate: (_name, app) => {
     app.get(helloPath, (res) => {
       res.end('Hello World!');
     });
-    app.get(flowPath, (res) => {
-      res.end(JSON.stringify(counts));
+    app.get(flowPath, (res, req) => {
+      if (req.getQuery('stop') === '1') stopFlow();
+      res.end(JSON.stringify({ ...counts, markets: flowMarkets }));
+    });
+    app.get(publishPath, (res, req) => {
+      const topic = req.getQuery('topic') ?? '';
+      const bytes = Number(req.getQuery('bytes'));
+      const count = Number(req.getQuery('count'));
+      const rate = Number(req.getQuery('rate'));
+      let sent = 0;
+      const started = Date.now();
+      const timer = setInterval(() => {
+        const due = Math.min(count, Math.floor(((Date.now() - started) * rate) / 1000));
+        for (; sent < due; sent++) {
+          const head = `{"event_type":"bench","timestamp":"${Date.now()}","pad":"`;
+          app.publish(topic, head + 'x'.repeat(Math.max(0, bytes - head.length - 2)) + '"}');
+        }
+        if (sent >= count) clearInterval(timer);
+      }, 1);
+      res.end(JSON.stringify({ topic, bytes, count, rate }));
     });
   },
 });
 const rate = Number(process.env['BENCH_ORDER_FLOW'] ?? '0');
-const flow = rate > 0 ? startOrderFlow(server.trading, server.trading.client.marketKeys(), rate) : undefined;
-if (flow !== undefined) counts = flow.counts;
+const marketsLimit = Number(process.env['BENCH_FLOW_MARKETS'] ?? '0');
+flowMarkets = server.trading.client.marketKeys().slice(0, marketsLimit > 0 ? marketsLimit : undefined);
+const flow = rate > 0 ? startOrderFlow(server.trading, flowMarkets, rate) : undefined;
+if (flow !== undefined) {
+  counts = flow.counts;
+  stopFlow = () => flow.stop();
+}
 process.stdout.write(`listening clob=${server.urls.clob} catalog=${server.urls.catalog} data=${server.urls.data}\n`);
 const stop = (): void => {
   flow?.stop();

@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 export const helloPath = '/__bench/hello';
 /** The bench server's order-flow counts (JSON), when it runs one. */
 export const flowPath = '/__bench/flow';
+/** Makes the bench server publish raw messages to a WebSocket topic (see server.ts). */
+export const publishPath = '/__bench/publish';
 
 export interface BenchServer {
   readonly urls: { readonly clob: string; readonly catalog: string; readonly data: string };

@@ -25,7 +25,10 @@ const RELOAD_DELAY_MS = 500;
 /** What one committed answer changed, as the live channels publish it. */
 export interface AppliedAnswer {
   readonly shard: number;
+  /** The command's time. */
   readonly timeMs: number;
+  /** When the read model applied the answer (after its durable commit, before its requester hears). */
+  readonly appliedMs: number;
   /** Level changes with their book, in event order. */
   readonly levels: readonly { readonly book: MarketBook; readonly event: LevelEvent }[];
   /** Fills new to the read model, with the book of their market (undefined outside the catalog). */
@@ -182,7 +185,7 @@ export class MarketData implements ShardObserver {
     }
     result.redemptions.forEach((redemption, index) => this.recordRedemption(shard, redemption, index, result.timeMs, cursor));
     if (levels.length + fills.length + states.length + orders.length === 0) return;
-    const answer: AppliedAnswer = { shard, timeMs: result.timeMs, levels, fills, states, orders };
+    const answer: AppliedAnswer = { shard, timeMs: result.timeMs, appliedMs: this.now(), levels, fills, states, orders };
     for (const listener of this.listeners) {
       try {
         listener.applied(answer);

@@ -19,8 +19,6 @@ import {
 } from './messages.js';
 import type { LevelEvent } from '../../engine/event_objects.js';
 
-/** Open sockets one client address may hold. */
-export const SOCKETS_PER_IP = 64;
 /** Tokens one market-channel socket may follow. */
 export const ASSETS_PER_SOCKET = 500;
 /** Condition ids one user-channel socket may filter on. */
@@ -47,6 +45,8 @@ export interface ChannelDeps {
   /** The read model's book of engine market `index` on `shard`. */
   readonly bookAt: (shard: number, index: number) => MarketBook | undefined;
   readonly keys: ApiKeyStore;
+  /** Open sockets one client address may hold (WS_SOCKETS_PER_IP). */
+  readonly socketsPerIp: number;
 }
 
 const topicOf = (tokenId: string): string => `m:${tokenId}`;
@@ -81,8 +81,8 @@ export class LiveChannels implements MarketDataListener {
         closeOnBackpressureLimit: 1, sendPingsAutomatically: true,
         upgrade: (res, req, context) => {
           const ip = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
-          if ((this.perIp.get(ip) ?? 0) >= SOCKETS_PER_IP) {
-            res.writeStatus('429 Too Many Requests').end(`{"error":"at most ${SOCKETS_PER_IP} sockets per address"}`);
+          if ((this.perIp.get(ip) ?? 0) >= this.deps.socketsPerIp) {
+            res.writeStatus('429 Too Many Requests').end(`{"error":"at most ${this.deps.socketsPerIp} sockets per address"}`);
             return;
           }
           res.upgrade<SocketData>(
@@ -114,16 +114,16 @@ export class LiveChannels implements MarketDataListener {
       if (book === undefined) continue;
       const market = this.deps.market(book.conditionId);
       if (market === undefined) continue;
-      this.publishTrade(app, book, market, event.takerOutcome, event.takerPriceUnits, event.takerSide, event.sizeMicros, answer.timeMs);
+      this.publishTrade(app, book, market, event.takerOutcome, event.takerPriceUnits, event.takerSide, event.sizeMicros, answer.appliedMs);
       if (event.makerOutcome !== event.takerOutcome) {
-        this.publishTrade(app, book, market, event.makerOutcome, event.makerPriceUnits, 1 - event.takerSide, event.sizeMicros, answer.timeMs);
+        this.publishTrade(app, book, market, event.makerOutcome, event.makerPriceUnits, 1 - event.takerSide, event.sizeMicros, answer.appliedMs);
       }
       this.toUser(event.takerAccount, market, (apiKey) => tradeMessage(answer.shard, event, market, apiKey, answer.timeMs));
       if (event.makerAccount !== event.takerAccount) {
         this.toUser(event.makerAccount, market, (apiKey) => tradeMessage(answer.shard, event, market, apiKey, answer.timeMs));
       }
     }
-    for (const book of answer.states) this.publishState(app, book, answer.timeMs);
+    for (const book of answer.states) this.publishState(app, book, answer.appliedMs);
     if (this.users.size > 0) {
       for (const event of answer.orders) {
         if (!('account' in event) || !('market' in event)) continue;
@@ -149,7 +149,7 @@ export class LiveChannels implements MarketDataListener {
         const topic = topicOf(tokenId);
         if (app.numSubscribers(topic) === 0) return;
         const token = this.deps.tokenBook(tokenId);
-        if (token !== undefined) app.publish(topic, priceChangeMessage(token, tokenId, levels, answer.timeMs));
+        if (token !== undefined) app.publish(topic, priceChangeMessage(token, tokenId, levels, answer.appliedMs));
       });
     }
   }

@@ -1,6 +1,7 @@
 // The live channels' messages, shaped as Polymarket's market and user channels send them. Prices
-// and sizes are decimal strings (price units of 0.0001, shares); market-channel timestamps are
-// milliseconds and user-channel ones seconds, as Polymarket's are.
+// and sizes are decimal strings (price units of 0.0001, shares). Market-channel timestamps are
+// the milliseconds at which the exchange published the change (after its durable commit, before
+// the order's answer); user-channel ones are the command's time in seconds, as Polymarket's are.
 import { BookSide } from '../../engine/book.js';
 import { PRICE_UNITS_PER_ONE } from '../../engine/constants.js';
 import type { EngineEvent, FillEvent, LevelEvent } from '../../engine/event_objects.js';

@@ -82,6 +82,7 @@ test('every setting is read from the environment', () => {
       seedDemo: false,
       verifyThreads: 0,
       compatPort: 9003,
+      wsSocketsPerIp: 64,
     },
   );
 });

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
-import { SOCKETS_PER_IP } from '../../http/ws/channels.js';
 import { removeDataDir, request, type RunningServer } from '../support/server.js';
 import { startTrading, type PlainMarket, type Trader } from './orders/trader.js';
 
@@ -16,9 +15,11 @@ type Message = Record<string, unknown>;
 let server: RunningServer;
 let markets: readonly PlainMarket[];
 let traders: readonly Trader[];
+/** WS_SOCKETS_PER_IP for this server: small, so the bound is quick to reach. */
+const SOCKETS_PER_IP = 8;
 
 before(async () => {
-  ({ server, markets, traders } = await startTrading([81, 82, 83]));
+  ({ server, markets, traders } = await startTrading([81, 82, 83], { WS_SOCKETS_PER_IP: String(SOCKETS_PER_IP) }));
 });
 
 after(async () => {
