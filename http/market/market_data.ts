@@ -42,6 +42,8 @@ export interface AppliedAnswer {
 /** Told of every answer the read model applies, after it applied it (the WebSocket channels). */
 export interface MarketDataListener {
   applied(answer: AppliedAnswer): void;
+  /** A shard's books were reloaded whole (the shard restarted): followers need them again. */
+  reloaded(books: readonly MarketBook[]): void;
 }
 
 interface ShardState {
@@ -128,6 +130,7 @@ export class MarketData implements ShardObserver {
       state.baseSeq = data.seq;
       const held = state.held ?? [];
       state.held = undefined;
+      this.tell((listener) => listener.reloaded(state.books.filter((book) => book !== undefined)));
       for (const result of held) this.apply(shard, state, result);
       this.log.info('market data loaded', { shard, markets: data.markets.length, seq: data.seq });
       if (this.loaded()) for (const resolve of this.waiting.splice(0)) resolve();
@@ -186,9 +189,14 @@ export class MarketData implements ShardObserver {
     result.redemptions.forEach((redemption, index) => this.recordRedemption(shard, redemption, index, result.timeMs, cursor));
     if (levels.length + fills.length + states.length + orders.length === 0) return;
     const answer: AppliedAnswer = { shard, timeMs: result.timeMs, appliedMs: this.now(), levels, fills, states, orders };
+    this.tell((listener) => listener.applied(answer));
+  }
+
+  /** A listener's failure is logged: it must never stop the read model. */
+  private tell(what: (listener: MarketDataListener) => void): void {
     for (const listener of this.listeners) {
       try {
-        listener.applied(answer);
+        what(listener);
       } catch (error) {
         this.log.error('market data listener failed', { error: error instanceof Error ? error.message : String(error) });
       }

@@ -134,6 +134,19 @@ export class LiveChannels implements MarketDataListener {
     }
   }
 
+  /** Books reloaded after a shard restart: their followers get each token's whole book again. */
+  reloaded(books: readonly MarketBook[]): void {
+    const app = this.app;
+    if (app === undefined) return;
+    for (const book of books) {
+      for (const tokenId of this.deps.market(book.conditionId)?.tokenIds ?? []) {
+        const topic = topicOf(tokenId);
+        const token = this.deps.tokenBook(tokenId);
+        if (token !== undefined && app.numSubscribers(topic) > 0) app.publish(topic, bookMessage(token, tokenId));
+      }
+    }
+  }
+
   private publishLevels(app: TemplatedApp, answer: AppliedAnswer): void {
     if (answer.levels.length === 0) return;
     const byBook = new Map<MarketBook, LevelEvent[]>();
