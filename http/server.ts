@@ -117,6 +117,15 @@ function clobRoutes(
     ...publicFeeds(config, store, profiles, trading).filter((entry) => entry.path === '/trades'),
     ...heartbeatRoutes({ keys, authWindowS, now, heartbeats }),
     route({ method: 'GET', path: '/', limits: ['GET /'], summary: 'Health check: the JSON string "OK".', handler: () => json('OK') }),
+    route({ method: 'GET', path: '/health', summary: 'Liveness for orchestrators: 200 while the process serves.', handler: () => json({ status: 'ok' }) }),
+    route({
+      method: 'GET', path: '/ready', summary: 'Readiness: 200 when every matching worker has recovered and the read model is loaded, else 503.',
+      handler: () => {
+        const shards = Array.from({ length: trading.pool.count }, (_, shard) => trading.pool.isReady(shard));
+        if (shards.every(Boolean) && trading.marketData.loaded()) return json({ status: 'ready', shards: shards.length });
+        return json({ error: 'not ready', shards: shards.map((ready, shard) => ({ shard, ready })), marketData: trading.marketData.loaded() }, 503, [['retry-after', '1']]);
+      },
+    }),
     ...authRoutes({ keys, chainId, authWindowS, now }),
     ...orderRoutes({
       client: trading.client, keys, authWindowS, chainId, domainName: config.orderDomainName,

@@ -57,6 +57,15 @@ describe('a running server', () => {
     assert.equal(response.headers.get('content-type'), 'application/json');
   });
 
+  test('GET /health is live and GET /ready is ready once the ready line is printed', async () => {
+    const health = await request(`${server.urls.clob}/health`);
+    assert.deepEqual([health.status, health.body], [200, { status: 'ok' }]);
+    const ready = await request<{ status: string; shards: number }>(`${server.urls.clob}/ready`);
+    assert.equal(ready.status, 200);
+    assert.equal(ready.body.status, 'ready');
+    assert.ok(ready.body.shards >= 1);
+  });
+
   test('unknown routes are 404 {"error":"not found"} on every listener', async () => {
     for (const base of [server.urls.clob, server.urls.catalog, server.urls.data]) {
       const response = await request(base + '/no/such/route');
