@@ -31,6 +31,8 @@ export interface EngineStats {
   readonly markets: number;
   readonly supplyMicros: number;
   readonly feesMicros: number;
+  /** Complete sets outstanding over every market (each pays 1.00 at resolution), micros. */
+  readonly openInterestMicros: number;
 }
 
 export class Engine {
@@ -141,6 +143,7 @@ export class Engine {
       ordersLive: state.orders.count(), ordersFinishedRemembered: state.history.count(),
       accounts: state.ledger.accounts.count(), positions: state.ledger.positions.count(),
       markets: state.markets.count(), supplyMicros: state.ledger.supplyMicros, feesMicros: state.ledger.feesMicros,
+      openInterestMicros: state.ledger.setsMicros.reduce((sum, sets) => sum + sets, 0),
     };
   }
 }

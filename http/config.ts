@@ -35,6 +35,8 @@ export interface Config {
   readonly compatPort: number | undefined;
   /** clobd's own: open WebSocket connections one client address may hold. */
   readonly wsSocketsPerIp: number;
+  /** GET /metrics and the per-request counters behind it (METRICS=off turns both off). */
+  readonly metrics: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -72,6 +74,7 @@ const settings = {
   verifyThreads: setting('VERIFY_THREADS'),
   compatPort: setting('COMPAT_PORT'),
   wsSocketsPerIp: setting('WS_SOCKETS_PER_IP'),
+  metrics: setting('METRICS'),
 } as const;
 
 const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
@@ -135,6 +138,13 @@ function seedDemo(read: Source): boolean {
   throw new ConfigError(`SEED_DEMO must be 1 or 0, got "${raw}"`);
 }
 
+function onOff(read: Source, source: typeof settings.metrics): boolean {
+  const raw = read(source) ?? 'on';
+  if (raw === 'on' || raw === '1' || raw === 'true') return true;
+  if (raw === 'off' || raw === '0' || raw === 'false') return false;
+  throw new ConfigError(`${source.env} must be on or off, got "${raw}"`);
+}
+
 function allowlist(read: Source): string[] {
   const raw = read(settings.feedIpAllowlist) ?? '';
   return raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
@@ -176,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     verifyThreads: integer(read, settings.verifyThreads, 1, 0, 64),
     compatPort: (read(settings.compatPort) ?? '') === '' ? undefined : integer(read, settings.compatPort, 0, 0, 65535),
     wsSocketsPerIp: integer(read, settings.wsSocketsPerIp, 64, 1, 1_000_000),
+    metrics: onOff(read, settings.metrics),
   };
   return Object.freeze(config);
 }

@@ -3,6 +3,7 @@
 // read into a capped buffer. Handlers never touch a uWS response object.
 import { errorBody, HttpError, statusLines, type ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
+import type { RouteMetrics } from './metrics.js';
 import type { HttpResponse } from './uws.js';
 
 export type Header = readonly [string, string];
@@ -11,6 +12,8 @@ export interface Reply {
   readonly status: number;
   readonly body: string | Buffer;
   readonly headers?: readonly Header[];
+  /** application/json unless given. */
+  readonly contentType?: string;
 }
 
 /** Request bodies above this are refused with 413 (contract §2). */
@@ -38,7 +41,7 @@ const APPLICATION_JSON = Buffer.from('application/json');
 export function write(res: HttpResponse, reply: Reply, closeConnection = false): void {
   // uWS answers 200 OK unless told otherwise.
   if (reply.status !== 200) res.writeStatus(statusLines[reply.status] ?? `${reply.status} Error`);
-  res.writeHeader(CONTENT_TYPE, APPLICATION_JSON);
+  res.writeHeader(CONTENT_TYPE, reply.contentType ?? APPLICATION_JSON);
   if (reply.headers !== undefined) {
     for (const [name, value] of reply.headers) res.writeHeader(name, value);
   }
@@ -63,6 +66,9 @@ export class Pending {
   constructor(
     private readonly res: HttpResponse,
     private readonly lifecycle: Lifecycle,
+    /** Where the answer is counted, with the request's arrival (performance.now()). */
+    private readonly metrics?: RouteMetrics,
+    private readonly startedMs = 0,
   ) {
     lifecycle.inFlight++;
     res.onAborted(() => {
@@ -73,7 +79,10 @@ export class Pending {
 
   /** Writes the reply unless the client has gone; corked, as every write after an await must be. */
   reply(reply: Reply, closeConnection = false): void {
-    if (!this.closed) this.res.cork(() => write(this.res, reply, closeConnection));
+    if (!this.closed) {
+      this.res.cork(() => write(this.res, reply, closeConnection));
+      this.metrics?.record(reply.status, this.startedMs);
+    }
     this.closed = true;
     this.settle();
   }

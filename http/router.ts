@@ -6,6 +6,8 @@ import { badRequest, type ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
 import { applySchema, parseQuery, type ParamSchema, type ParamsOf } from './params.js';
 import { bodyBytesMax, errorReply, Pending, readBody, write, type Lifecycle, type Reply } from './respond.js';
+import { performance } from 'node:perf_hooks';
+import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate_limit.js';
 import type { ResponseCache } from './response_cache.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
@@ -57,7 +59,10 @@ export interface RouteSpec<Q extends ParamSchema, P extends ParamSchema> {
 
 /** Shared by every route of a listener. */
 export interface Listener {
+  readonly name: string;
   readonly style: ErrorStyle;
+  /** Counts every answer by route and status, and its latency; undefined when metrics are off. */
+  readonly metrics?: Metrics;
   readonly log: Logger;
   readonly lifecycle: Lifecycle;
   /** Request caps: every route of the listener is charged to `caps` per client address. */
@@ -148,8 +153,16 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     const limiter = listener.limits?.limiter;
     const capIds = [...(listener.limits?.caps ?? []), ...(spec.limits ?? [])]
       .map((name) => limiter?.capId(name)).filter((id): id is number => id !== undefined);
+    const metrics = listener.metrics?.route(listener.name, spec.method, spec.path);
+    /** Writes an answer at once and counts it. */
+    const answer = (res: HttpResponse, reply: Reply, startedMs: number): void => {
+      write(res, reply);
+      metrics?.record(reply.status, startedMs);
+    };
 
-    const finish = (res: HttpResponse, pending: Pending | undefined, context: Context<ParamsOf<Q>, ParamsOf<P>>, cacheKey: string, version: number): void => {
+    const finish = (
+      res: HttpResponse, pending: Pending | undefined, context: Context<ParamsOf<Q>, ParamsOf<P>>, cacheKey: string, version: number, startedMs: number,
+    ): void => {
       let result: Reply | Promise<Reply>;
       try {
         result = spec.handler(context);
@@ -157,21 +170,22 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         result = fail(error);
       }
       if (result instanceof Promise) {
-        const later = pending ?? new Pending(res, listener.lifecycle);
+        const later = pending ?? new Pending(res, listener.lifecycle, metrics, startedMs);
         result.catch(fail).then((reply) => later.reply(reply));
         return;
       }
       if (cached !== undefined && result.status === 200) cached.cache.set(cacheKey, version, Buffer.from(result.body));
-      if (pending === undefined) write(res, result);
+      if (pending === undefined) answer(res, result, startedMs);
       else pending.reply(result);
     };
 
     return (res: HttpResponse, req: HttpRequest): void => {
-      if (listener.lifecycle.draining) return write(res, draining);
+      const startedMs = metrics === undefined ? 0 : performance.now();
+      if (listener.lifecycle.draining) return answer(res, draining, startedMs);
       if (limiter !== undefined && capIds.length > 0) {
         // Charged before anything else is read or done: a refused request costs a lookup.
         const retryAfterS = limiter.charge(capIds, new Uint8Array(res.getRemoteAddress()));
-        if (retryAfterS > 0) return write(res, tooManyRequests(retryAfterS));
+        if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs);
       }
       const rawQuery = req.getQuery() ?? '';
       let cacheKey = '';
@@ -180,17 +194,17 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         cacheKey = req.getUrl() + '?' + rawQuery;
         version = cached.version();
         const hit = cached.cache.get(cacheKey, version);
-        if (hit !== undefined) return write(res, { status: 200, body: hit });
+        if (hit !== undefined) return answer(res, { status: 200, body: hit }, startedMs);
       }
       let captured: Captured<ParamsOf<Q>, ParamsOf<P>>;
       try {
         captured = capture(req, res, rawQuery);
       } catch (error) {
-        return write(res, fail(error));
+        return answer(res, fail(error), startedMs);
       }
       const bodyKind = spec.body;
-      if (bodyKind === undefined) return finish(res, undefined, captured, cacheKey, version);
-      const pending = new Pending(res, listener.lifecycle);
+      if (bodyKind === undefined) return finish(res, undefined, captured, cacheKey, version, startedMs);
+      const pending = new Pending(res, listener.lifecycle, metrics, startedMs);
       readBody(res, pending, req.getHeader('content-length'), bodyBytesMax, (rawBody) => {
         let body: unknown;
         try {
@@ -200,7 +214,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         }
         captured.body = body;
         captured.rawBody = rawBody;
-        finish(res, pending, captured, cacheKey, version);
+        finish(res, pending, captured, cacheKey, version, startedMs);
       });
     };
   };

@@ -21,6 +21,7 @@ import { feedRoutes } from './market/feed_routes.js';
 import { historyRoutes } from './market/history.js';
 import { tradingMarketRoutes } from './market/trading_markets.js';
 import type { MarketRecord } from './catalog/model.js';
+import { Metrics } from './metrics.js';
 import { allocateBuckets, keyCharge, RateLimiter } from './rate_limit.js';
 import { LiveChannels } from './ws/channels.js';
 import { json, Lifecycle } from './respond.js';
@@ -146,6 +147,61 @@ function clobRoutes(
   ];
 }
 
+/** Metrics of the whole exchange: the routes count themselves; the rest is read at scrape time. */
+function operatorMetrics(trading: TradingRuntime, channels: LiveChannels): Metrics {
+  const metrics = new Metrics();
+  const shards = Array.from({ length: trading.pool.count }, (_, shard) => shard);
+  metrics.gauge({
+    name: 'clobd_shard_ring_depth_slots', help: 'Command-ring slots taken by frames the matching worker has not consumed yet.', type: 'gauge',
+    samples: () => shards.map((shard) => [{ shard }, trading.pool.ringDepth(shard)]),
+  });
+  metrics.gauge({
+    name: 'clobd_shard_ring_full_total', help: 'Commands refused with 503 because the shard\'s command ring was full.', type: 'counter',
+    samples: () => shards.map((shard) => [{ shard }, trading.pool.ringFullRejections[shard]!]),
+  });
+  metrics.gauge({
+    name: 'clobd_shard', help: 'Per matching worker: commits, commands committed, commit seconds, resting orders, open interest and collateral (micros).',
+    type: 'gauge',
+    samples: async () => {
+      const statuses = await Promise.all(shards.map((shard) => trading.pool.status(shard).catch(() => undefined)));
+      return statuses.flatMap((status, shard): [Record<string, string | number>, number][] => (status === undefined ? [] : [
+        [{ shard, value: 'commits' }, status.commits], [{ shard, value: 'commands_committed' }, status.framesCommitted],
+        [{ shard, value: 'commit_seconds' }, status.commitMs / 1000], [{ shard, value: 'resting_orders' }, status.stats['ordersLive'] ?? 0],
+        [{ shard, value: 'open_interest_micros' }, status.stats['openInterestMicros'] ?? 0], [{ shard, value: 'collateral_micros' }, status.stats['supplyMicros'] ?? 0],
+      ]));
+    },
+  });
+  // accepted, filled (fills), cancelled
+  const orders = new Float64Array(3);
+  trading.marketData.listen({
+    applied(answer) {
+      for (const event of answer.orders) {
+        if (event.kind === 'ORDER_ACCEPTED') orders[0]!++;
+        else if (event.kind === 'ORDER_CANCELLED') orders[2]!++;
+      }
+      orders[1]! += answer.fills.length;
+    },
+    reloaded() {},
+  });
+  metrics.gauge({
+    name: 'clobd_orders_total', help: 'Orders accepted and cancelled, and fills, since the start.', type: 'counter',
+    samples: () => [[{ kind: 'accepted' }, orders[0]!], [{ kind: 'filled' }, orders[1]!], [{ kind: 'cancelled' }, orders[2]!]],
+  });
+  metrics.gauge({
+    name: 'clobd_ws', help: 'WebSocket connections open, and connections closed abnormally (1006: cut off without a close frame, slow readers among them).',
+    type: 'gauge',
+    samples: () => [[{ value: 'connections' }, channels.connections()], [{ value: 'closed_abnormally' }, channels.closedAbnormally]],
+  });
+  return metrics;
+}
+
+function metricsRoute(metrics: Metrics): Route {
+  return route({
+    method: 'GET', path: '/metrics', summary: 'Operator metrics in the Prometheus text format.',
+    handler: async () => ({ status: 200, body: await metrics.render(), contentType: 'text/plain; version=0.0.4' }),
+  });
+}
+
 /** What a start has opened so far, closed in reverse order on stop or on a failed start. */
 class Resources {
   private readonly closers: (() => void | Promise<void>)[] = [];
@@ -195,8 +251,12 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     bookAt: (shard, index) => trading.marketData.bookAt(shard, index), socketsPerIp: config.wsSocketsPerIp,
   }), (c) => c.close());
   trading.marketData.listen(channels);
+  const metrics = config.metrics ? resources.add(operatorMetrics(trading, channels), (m) => m.close()) : undefined;
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[]; caps: string[] }> = {
-    clob: { style: 'clob', routes: clobRoutes(config, store, keys, profiles, trading, heartbeats, verifier, limiter, tokenBook, now), caps: ['trading'] },
+    clob: { style: 'clob', routes: [
+      ...clobRoutes(config, store, keys, profiles, trading, heartbeats, verifier, limiter, tokenBook, now),
+      ...(metrics === undefined ? [] : [metricsRoute(metrics)]),
+    ], caps: ['trading'] },
     catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }), caps: ['catalog'] },
     data: { style: 'clob', routes: publicFeeds(config, store, profiles, trading), caps: [] },
   };
@@ -211,7 +271,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       const app = uws.App();
       options.decorate?.(name, app);
       if (name === 'clob') channels.mount(app);
-      mount(app, tables[name].routes, { style: tables[name].style, log, lifecycle, limits: { limiter, caps: tables[name].caps } });
+      mount(app, tables[name].routes, {
+        name, style: tables[name].style, log, lifecycle, ...(metrics === undefined ? {} : { metrics }), limits: { limiter, caps: tables[name].caps },
+      });
       const socket = await listen(app, config.host, wanted[name]);
       sockets.push(socket);
       ports[name] = uws.us_socket_local_port(socket);

@@ -113,10 +113,13 @@ export class ShardPool {
   private nextToken = 1;
   private closed = false;
   private readonly observers: ShardObserver[] = [];
+  /** Frames refused because a shard's command ring was full, by shard. */
+  readonly ringFullRejections: Float64Array;
 
   constructor(private readonly options: ShardPoolOptions, private readonly treasury: Treasury, private readonly log: Logger) {
     this.count = options.shards;
     this.handles = Array.from({ length: options.shards }, (_, index) => new ShardHandle(index));
+    this.ringFullRejections = new Float64Array(options.shards);
   }
 
   /** Starts every worker and waits until each has recovered. */
@@ -148,6 +151,11 @@ export class ShardPool {
     return this.handles[shard]!.restarts;
   }
 
+  /** Slots of the shard's command ring taken by frames it has not consumed yet. */
+  ringDepth(shard: number): number {
+    return this.handles[shard]!.commandRing.depthSlots();
+  }
+
   isReady(shard: number): boolean {
     return this.handles[shard]!.ready;
   }
@@ -170,7 +178,10 @@ export class ShardPool {
     const ring = handle.commandRing;
     const length = frameLength(frame);
     const claim = ring.claim(length);
-    if (claim === undefined) throw new ShardUnavailable(`shard ${shard} is busy`, 1);
+    if (claim === undefined) {
+      this.ringFullRejections[shard]!++;
+      throw new ShardUnavailable(`shard ${shard} is busy`, 1);
+    }
     encodeFrame(frame, ring.view, ring.bytes, claim.offset);
     ring.publish(claim, length);
     return new Promise<FrameResult>((resolve, reject) => {

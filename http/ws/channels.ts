@@ -71,7 +71,14 @@ export class LiveChannels implements MarketDataListener {
   /** Tick and resolution each book last announced, to tell what changed. */
   private readonly announced = new Map<MarketBook, { tickUnits: number; resolved: boolean }>();
 
+  /** Sockets closed with 1006 (no close frame: dropped connections, readers cut off for backpressure). */
+  closedAbnormally = 0;
+
   constructor(private readonly deps: ChannelDeps) {}
+
+  connections(): number {
+    return this.sockets.size;
+  }
 
   mount(app: TemplatedApp): void {
     this.app = app;
@@ -96,7 +103,10 @@ export class LiveChannels implements MarketDataListener {
           this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
         },
         message: (ws, message) => this.receive(ws, Buffer.from(message).toString('utf8')),
-        close: (ws) => this.forget(ws),
+        close: (ws, code) => {
+          if (code === 1006) this.closedAbnormally++;
+          this.forget(ws);
+        },
       });
     }
   }

@@ -1,0 +1,118 @@
+// Metrics in the Prometheus text format (GET /metrics). Counters on the request path live in
+// typed arrays made once per route at boot, so recording a request allocates nothing and takes
+// no lock; everything else is read when the metrics are scraped (the matching workers' commit
+// counters and engine totals, the rings' depth, WebSocket connections, memory, event-loop delay).
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { statusLines } from './errors.js';
+
+/** Upper bounds of the latency buckets, in seconds. */
+const LATENCY_BOUNDS_S = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+/** Every status the service answers with gets its own counter; anything else counts as "other". */
+const STATUSES = Object.keys(statusLines).map(Number);
+const STATUS_SLOT = new Int32Array(600).fill(STATUSES.length);
+STATUSES.forEach((status, slot) => (STATUS_SLOT[status] = slot));
+
+/** One route of one listener: answers by status and a latency histogram. */
+export class RouteMetrics {
+  readonly byStatus = new Float64Array(STATUSES.length + 1);
+  readonly buckets = new Float64Array(LATENCY_BOUNDS_S.length + 1);
+  sumS = 0;
+  count = 0;
+
+  constructor(readonly listener: string, readonly method: string, readonly path: string) {}
+
+  /** An answer with `status` to a request that arrived at `startedMs` (performance.now()). */
+  record(status: number, startedMs: number): void {
+    const seconds = (performance.now() - startedMs) / 1000;
+    this.byStatus[status >= 0 && status < 600 ? STATUS_SLOT[status]! : STATUSES.length]!++;
+    let bucket = 0;
+    while (bucket < LATENCY_BOUNDS_S.length && seconds > LATENCY_BOUNDS_S[bucket]!) bucket++;
+    this.buckets[bucket]!++;
+    this.sumS += seconds;
+    this.count++;
+  }
+}
+
+/** A metric family read at scrape time: its samples as [labels, value]. */
+export interface Gauge {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'gauge' | 'counter';
+  samples(): Promise<[Record<string, string | number>, number][]> | [Record<string, string | number>, number][];
+}
+
+function labels(values: Record<string, string | number>): string {
+  const parts = Object.entries(values).map(([key, value]) => `${key}="${String(value).replace(/["\\\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))}"`);
+  return parts.length === 0 ? '' : `{${parts.join(',')}}`;
+}
+
+export class Metrics {
+  private readonly routes: RouteMetrics[] = [];
+  private readonly gauges: Gauge[] = [];
+  private readonly loopDelay = monitorEventLoopDelay({ resolution: 10 });
+
+  constructor() {
+    this.loopDelay.enable();
+    this.gauge({
+      name: 'clobd_process_memory_bytes', help: 'Process memory by kind (rss, heapUsed, heapTotal, external, arrayBuffers).', type: 'gauge',
+      samples: () => Object.entries(process.memoryUsage()).map(([kind, bytes]) => [{ kind }, bytes]),
+    });
+    this.gauge({
+      name: 'clobd_event_loop_delay_seconds', help: 'Event-loop delay of the front end\'s thread since the last scrape (p50, p99, max).', type: 'gauge',
+      samples: () => {
+        const delay = this.loopDelay;
+        const samples: [Record<string, string>, number][] = delay.count === 0 ? [] : [
+          [{ quantile: '0.5' }, delay.percentile(50) / 1e9], [{ quantile: '0.99' }, delay.percentile(99) / 1e9], [{ quantile: 'max' }, delay.max / 1e9],
+        ];
+        delay.reset();
+        return samples;
+      },
+    });
+  }
+
+  /** The counters of one route (made at boot). */
+  route(listener: string, method: string, path: string): RouteMetrics {
+    const metrics = new RouteMetrics(listener, method, path);
+    this.routes.push(metrics);
+    return metrics;
+  }
+
+  gauge(gauge: Gauge): void {
+    this.gauges.push(gauge);
+  }
+
+  close(): void {
+    this.loopDelay.disable();
+  }
+
+  async render(): Promise<string> {
+    const lines: string[] = [];
+    lines.push('# HELP clobd_http_requests_total Requests answered, by listener, route and status.', '# TYPE clobd_http_requests_total counter');
+    for (const route of this.routes) {
+      route.byStatus.forEach((count, slot) => {
+        if (count === 0) return;
+        const status = slot < STATUSES.length ? String(STATUSES[slot]) : 'other';
+        lines.push(`clobd_http_requests_total${labels({ listener: route.listener, method: route.method, route: route.path, status })} ${count}`);
+      });
+    }
+    lines.push('# HELP clobd_http_request_duration_seconds Time from a request\'s arrival to its answer, by listener and route.',
+      '# TYPE clobd_http_request_duration_seconds histogram');
+    for (const route of this.routes) {
+      if (route.count === 0) continue;
+      const base = { listener: route.listener, method: route.method, route: route.path };
+      let cumulative = 0;
+      LATENCY_BOUNDS_S.forEach((bound, bucket) => {
+        cumulative += route.buckets[bucket]!;
+        lines.push(`clobd_http_request_duration_seconds_bucket${labels({ ...base, le: bound })} ${cumulative}`);
+      });
+      lines.push(`clobd_http_request_duration_seconds_bucket${labels({ ...base, le: '+Inf' })} ${route.count}`);
+      lines.push(`clobd_http_request_duration_seconds_sum${labels(base)} ${route.sumS}`);
+      lines.push(`clobd_http_request_duration_seconds_count${labels(base)} ${route.count}`);
+    }
+    for (const gauge of this.gauges) {
+      lines.push(`# HELP ${gauge.name} ${gauge.help}`, `# TYPE ${gauge.name} ${gauge.type}`);
+      for (const [values, value] of await gauge.samples()) lines.push(`${gauge.name}${labels(values)} ${value}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+}
