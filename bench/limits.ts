@@ -1,8 +1,11 @@
-// The cost of request caps on the hottest read (issue 7): GET /book with caps on (the defaults,
-// raised far enough that nothing is refused, so every request pays the full check: its
-// endpoint's bucket and the listener's combined one) against the same route with
-// RATE_LIMITS=off, in the same run. Goal >= 0.9. Capacity is requests per second of the server's
-// main thread; the servers run one after the other, alternating, best of the rounds.
+// The cost of a switchable feature on the hottest read, GET /book, against the same route with
+// the feature off, in the same run; the servers run one after the other, alternating, best of
+// the rounds; capacity is requests per second of the server's main thread.
+// - limits (issue 7): request caps on (the defaults, raised far enough that nothing is refused,
+//   so every request pays the full check: its endpoint's bucket and the listener's combined one)
+//   against RATE_LIMITS=off. Goal >= 0.9.
+// - metrics (issue 9): METRICS=on (every answer counted by route and status, timed into a
+//   histogram) against METRICS=off. Goal >= 0.95.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +13,7 @@ import { measureAgainstBaseline, printFigures, type RouteFigures } from './catal
 import { helloPath, spawnBenchServer, threadCpuSeconds } from './support/spawn.js';
 
 const GOAL = 0.9;
+const METRICS_GOAL = 0.95;
 const TOKENS_READ = 8;
 /** Enough that a benchmark never runs out, small enough that the arithmetic is the real one. */
 const UNREACHABLE = { requests: 1_000_000_000, windowSeconds: 10 };
@@ -29,36 +33,46 @@ async function measure(env: Readonly<Record<string, string>>, quick: boolean): P
   }
 }
 
-export interface LimitFigures {
+export interface SwitchFigures {
+  readonly feature: string;
+  readonly goal: number;
   readonly off: RouteFigures[];
   readonly on: RouteFigures[];
 }
 
-export async function benchLimits(quick: boolean): Promise<LimitFigures> {
+async function compare(feature: string, goal: number, offEnv: Record<string, string>, onEnv: Record<string, string>, quick: boolean): Promise<SwitchFigures> {
+  const rounds = quick ? 1 : 2;
+  let off: RouteFigures[] | undefined;
+  let on: RouteFigures[] | undefined;
+  const better = (a: RouteFigures[] | undefined, b: RouteFigures[]): RouteFigures[] => (a === undefined || b[1]!.capacity > a[1]!.capacity ? b : a);
+  for (let round = 0; round < rounds; round++) {
+    off = better(off, await measure(offEnv, quick));
+    on = better(on, await measure(onEnv, quick));
+  }
+  return { feature, goal, off: off!, on: on! };
+}
+
+export async function benchLimits(quick: boolean): Promise<SwitchFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'clobd-caps-'));
   const capsFile = join(dir, 'caps.json');
   writeFileSync(capsFile, JSON.stringify({ 'GET /book': UNREACHABLE, trading: UNREACHABLE }));
   try {
-    const rounds = quick ? 1 : 2;
-    let off: RouteFigures[] | undefined;
-    let on: RouteFigures[] | undefined;
-    const better = (a: RouteFigures[] | undefined, b: RouteFigures[]): RouteFigures[] => (a === undefined || b[1]!.capacity > a[1]!.capacity ? b : a);
-    for (let round = 0; round < rounds; round++) {
-      off = better(off, await measure({ RATE_LIMITS: 'off' }, quick));
-      on = better(on, await measure({ RATE_LIMITS: capsFile }, quick));
-    }
-    return { off: off!, on: on! };
+    return await compare('request caps', GOAL, { RATE_LIMITS: 'off' }, { RATE_LIMITS: capsFile }, quick);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-export function printLimits(figures: LimitFigures): void {
-  printFigures('GET /book with RATE_LIMITS=off', figures.off);
-  printFigures('GET /book with request caps on (every request charged to GET /book and the trading cap)', figures.on);
+export function benchMetrics(quick: boolean): Promise<SwitchFigures> {
+  return compare('metrics', METRICS_GOAL, { METRICS: 'off' }, { METRICS: 'on' }, quick);
+}
+
+export function printSwitch(figures: SwitchFigures): void {
+  printFigures(`GET /book with ${figures.feature} off`, figures.off);
+  printFigures(`GET /book with ${figures.feature} on`, figures.on);
   const book = (rows: RouteFigures[]): RouteFigures => rows.find((row) => row.name === 'GET /book')!;
   const ratio = book(figures.on).capacity / book(figures.off).capacity;
   const normalized = book(figures.on).capacityRatio / book(figures.off).capacityRatio;
-  const verdict = ratio >= GOAL ? 'met' : 'NOT met';
-  console.log(`goal: GET /book capacity with caps >= ${GOAL} of without: ${verdict} (${ratio.toFixed(2)}; against each run's own hello ceiling ${normalized.toFixed(2)})`);
+  const verdict = ratio >= figures.goal ? 'met' : 'NOT met';
+  console.log(`goal: GET /book capacity with ${figures.feature} >= ${figures.goal} of without: ${verdict} (${ratio.toFixed(2)}; against each run's own hello ceiling ${normalized.toFixed(2)})`);
 }

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { benchCatalog, printCatalog } from './catalog.js';
-import { benchLimits, printLimits } from './limits.js';
+import { benchLimits, benchMetrics, printSwitch } from './limits.js';
 import { benchMarket, printMarket } from './market.js';
 import { benchWs, printWs } from './ws.js';
 
@@ -28,7 +28,12 @@ const suites: Record<string, (quick: boolean, asJson: boolean) => Promise<void>>
   limits: async (quick, asJson) => {
     const figures = await benchLimits(quick);
     if (asJson) console.log(JSON.stringify({ suite: 'limits', ...figures }));
-    else printLimits(figures);
+    else printSwitch(figures);
+  },
+  metrics: async (quick, asJson) => {
+    const figures = await benchMetrics(quick);
+    if (asJson) console.log(JSON.stringify({ suite: 'metrics', ...figures }));
+    else printSwitch(figures);
   },
   ws: async (quick, asJson) => {
     const figures = await benchWs(quick);
