@@ -76,6 +76,11 @@ export interface Route {
   readonly params: ParamSchema;
   readonly query: ParamSchema;
   readonly body: BodyKind | undefined;
+  /** Headers the route reads (credentials among them). */
+  readonly headers: readonly string[];
+  /** Per-address caps the route is charged to, besides its listener's. */
+  readonly limits: readonly string[];
+  readonly unknownQuery: 'ignore' | 'reject';
   readonly serve: (listener: Listener) => (res: HttpResponse, req: HttpRequest) => void;
 }
 
@@ -219,7 +224,10 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     };
   };
 
-  return { method: spec.method, path: spec.path, summary: spec.summary, params: paramSchema, query: querySchema, body: spec.body, serve };
+  return {
+    method: spec.method, path: spec.path, summary: spec.summary, params: paramSchema, query: querySchema, body: spec.body,
+    headers: headerNames, limits: spec.limits ?? [], unknownQuery: spec.unknownQuery ?? 'ignore', serve,
+  };
 }
 
 const notFound: Reply = { status: 404, body: '{"error":"not found"}' };

@@ -22,6 +22,7 @@ import { historyRoutes } from './market/history.js';
 import { tradingMarketRoutes } from './market/trading_markets.js';
 import type { MarketRecord } from './catalog/model.js';
 import { Metrics } from './metrics.js';
+import { openApiDocument, type OpenApiInput } from './openapi.js';
 import { allocateBuckets, keyCharge, RateLimiter } from './rate_limit.js';
 import { LiveChannels } from './ws/channels.js';
 import { json, Lifecycle } from './respond.js';
@@ -195,6 +196,15 @@ function operatorMetrics(trading: TradingRuntime, channels: LiveChannels): Metri
   return metrics;
 }
 
+/** The listener's OpenAPI document, made from its route table (this route included) on first use. */
+function openApiRoute(input: OpenApiInput): Route {
+  let body: string | undefined;
+  return route({
+    method: 'GET', path: '/openapi.json', summary: "This listener's OpenAPI 3.1 document, made from its route table.",
+    handler: () => ({ status: 200, body: (body ??= JSON.stringify(openApiDocument(input))) }),
+  });
+}
+
 function metricsRoute(metrics: Metrics): Route {
   return route({
     method: 'GET', path: '/metrics', summary: 'Operator metrics in the Prometheus text format.',
@@ -260,6 +270,10 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }), caps: ['catalog'] },
     data: { style: 'clob', routes: publicFeeds(config, store, profiles, trading), caps: [] },
   };
+  for (const name of ['clob', 'catalog', 'data'] as const) {
+    const table = tables[name];
+    table.routes.push(openApiRoute({ title: `clobd ${name} API`, listener: name, routes: table.routes, style: table.style, listenerCaps: table.caps, caps: config.rateLimits }));
+  }
   const wanted: Record<ListenerName, number> = { clob: config.clobPort, catalog: config.catalogPort, data: config.dataPort };
   const sockets: us_listen_socket[] = [];
   resources.add(sockets, (open) => {

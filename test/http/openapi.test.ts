@@ -1,0 +1,70 @@
+// GET /openapi.json on each listener: an OpenAPI 3.1 document made from the route table. Every
+// operation it lists is a route the listener serves (never the 404/405 of an unknown route), and
+// the routes a bot needs are there with their parameters, credentials and rate-limit caps.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { removeDataDir, request, startServer, type RunningServer } from '../support/server.js';
+
+type Operation = {
+  parameters: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[];
+  security?: Record<string, string[]>[];
+  responses: Record<string, unknown>;
+  'x-rate-limits': { name: string; requests: number; windowSeconds: number; scope: string }[];
+};
+type Document = { openapi: string; info: { title: string }; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
+
+let server: RunningServer;
+
+before(async () => {
+  server = await startServer({ env: { ADMIN_TOKEN: 'openapi-test', RATE_LIMITS: '' } });
+});
+
+after(async () => {
+  await server.stop();
+  removeDataDir(server.dataDir);
+});
+
+async function documentOf(base: string): Promise<Document> {
+  const response = await request<Document>(`${base}/openapi.json`);
+  assert.equal(response.status, 200);
+  return response.body;
+}
+
+test('each listener documents itself as OpenAPI 3.1, with every operation a route it serves', async () => {
+  for (const [name, base] of Object.entries(server.urls)) {
+    const document = await documentOf(base);
+    assert.equal(document.openapi, '3.1.0');
+    assert.equal(document.info.title, `clobd ${name} API`);
+    assert.ok(document.paths['/openapi.json']?.['get'], 'the document lists itself');
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const method of Object.keys(operations)) {
+        assert.ok(['get', 'post', 'put', 'delete'].includes(method), `${method} ${path}`);
+        const concrete = path.replace(/\{[^}]+\}/g, 'x');
+        const response = await request(`${base}${concrete}`, { method: method.toUpperCase() });
+        assert.notEqual(response.status, 405, `${method} ${path} is served`);
+        assert.notEqual(response.text, '{"error":"not found"}', `${method} ${path} is a route of ${name}`);
+      }
+    }
+  }
+});
+
+test('the operations carry parameters with bounds, credentials and rate-limit caps', async () => {
+  const clob = await documentOf(server.urls.clob);
+  const book = clob.paths['/book']!['get']!;
+  assert.deepEqual(book.parameters.map((p) => [p.name, p.in]), [['token_id', 'query']]);
+  assert.deepEqual(book['x-rate-limits'].map((cap) => cap.name).sort(), ['GET /book', 'trading']);
+  const order = clob.paths['/order']!['post']!;
+  assert.deepEqual(order.security, [{ l2: [] }]);
+  assert.ok('401' in order.responses && '413' in order.responses);
+  assert.deepEqual(clob.paths['/admin/events']!['post']!.security, [{ admin: [] }]);
+  assert.deepEqual(clob.paths['/auth/api-key']!['post']!.security, [{ l1: [] }]);
+  assert.ok(clob.paths['/markets/{condition_id}']!['get']!.parameters.some((p) => p.name === 'condition_id' && p.in === 'path' && p.required));
+  assert.deepEqual(Object.keys(clob.components.securitySchemes).sort(), ['admin', 'l1', 'l2']);
+  const data = await documentOf(server.urls.data);
+  const trades = data.paths['/trades']!['get']!;
+  const limit = trades.parameters.find((p) => p.name === 'limit')!;
+  assert.deepEqual([limit.schema['minimum'], limit.schema['maximum'], limit.schema['default']], [0, 10_000, 100]);
+  assert.deepEqual(trades['x-rate-limits'], [{ name: 'GET /trades', requests: 150, windowSeconds: 10, scope: 'ip' }]);
+  const catalog = await documentOf(server.urls.catalog);
+  assert.deepEqual(catalog.paths['/events']!['get']!['x-rate-limits'].map((cap) => cap.name).sort(), ['GET /events', 'catalog', 'catalog listings']);
+});
