@@ -24,24 +24,29 @@ export function json(value: unknown, status = 200, headers?: readonly Header[]):
 }
 
 /** The reply for a thrown value: HttpError is expected; anything else is logged and is a 500. */
-export function errorReply(style: ErrorStyle, error: unknown, log: Logger, where: string): Reply {
+export function errorReply(style: ErrorStyle, error: unknown, log: Logger, where: string, requestId = ''): Reply {
   if (error instanceof HttpError) {
     const reply: Reply = { status: error.status, body: errorBody(style, error) };
     return error.headers === undefined ? reply : { ...reply, headers: error.headers };
   }
-  log.error('handler_failed', { where, message: error instanceof Error ? error.message : String(error) });
+  log.error('handler_failed', { where, request_id: requestId, message: error instanceof Error ? error.message : String(error) });
   return { status: 500, body: '{"error":"internal error"}' };
 }
 
-// Header name and value as bytes once, rather than strings converted on every answer.
+// Header names and values as bytes once, rather than strings converted on every answer.
 const CONTENT_TYPE = Buffer.from('content-type');
 const APPLICATION_JSON = Buffer.from('application/json');
+const X_REQUEST_ID = Buffer.from('x-request-id');
 
-/** Writes a reply. Call directly only inside a uWS callback; later replies go through Pending. */
-export function write(res: HttpResponse, reply: Reply, closeConnection = false): void {
+/**
+ * Writes a reply (with the request's id when it has one). Call directly only inside a uWS
+ * callback; later replies go through Pending.
+ */
+export function write(res: HttpResponse, reply: Reply, closeConnection = false, requestId = ''): void {
   // uWS answers 200 OK unless told otherwise.
   if (reply.status !== 200) res.writeStatus(statusLines[reply.status] ?? `${reply.status} Error`);
   res.writeHeader(CONTENT_TYPE, reply.contentType ?? APPLICATION_JSON);
+  if (requestId !== '') res.writeHeader(X_REQUEST_ID, requestId);
   if (reply.headers !== undefined) {
     for (const [name, value] of reply.headers) res.writeHeader(name, value);
   }
@@ -69,6 +74,7 @@ export class Pending {
     /** Where the answer is counted, with the request's arrival (performance.now()). */
     private readonly metrics?: RouteMetrics,
     private readonly startedMs = 0,
+    private readonly requestId = '',
   ) {
     lifecycle.inFlight++;
     res.onAborted(() => {
@@ -80,7 +86,7 @@ export class Pending {
   /** Writes the reply unless the client has gone; corked, as every write after an await must be. */
   reply(reply: Reply, closeConnection = false): void {
     if (!this.closed) {
-      this.res.cork(() => write(this.res, reply, closeConnection));
+      this.res.cork(() => write(this.res, reply, closeConnection, this.requestId));
       this.metrics?.record(reply.status, this.startedMs);
     }
     this.closed = true;

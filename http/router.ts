@@ -6,6 +6,7 @@ import { badRequest, type ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
 import { applySchema, parseQuery, type ParamSchema, type ParamsOf } from './params.js';
 import { bodyBytesMax, errorReply, Pending, readBody, write, type Lifecycle, type Reply } from './respond.js';
+import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate_limit.js';
@@ -31,6 +32,8 @@ export interface Context<Q, P> {
   readonly rawBody: Buffer;
   /** The client's address, for routes that declare `clientIp` ('' otherwise: reading it costs). */
   readonly ip: string;
+  /** The request's id: the client's X-Request-Id when it sent a valid one, else one made here. */
+  readonly requestId: string;
 }
 
 /** Lets a route serve serialized responses from a cache while the data version is unchanged. */
@@ -86,6 +89,19 @@ export interface Route {
 
 const draining: Reply = { status: 503, body: '{"error":"server is shutting down"}', headers: [['retry-after', '1']] };
 const tooManyBody = '{"error":"Too Many Requests"}';
+
+// Request ids: a client's own X-Request-Id (1–64 of [A-Za-z0-9._-]) is echoed; otherwise this
+// process's prefix and a counter.
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+const REQUEST_ID_PREFIX = randomBytes(4).toString('hex');
+let requestCounter = 0;
+
+function requestIdOf(req: HttpRequest): string {
+  const given = req.getHeader('x-request-id');
+  if (given !== '' && REQUEST_ID_PATTERN.test(given)) return given;
+  requestCounter = requestCounter === Number.MAX_SAFE_INTEGER ? 1 : requestCounter + 1;
+  return `${REQUEST_ID_PREFIX}-${requestCounter.toString(36)}`;
+}
 /** 429 answers by Retry-After seconds, made once each. */
 const tooMany: Reply[] = [];
 
@@ -138,7 +154,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
   const clientIp = spec.clientIp === true;
 
   // Everything the handler needs is copied out of `req` here: it is invalid after any await.
-  const capture = (req: HttpRequest, res: HttpResponse, rawQuery: string): Captured<ParamsOf<Q>, ParamsOf<P>> => {
+  const capture = (req: HttpRequest, res: HttpResponse, rawQuery: string, requestId: string): Captured<ParamsOf<Q>, ParamsOf<P>> => {
     const params = applySchema(paramSchema, names, (name) => [decodeSegment(req.getParameter(names.indexOf(name)), name)]);
     const values = parseQuery(rawQuery);
     if (rejectUnknown) {
@@ -149,19 +165,19 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     for (const name of headerNames) headers[name] = req.getHeader(name);
     return {
       method: spec.method, path: headerNames.length > 0 ? req.getUrl() : spec.path, query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers,
-      body: undefined, rawBody: emptyBody, ip: clientIp ? remoteAddress(res) : '',
+      body: undefined, rawBody: emptyBody, ip: clientIp ? remoteAddress(res) : '', requestId,
     };
   };
 
   const serve = (listener: Listener) => {
-    const fail = (error: unknown): Reply => errorReply(listener.style, error, listener.log, spec.path);
+    const fail = (error: unknown, requestId = ''): Reply => errorReply(listener.style, error, listener.log, spec.path, requestId);
     const limiter = listener.limits?.limiter;
     const capIds = [...(listener.limits?.caps ?? []), ...(spec.limits ?? [])]
       .map((name) => limiter?.capId(name)).filter((id): id is number => id !== undefined);
     const metrics = listener.metrics?.route(listener.name, spec.method, spec.path);
     /** Writes an answer at once and counts it. */
-    const answer = (res: HttpResponse, reply: Reply, startedMs: number): void => {
-      write(res, reply);
+    const answer = (res: HttpResponse, reply: Reply, startedMs: number, requestId: string): void => {
+      write(res, reply, false, requestId);
       metrics?.record(reply.status, startedMs);
     };
 
@@ -169,28 +185,30 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       res: HttpResponse, pending: Pending | undefined, context: Context<ParamsOf<Q>, ParamsOf<P>>, cacheKey: string, version: number, startedMs: number,
     ): void => {
       let result: Reply | Promise<Reply>;
+      const requestId = context.requestId;
       try {
         result = spec.handler(context);
       } catch (error) {
-        result = fail(error);
+        result = fail(error, requestId);
       }
       if (result instanceof Promise) {
-        const later = pending ?? new Pending(res, listener.lifecycle, metrics, startedMs);
-        result.catch(fail).then((reply) => later.reply(reply));
+        const later = pending ?? new Pending(res, listener.lifecycle, metrics, startedMs, requestId);
+        result.catch((error: unknown) => fail(error, requestId)).then((reply) => later.reply(reply));
         return;
       }
       if (cached !== undefined && result.status === 200) cached.cache.set(cacheKey, version, Buffer.from(result.body));
-      if (pending === undefined) answer(res, result, startedMs);
+      if (pending === undefined) answer(res, result, startedMs, requestId);
       else pending.reply(result);
     };
 
     return (res: HttpResponse, req: HttpRequest): void => {
       const startedMs = metrics === undefined ? 0 : performance.now();
-      if (listener.lifecycle.draining) return answer(res, draining, startedMs);
+      const requestId = requestIdOf(req);
+      if (listener.lifecycle.draining) return answer(res, draining, startedMs, requestId);
       if (limiter !== undefined && capIds.length > 0) {
         // Charged before anything else is read or done: a refused request costs a lookup.
         const retryAfterS = limiter.charge(capIds, new Uint8Array(res.getRemoteAddress()));
-        if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs);
+        if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs, requestId);
       }
       const rawQuery = req.getQuery() ?? '';
       let cacheKey = '';
@@ -199,23 +217,23 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         cacheKey = req.getUrl() + '?' + rawQuery;
         version = cached.version();
         const hit = cached.cache.get(cacheKey, version);
-        if (hit !== undefined) return answer(res, { status: 200, body: hit }, startedMs);
+        if (hit !== undefined) return answer(res, { status: 200, body: hit }, startedMs, requestId);
       }
       let captured: Captured<ParamsOf<Q>, ParamsOf<P>>;
       try {
-        captured = capture(req, res, rawQuery);
+        captured = capture(req, res, rawQuery, requestId);
       } catch (error) {
-        return answer(res, fail(error), startedMs);
+        return answer(res, fail(error, requestId), startedMs, requestId);
       }
       const bodyKind = spec.body;
       if (bodyKind === undefined) return finish(res, undefined, captured, cacheKey, version, startedMs);
-      const pending = new Pending(res, listener.lifecycle, metrics, startedMs);
+      const pending = new Pending(res, listener.lifecycle, metrics, startedMs, requestId);
       readBody(res, pending, req.getHeader('content-length'), bodyBytesMax, (rawBody) => {
         let body: unknown;
         try {
           body = parseBody(bodyKind, rawBody);
         } catch (error) {
-          return pending.reply(fail(error));
+          return pending.reply(fail(error, requestId));
         }
         captured.body = body;
         captured.rawBody = rawBody;
@@ -251,7 +269,7 @@ export function mount(app: TemplatedApp, routes: readonly Route[], listener: Lis
   }
   for (const [path, methods] of methodsByPath) {
     const wrongMethod: Reply = { status: 405, body: '{"error":"method not allowed"}', headers: [['allow', methods.join(', ')]] };
-    app.any(path, (res) => write(res, wrongMethod));
+    app.any(path, (res, req) => write(res, wrongMethod, false, requestIdOf(req)));
   }
-  app.any('/*', (res) => write(res, notFound));
+  app.any('/*', (res, req) => write(res, notFound, false, requestIdOf(req)));
 }

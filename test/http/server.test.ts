@@ -57,6 +57,18 @@ describe('a running server', () => {
     assert.equal(response.headers.get('content-type'), 'application/json');
   });
 
+  test('every answer carries an X-Request-Id: the client\'s own when valid, else a new one per request', async () => {
+    const first = await request(`${server.urls.catalog}/tags`);
+    const second = await request(`${server.urls.clob}/nope`);
+    const ids = [first.headers.get('x-request-id'), second.headers.get('x-request-id')];
+    assert.ok(ids.every((id) => id !== null && /^[0-9a-f]{8}-[0-9a-z]+$/.test(id)), ids.join(' '));
+    assert.notEqual(ids[0], ids[1]);
+    const echoed = await request(`${server.urls.clob}/`, { headers: { 'x-request-id': 'bot-42.a_b' } });
+    assert.equal(echoed.headers.get('x-request-id'), 'bot-42.a_b');
+    const invalid = await request(`${server.urls.clob}/`, { headers: { 'x-request-id': 'has spaces' } });
+    assert.notEqual(invalid.headers.get('x-request-id'), 'has spaces');
+  });
+
   test('GET /health is live and GET /ready is ready once the ready line is printed', async () => {
     const health = await request(`${server.urls.clob}/health`);
     assert.deepEqual([health.status, health.body], [200, { status: 'ok' }]);
