@@ -37,10 +37,10 @@ export class Heartbeats {
 
   /** A session heartbeat: `id` must be the id answered last ("" the first time). */
   beat(key: ApiKeyRecord, id: string): string {
+    // A refused heartbeat starts nothing: only an accepted one arms the dead-man timer.
+    const expectedId = this.sessions.get(key.apiKey)?.expectedId ?? '';
+    if (id !== expectedId) throw new HttpError(400, 'Invalid Heartbeat ID', { heartbeat_id: expectedId });
     const session = this.session(key);
-    if (id !== session.expectedId) {
-      throw new HttpError(400, 'Invalid Heartbeat ID', { heartbeat_id: session.expectedId });
-    }
     session.expectedId = randomUUID();
     session.lastBeatMs = this.now();
     return session.expectedId;

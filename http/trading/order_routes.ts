@@ -200,7 +200,8 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
         if (assetId !== undefined && typeof assetId !== 'string') throw badRequest('asset_id must be a string');
         const token = assetId === undefined || assetId === '' ? undefined : deps.token(assetId);
         if (assetId !== undefined && assetId !== '' && token === undefined) return json({ canceled: [], not_canceled: {} });
-        const conditionId = token?.market.conditionId ?? market;
+        // Condition ids are hex: any letter case names the same market.
+        const conditionId = token?.market.conditionId ?? market?.toLowerCase();
         if (conditionId === undefined || conditionId === '') throw badRequest('market or asset_id is required');
         if (token !== undefined && market !== undefined && market !== '' && market.toLowerCase() !== token.market.conditionId.toLowerCase()) {
           return json({ canceled: [], not_canceled: {} });

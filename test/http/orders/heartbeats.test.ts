@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { removeDataDir, type RunningServer } from '../../support/server.js';
-import { startTrading, type PlainMarket, type Trader } from './trader.js';
+import { deposit, startTrading, Trader, type PlainMarket } from './trader.js';
 
 const TIMEOUT_MS = 1000;
 let server: RunningServer;
@@ -68,4 +68,17 @@ test('when heartbeats stop, the key\'s open orders are cancelled within the time
   assert.ok(elapsed >= TIMEOUT_MS && elapsed <= TIMEOUT_MS + 1000 + 300, `cancelled after ${elapsed} ms`);
   const other = await idle.send<{ order: Record<string, unknown> }>('GET', `/data/order/${untouched.orderId}`);
   assert.equal(other.body.order['status'], 'LIVE', 'a key that keeps beating keeps its orders');
+});
+
+test('a refused heartbeat from a key without a session arms nothing: its orders stay', async () => {
+  const stranger = new Trader(server.urls.clob, 23);
+  await stranger.createKey();
+  await deposit(server.urls.clob, stranger.address, 100_000_000);
+  const order = await stranger.place({ tokenId: market.yes, side: 'BUY', priceUnits: 1000, sizeMicros: 5_000_000 });
+  assert.equal(order.status, 200, order.text);
+  const refused = await stranger.send('POST', '/v1/heartbeats', { heartbeat_id: 'not-the-right-one' });
+  assert.deepEqual([refused.status, refused.body], [400, { error: 'Invalid Heartbeat ID', heartbeat_id: '' }]);
+  await sleep(TIMEOUT_MS + 1_500);
+  const read = await stranger.send<{ order: Record<string, unknown> }>('GET', `/data/order/${order.orderId}`);
+  assert.equal(read.body.order['status'], 'LIVE');
 });
