@@ -1,9 +1,11 @@
 // Entry point. `node dist/http/main.js [serve]` runs the exchange; `... import <file>` loads a
-// Gamma-shaped catalog file into DATA_DIR. Settings come from the environment and flags.
+// Gamma-shaped catalog file into DATA_DIR; `... docs <dir>` writes the Markdown reference of
+// each listener (npm run docs). Settings come from the environment and flags.
 import { CatalogStore } from './catalog/store.js';
 import { importFile } from './catalog/import.js';
 import { ConfigError, loadConfig, parseArgv, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
+import { writeReference } from './reference.js';
 import { startServer } from './server.js';
 
 async function serve(config: Config, log: Logger): Promise<void> {
@@ -47,7 +49,12 @@ async function main(): Promise<void> {
   const [command = 'serve', ...rest] = positional;
   if (command === 'serve') return serve(config, log);
   if (command === 'import') return runImport(config, rest[0]);
-  throw new ConfigError(`unknown command "${command}" (expected serve or import <file>)`);
+  if (command === 'docs') {
+    if (rest[0] === undefined) throw new ConfigError('usage: docs <directory>');
+    for (const path of await writeReference(rest[0])) process.stdout.write(`wrote ${path}\n`);
+    return;
+  }
+  throw new ConfigError(`unknown command "${command}" (expected serve, import <file> or docs <directory>)`);
 }
 
 main().catch((error: unknown) => {
