@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { capsFrom, type Cap } from './rate_limit.js';
+import { bodyTimeoutMsDefault } from './respond.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -35,6 +36,8 @@ export interface Config {
   readonly compatPort: number | undefined;
   /** clobd's own: open WebSocket connections one client address may hold. */
   readonly wsSocketsPerIp: number;
+  /** clobd's own: a request body not in full within this many ms of its headers is answered 408. */
+  readonly bodyTimeoutMs: number;
   /** GET /metrics and the per-request counters behind it (METRICS=off turns both off). */
   readonly metrics: boolean;
 }
@@ -74,6 +77,7 @@ const settings = {
   verifyThreads: setting('VERIFY_THREADS'),
   compatPort: setting('COMPAT_PORT'),
   wsSocketsPerIp: setting('WS_SOCKETS_PER_IP'),
+  bodyTimeoutMs: setting('BODY_TIMEOUT_MS'),
   metrics: setting('METRICS'),
 } as const;
 
@@ -186,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     verifyThreads: integer(read, settings.verifyThreads, 1, 0, 64),
     compatPort: (read(settings.compatPort) ?? '') === '' ? undefined : integer(read, settings.compatPort, 0, 0, 65535),
     wsSocketsPerIp: integer(read, settings.wsSocketsPerIp, 64, 1, 1_000_000),
+    bodyTimeoutMs: integer(read, settings.bodyTimeoutMs, bodyTimeoutMsDefault, 100, 600_000),
     metrics: onOff(read, settings.metrics),
   };
   return Object.freeze(config);

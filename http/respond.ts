@@ -50,13 +50,34 @@ export function write(res: HttpResponse, reply: Reply, closeConnection = false, 
   if (reply.headers !== undefined) {
     for (const [name, value] of reply.headers) res.writeHeader(name, value);
   }
-  res.end(reply.body, closeConnection);
+  // Small refusals that close the connection anyway (413, 408).
+  if (closeConnection) return void res.end(reply.body, true);
+  // Not end(): end() copies whatever the socket does not take now into uWS's per-socket buffer,
+  // and uWS v20.30 goes on reading requests from a client that reads no answers, so a client that
+  // pipelined requests and never read made the process buffer every answer (measured: 1 GB in
+  // 20 s on one connection). tryEnd sends what the socket takes; the rest waits here, in `body`,
+  // for onWritable. So a connection holds at most one answer beyond the kernel's buffers, and a
+  // request that arrives behind an unfinished answer makes uWS close the connection.
+  const body = reply.body;
+  const total = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  if (res.tryEnd(body, total)[1]) return;
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  // uWS requires an abort handler while an answer is unfinished; a Pending is settled already.
+  res.onAborted(() => {});
+  // A client that stops reading is closed by uWS ~10 s after the last progress (its HTTP timeout).
+  res.onWritable((offset) => res.tryEnd(bytes.subarray(offset), total)[0]);
 }
+
+/** BODY_TIMEOUT_MS's default: below uWS's own silent cut of a trickling body (8–12 s), so a client gets a 408. */
+export const bodyTimeoutMsDefault = 5_000;
 
 /** Counts requests whose reply is still to come, and refuses new ones while draining. */
 export class Lifecycle {
   draining = false;
   inFlight = 0;
+
+  /** How long a request body may take to arrive in full, from the end of its headers (see readBody). */
+  constructor(readonly bodyTimeoutMs = bodyTimeoutMsDefault) {}
 }
 
 /**
@@ -67,10 +88,11 @@ export class Pending {
   /** True once the reply is written or the client has gone: nothing more may be written. */
   closed = false;
   private settled = false;
+  private deadline: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly res: HttpResponse,
-    private readonly lifecycle: Lifecycle,
+    readonly lifecycle: Lifecycle,
     /** Where the answer is counted, with the request's arrival (performance.now()). */
     private readonly metrics?: RouteMetrics,
     private readonly startedMs = 0,
@@ -93,21 +115,38 @@ export class Pending {
     this.settle();
   }
 
+  /** Answers `reply` and closes the connection unless answered or disarmed within `ms`. */
+  arm(ms: number, reply: Reply): void {
+    this.deadline = setTimeout(() => this.reply(reply, true), ms);
+  }
+
+  disarm(): void {
+    if (this.deadline !== undefined) clearTimeout(this.deadline);
+    this.deadline = undefined;
+  }
+
   private settle(): void {
     if (this.settled) return;
     this.settled = true;
+    this.disarm();
     this.lifecycle.inFlight--;
   }
 }
 
 const tooLarge: Reply = { status: 413, body: '{"error":"payload too large"}' };
+const requestTimeout: Reply = { status: 408, body: '{"error":"request timeout"}' };
 
 /**
  * Reads the request body into one buffer of at most `bytesMax` bytes. A body over the cap is
- * answered 413 at once and the connection closed, so the rest is never buffered.
+ * answered 413 at once and the connection closed, so the rest is never buffered. A body not in
+ * full within the lifecycle's bodyTimeoutMs is answered 408 and the connection closed.
  */
 export function readBody(res: HttpResponse, pending: Pending, declaredLength: string, bytesMax: number, done: (body: Buffer) => void): void {
   if (declaredLength !== '' && Number(declaredLength) > bytesMax) return pending.reply(tooLarge, true);
+  // uWS alone cuts a body that trickles below 16 KB/s, silently, 8–12 s after the headers, but
+  // lets a faster trickle run (1 MB at 16 KB/s holds the request a minute): this deadline bounds
+  // the whole body and says why.
+  pending.arm(pending.lifecycle.bodyTimeoutMs, requestTimeout);
   const chunks: Buffer[] = [];
   let length = 0;
   res.onData((chunk, isLast) => {
@@ -115,6 +154,8 @@ export function readBody(res: HttpResponse, pending: Pending, declaredLength: st
     length += chunk.byteLength;
     if (length > bytesMax) return pending.reply(tooLarge, true);
     chunks.push(Buffer.from(chunk.slice(0)));
-    if (isLast) done(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length));
+    if (!isLast) return;
+    pending.disarm();
+    done(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length));
   });
 }

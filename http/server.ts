@@ -21,12 +21,14 @@ import { feedRoutes } from './market/feed_routes.js';
 import { historyRoutes } from './market/history.js';
 import { tradingMarketRoutes } from './market/trading_markets.js';
 import type { MarketRecord } from './catalog/model.js';
-import { Metrics } from './metrics.js';
+import type { Metrics } from './metrics.js';
 import { openApiDocument, type OpenApiInput } from './openapi.js';
+import { operatorMetrics } from './operator_metrics.js';
 import { allocateBuckets, keyCharge, RateLimiter } from './rate_limit.js';
 import { LiveChannels } from './ws/channels.js';
 import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
+import { ok, ref } from './response_schemas.js';
 import { mount, route, type Route } from './router.js';
 import { accountRoutes } from './trading/account_routes.js';
 import { seedDemoQuotes } from './trading/demo_quotes.js';
@@ -118,10 +120,16 @@ function clobRoutes(
     ...marketDataRoutes(store, trading, tokenBook, now),
     ...publicFeeds(config, store, profiles, trading).filter((entry) => entry.path === '/trades'),
     ...heartbeatRoutes({ keys, authWindowS, now, heartbeats }),
-    route({ method: 'GET', path: '/', limits: ['GET /'], summary: 'Health check: the JSON string "OK".', handler: () => json('OK') }),
-    route({ method: 'GET', path: '/health', summary: 'Liveness for orchestrators: 200 while the process serves.', handler: () => json({ status: 'ok' }) }),
+    route({
+      method: 'GET', path: '/', limits: ['GET /'], summary: 'Health check: the JSON string "OK".', response: ok({ const: 'OK' }), handler: () => json('OK'),
+    }),
+    route({
+      method: 'GET', path: '/health', summary: 'Liveness for orchestrators: 200 while the process serves.', response: ok(ref('StatusOk')),
+      handler: () => json({ status: 'ok' }),
+    }),
     route({
       method: 'GET', path: '/ready', summary: 'Readiness: 200 when every matching worker has recovered and the read model is loaded, else 503.',
+      response: { ...ok(ref('Ready')), 503: { description: 'Not ready yet: which workers are, and the read model.', schema: ref('NotReady'), headers: ['retry-after'] } },
       handler: () => {
         const shards = Array.from({ length: trading.pool.count }, (_, shard) => trading.pool.isReady(shard));
         if (shards.every(Boolean) && trading.marketData.loaded()) return json({ status: 'ready', shards: shards.length });
@@ -148,67 +156,22 @@ function clobRoutes(
   ];
 }
 
-/** Metrics of the whole exchange: the routes count themselves; the rest is read at scrape time. */
-function operatorMetrics(trading: TradingRuntime, channels: LiveChannels): Metrics {
-  const metrics = new Metrics();
-  const shards = Array.from({ length: trading.pool.count }, (_, shard) => shard);
-  metrics.gauge({
-    name: 'clobd_shard_ring_depth_slots', help: 'Command-ring slots taken by frames the matching worker has not consumed yet.', type: 'gauge',
-    samples: () => shards.map((shard) => [{ shard }, trading.pool.ringDepth(shard)]),
-  });
-  metrics.gauge({
-    name: 'clobd_shard_ring_full_total', help: 'Commands refused with 503 because the shard\'s command ring was full.', type: 'counter',
-    samples: () => shards.map((shard) => [{ shard }, trading.pool.ringFullRejections[shard]!]),
-  });
-  metrics.gauge({
-    name: 'clobd_shard', help: 'Per matching worker: commits, commands committed, commit seconds, resting orders, open interest and collateral (micros).',
-    type: 'gauge',
-    samples: async () => {
-      const statuses = await Promise.all(shards.map((shard) => trading.pool.status(shard).catch(() => undefined)));
-      return statuses.flatMap((status, shard): [Record<string, string | number>, number][] => (status === undefined ? [] : [
-        [{ shard, value: 'commits' }, status.commits], [{ shard, value: 'commands_committed' }, status.framesCommitted],
-        [{ shard, value: 'commit_seconds' }, status.commitMs / 1000], [{ shard, value: 'resting_orders' }, status.stats['ordersLive'] ?? 0],
-        [{ shard, value: 'open_interest_micros' }, status.stats['openInterestMicros'] ?? 0], [{ shard, value: 'collateral_micros' }, status.stats['supplyMicros'] ?? 0],
-      ]));
-    },
-  });
-  // accepted, filled (fills), cancelled
-  const orders = new Float64Array(3);
-  trading.marketData.listen({
-    applied(answer) {
-      for (const event of answer.orders) {
-        if (event.kind === 'ORDER_ACCEPTED') orders[0]!++;
-        else if (event.kind === 'ORDER_CANCELLED') orders[2]!++;
-      }
-      orders[1]! += answer.fills.length;
-    },
-    reloaded() {},
-  });
-  metrics.gauge({
-    name: 'clobd_orders_total', help: 'Orders accepted and cancelled, and fills, since the start.', type: 'counter',
-    samples: () => [[{ kind: 'accepted' }, orders[0]!], [{ kind: 'filled' }, orders[1]!], [{ kind: 'cancelled' }, orders[2]!]],
-  });
-  metrics.gauge({
-    name: 'clobd_ws', help: 'WebSocket connections open, and connections closed abnormally (1006: cut off without a close frame, slow readers among them).',
-    type: 'gauge',
-    samples: () => [[{ value: 'connections' }, channels.connections()], [{ value: 'closed_abnormally' }, channels.closedAbnormally]],
-  });
-  return metrics;
-}
-
 /** The listener's OpenAPI document, made from its route table (this route included) on first use. */
 function openApiRoute(input: OpenApiInput): Route {
   let body: string | undefined;
   return route({
-    method: 'GET', path: '/openapi.json', summary: "This listener's OpenAPI 3.1 document, made from its route table.",
+    method: 'GET', path: '/openapi.json', summary: "This listener's OpenAPI 3.1 document, made from its route table.", response: ok(ref('OpenApiDocument')),
     handler: () => ({ status: 200, body: (body ??= JSON.stringify(openApiDocument(input))) }),
   });
 }
 
+const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4';
+
 function metricsRoute(metrics: Metrics): Route {
   return route({
     method: 'GET', path: '/metrics', summary: 'Operator metrics in the Prometheus text format.',
-    handler: async () => ({ status: 200, body: await metrics.render(), contentType: 'text/plain; version=0.0.4' }),
+    response: { 200: { description: 'The Prometheus text exposition.', schema: { type: 'string' }, contentType: METRICS_CONTENT_TYPE } },
+    handler: async () => ({ status: 200, body: await metrics.render(), contentType: METRICS_CONTENT_TYPE }),
   });
 }
 
@@ -251,7 +214,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     config.verifyThreads === 0 ? new InlineVerifier() : new PoolVerifier(config.verifyThreads), (r) => r.close(),
   );
   const heartbeats = resources.add(new Heartbeats(config.heartbeatTimeoutMs, now, (address) => trading.client.cancelAll(address), log), (r) => r.stop());
-  const lifecycle = new Lifecycle();
+  const lifecycle = new Lifecycle(config.bodyTimeoutMs);
   const cached = { cache: new ResponseCache(responseCacheEntriesMax, responseCacheBytesMax), version: () => store.version };
   // One table of buckets for every thread that serves requests (contract §7).
   const limiter = new RateLimiter(allocateBuckets(), config.rateLimits, now);
@@ -261,7 +224,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     bookAt: (shard, index) => trading.marketData.bookAt(shard, index), socketsPerIp: config.wsSocketsPerIp,
   }), (c) => c.close());
   trading.marketData.listen(channels);
-  const metrics = config.metrics ? resources.add(operatorMetrics(trading, channels), (m) => m.close()) : undefined;
+  const metrics = config.metrics ? resources.add(operatorMetrics(trading, channels, limiter), (m) => m.close()) : undefined;
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[]; caps: string[] }> = {
     clob: { style: 'clob', routes: [
       ...clobRoutes(config, store, keys, profiles, trading, heartbeats, verifier, limiter, tokenBook, now),

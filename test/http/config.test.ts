@@ -83,6 +83,7 @@ test('every setting is read from the environment', () => {
       verifyThreads: 0,
       compatPort: 9003,
       wsSocketsPerIp: 64,
+      bodyTimeoutMs: 5000,
       metrics: true,
     },
   );
