@@ -1,6 +1,9 @@
 // Books and prices (contract §5), answered from the read model (market_data.ts) without asking a
 // matching worker. A token's book body is serialized once per book version and reused until the
-// next change, so a read between two changes costs a lookup and a write.
+// next change, so a read between two changes costs a lookup and a write. Besides the interface's
+// routes, the batch and fee reads Polymarket serves and its official client calls (POST
+// /midpoints, /spreads, /last-trades-prices; GET /fee-rate), each value computed by the same
+// function as its single-token sibling's.
 import { createHash } from 'node:crypto';
 import { PRICE_UNITS_PER_ONE } from '../../engine/constants.js';
 import type { MarketRecord } from '../catalog/model.js';
@@ -12,7 +15,7 @@ import { route, type Route } from '../router.js';
 import { BUY, SELL, type MarketBook, type TradeSide } from './book.js';
 
 export const NO_BOOK = 'No orderbook exists for the requested token id';
-/** Most tokens one POST /books or POST /prices names. */
+/** Most tokens one batch read (POST /books, /prices, /midpoints, /spreads, /last-trades-prices) names. */
 export const BATCH_TOKENS_MAX = 500;
 /** Polymarket's token ids are decimal uint256 (up to 78 digits); this allows some room. */
 const TOKEN_ID_PATTERN = /^[0-9A-Za-z_-]{1,100}$/;
@@ -95,6 +98,32 @@ function memoJson(token: TokenBook, slot: number, build: () => unknown): Reply {
   return { status: 200, body: token.book.memo(slot + token.outcome, () => Buffer.from(JSON.stringify(build()))) };
 }
 
+/** The best bid and ask of a token (price units); undefined when a side has no orders. */
+function quotesOf(token: TokenBook): { readonly bid: number; readonly ask: number } | undefined {
+  const bid = token.book.best(token.outcome, BUY);
+  const ask = token.book.best(token.outcome, SELL);
+  return bid === -1 || ask === -1 ? undefined : { bid, ask };
+}
+
+/** Midpoint of the best bid and ask, as GET /midpoint and POST /midpoints show it. */
+function midpointOf(token: TokenBook): string | undefined {
+  const quotes = quotesOf(token);
+  // Half a price unit is a 0.00005 step: the midpoint is exact with five decimals.
+  return quotes === undefined ? undefined : formatUnits((quotes.bid + quotes.ask) * 5, 5);
+}
+
+/** Best ask minus best bid, as GET /spread and POST /spreads show it. */
+function spreadOf(token: TokenBook): string | undefined {
+  const quotes = quotesOf(token);
+  return quotes === undefined ? undefined : price(quotes.ask - quotes.bid);
+}
+
+/** A single-token answer's value; a side without orders is a 404, as Polymarket answers. */
+function quoted(value: string | undefined): string {
+  if (value === undefined) throw notFound(NO_BOOK);
+  return value;
+}
+
 function checkTokenId(value: unknown, name = 'token_id'): string {
   if (typeof value !== 'string' || !TOKEN_ID_PATTERN.test(value)) throw badRequest(`invalid ${name}`);
   return value;
@@ -128,6 +157,21 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
     return units;
   };
   const sideOf = (name: string): TradeSide => (name === 'BUY' ? BUY : SELL);
+  /**
+   * The answer of a batch of single-token values (POST /midpoints, /spreads): `{token_id: value}`,
+   * a token whose value is undefined (a side without orders) left out, as POST /prices leaves
+   * out an empty side. The object has no prototype, so no token id can reach one.
+   */
+  const byToken = (body: unknown, valueOf: (token: TokenBook) => string | undefined): Reply => {
+    const out = Object.create(null) as Record<string, string>;
+    for (const { tokenId } of batchItems(body)) {
+      const value = valueOf(tokenBook(tokenId));
+      if (value !== undefined) out[tokenId] = value;
+    }
+    return json(out);
+  };
+  /** GET /fee-rate (query or path): Polymarket's name for the market's taker fee, in basis points. */
+  const feeRate = (raw: string | undefined): Reply => json({ base_fee: tokenBook(raw).book.feeBps });
 
   return [
     route({
@@ -171,16 +215,23 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       method: 'GET', path: '/midpoint', limits: ['GET /midpoint'], summary: 'Midpoint of the best bid and ask of a token.', query: tokenQuery,
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
-        // Half a price unit is a 0.00005 step: the midpoint is exact with five decimals.
-        return memoJson(token, Slot.MIDPOINT, () => ({ mid: formatUnits((best(token, BUY) + best(token, SELL)) * 5, 5) }));
+        return memoJson(token, Slot.MIDPOINT, () => ({ mid: quoted(midpointOf(token)) }));
       },
+    }),
+    route({
+      method: 'POST', path: '/midpoints', limits: ['POST /prices'], summary: `Midpoints of up to ${BATCH_TOKENS_MAX} tokens: {token: mid}; a token with an empty side is left out.`, body: 'json',
+      handler: (context): Reply => byToken(context.body, midpointOf),
     }),
     route({
       method: 'GET', path: '/spread', summary: 'Best ask minus best bid of a token.', query: tokenQuery,
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
-        return memoJson(token, Slot.SPREAD, () => ({ spread: price(best(token, SELL) - best(token, BUY)) }));
+        return memoJson(token, Slot.SPREAD, () => ({ spread: quoted(spreadOf(token)) }));
       },
+    }),
+    route({
+      method: 'POST', path: '/spreads', limits: ['POST /prices'], summary: `Spreads of up to ${BATCH_TOKENS_MAX} tokens: {token: spread}; a token with an empty side is left out.`, body: 'json',
+      handler: (context): Reply => byToken(context.body, spreadOf),
     }),
     route({
       method: 'GET', path: '/last-trade-price', summary: "A token's last trade price and the taker's side.", query: tokenQuery,
@@ -190,12 +241,27 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       },
     }),
     route({
+      method: 'POST', path: '/last-trades-prices', limits: ['POST /prices'], summary: `Last trades of up to ${BATCH_TOKENS_MAX} tokens: [{token_id, price, side}] in request order.`, body: 'json',
+      handler: (context): Reply => json(batchItems(context.body).map(({ tokenId }) => {
+        const token = tokenBook(tokenId);
+        return { token_id: tokenId, ...lastTradeOf(token.book, token.outcome) };
+      })),
+    }),
+    route({
       method: 'GET', path: '/tick-size', summary: "A token's minimum tick size.", query: tokenQuery,
       handler: (context): Reply => json({ minimum_tick_size: unitsNumber(tokenBook(context.query.token_id).book.tickUnits, 4) }),
     }),
     route({
       method: 'GET', path: '/neg-risk', summary: "Whether a token's market is negative-risk.", query: tokenQuery,
       handler: (context): Reply => json({ neg_risk: tokenBook(context.query.token_id).market.negRisk }),
+    }),
+    route({
+      method: 'GET', path: '/fee-rate', summary: "The taker fee of a token's market in basis points: {base_fee}.", query: tokenQuery,
+      handler: (context): Reply => feeRate(context.query.token_id),
+    }),
+    route({
+      method: 'GET', path: '/fee-rate/:token_id', summary: 'GET /fee-rate with the token id in the path.', params: { token_id: string({ required: true, description: 'token id', maxLength: 100 }) },
+      handler: (context): Reply => feeRate(context.params.token_id),
     }),
     route({
       method: 'GET', path: '/time', summary: 'Server time: unix seconds as a bare JSON number.',

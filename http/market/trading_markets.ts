@@ -160,6 +160,10 @@ export function tradingMarketRoutes(deps: TradingMarketDeps): Route[] {
       handler: (context) => page(deps.store.allMarkets().filter((market) => isSampling(deps, market)), context.query.next_cursor, (market) => views.full(market)),
     }),
     route({
+      method: 'GET', path: '/simplified-markets', summary: 'Every trading market (simplified), 1000 per page.', query: cursorQuery,
+      handler: (context) => page(deps.store.allMarkets(), context.query.next_cursor, (market) => views.simplified(market)),
+    }),
+    route({
       method: 'GET', path: '/sampling-simplified-markets', summary: 'Markets accepting orders now (simplified), 1000 per page.', query: cursorQuery,
       handler: (context) => page(deps.store.allMarkets().filter((market) => isSampling(deps, market)), context.query.next_cursor, (market) => views.simplified(market)),
     }),

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { removeDataDir, request, startServer, type Response, type RunningServer } from '../../support/server.js';
+import { removeDataDir, request, startServer, type RunningServer } from '../../support/server.js';
+import { readsOf } from './reads.js';
 import { ADMIN_TOKEN, startTrading, type PlainMarket, type Trader } from '../orders/trader.js';
 
 const NO_BOOK = { error: 'No orderbook exists for the requested token id' };
@@ -119,19 +120,7 @@ function checkBook(book: Book): void {
 
 const clob = (path: string): string => `${server.urls.clob}${path}`;
 
-async function get<T = unknown>(path: string): Promise<Response<T>> {
-  const response = await request<T>(clob(path));
-  assert.notEqual(response.status, 500, `${path}: ${response.text}`);
-  return response;
-}
-
-async function post<T = unknown>(path: string, body: unknown): Promise<Response<T>> {
-  const response = await request<T>(clob(path), {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  assert.notEqual(response.status, 500, `${path}: ${response.text}`);
-  return response;
-}
+const { get, post } = readsOf(() => server.urls.clob);
 
 async function book(tokenId: string): Promise<Book> {
   const response = await get(`/book?token_id=${tokenId}`);

@@ -1,11 +1,11 @@
 // Polymarket's official TypeScript client (@polymarket/clob-client, unchanged) reading market data
-// from the real server: health and time, the trading markets (every page of /markets and of the
-// sampling lists, following next_cursor to the end cursor), one market, books (single and batch,
-// and the client's own book hash), prices, midpoint, spread, last trade, tick size, neg risk and
-// price history. Each answer must equal what the same endpoint answers to a plain fetch, on the
-// CLOB listener and through the compatibility relay (COMPAT_PORT) alike: no credentials are
-// involved, so both work. The books are made non-trivial first with resting orders and a fill
-// placed by the test trader.
+// from the real server: health and time, the trading markets (every page of /markets, of the
+// sampling lists and of the simplified list, following next_cursor to the end cursor), one
+// market, books (single and batch, and the client's own book hash), prices, midpoint, spread,
+// last trade (single and batch), tick size, neg risk, fee rate and price history. Each answer
+// must equal what the same endpoint answers to a plain fetch, on the CLOB listener and through
+// the compatibility relay (COMPAT_PORT) alike: no credentials are involved, so both work. The
+// books are made non-trivial first with resting orders and a fill placed by the test trader.
 //
 // What the client changes: getTickSize returns minimum_tick_size as a string (String(number)),
 // and after getOrderBook(s) it answers from the book's tick_size without asking /tick-size;
@@ -13,9 +13,9 @@
 // MarketPrice[] but returns the {history} object as the server sends it. Everything else is the
 // parsed JSON body, unchanged.
 //
-// Client methods whose endpoint clobd does not serve (outside the contract, interface.md) are
-// separate `todo` tests at the end: getMidpoints, getSpreads, getLastTradesPrices,
-// getSimplifiedMarkets and getFeeRateBps.
+// The client methods whose endpoints are Polymarket's but not interface.md's: getSimplifiedMarkets
+// (with the sampling lists), and at the end getMidpoints, getSpreads, getLastTradesPrices and
+// getFeeRateBps.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Chain, ClobClient, PriceHistoryInterval, Side, type OrderBookSummary, type PaginationPayload } from '@polymarket/clob-client';
@@ -61,12 +61,14 @@ async function sameAsDirect<T>(call: () => Promise<T>, fetchDirect: () => Promis
   return got;
 }
 
-async function adminEvent(title: string, count: number): Promise<void> {
-  const created = await request(`${server.urls.clob}/admin/events`, {
+/** Creates an event of `markets` (Gamma-shaped market fields) with the admin endpoint; its markets as created. */
+async function adminEvent(title: string, markets: Record<string, unknown>[]): Promise<{ conditionId: string; clobTokenIds: string }[]> {
+  const created = await request<{ markets: { conditionId: string; clobTokenIds: string }[] }>(`${server.urls.clob}/admin/events`, {
     method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ title, endDate: '2031-01-01T00:00:00Z', markets: Array.from({ length: count }, (_, index) => ({ question: `${title} ${index}?` })) }),
+    body: JSON.stringify({ title, endDate: '2031-01-01T00:00:00Z', markets }),
   });
   assert.equal(created.status, 201, created.text.slice(0, 300));
+  return created.body.markets;
 }
 
 async function placed(trader: Trader, input: Parameters<Trader['place']>[0], status: string): Promise<void> {
@@ -84,7 +86,9 @@ before(async () => {
   assert.ok(line !== undefined, 'the compatibility listener is on');
   const compatUrl = (JSON.parse(line) as { url: string }).url;
   hosts = [{ name: 'clob', url: server.urls.clob, client: officialClient(server.urls.clob) }, { name: 'compat', url: compatUrl, client: officialClient(compatUrl) }];
-  for (let event = 0; event < 2; event++) await adminEvent(`Official client bulk ${event}`, BULK_MARKETS);
+  for (let event = 0; event < 2; event++) {
+    await adminEvent(`Official client bulk ${event}`, Array.from({ length: BULK_MARKETS }, (_, index) => ({ question: `Official client bulk ${event} ${index}?` })));
+  }
   // YES of A: bids 0.25 x 20 and 0.30 x 10, an ask at 0.40 x 8 (bob's NO bid at 0.60); then
   // carol's NO bid at 0.70 x 5 fills half of the 0.30 bid.
   await placed(alice, { tokenId: A.yes, side: 'BUY', priceUnits: 2500, sizeMicros: 20_000_000 }, 'live');
@@ -153,7 +157,7 @@ test('getMarkets over every page to the end cursor, and getMarket', async () => 
   }
 });
 
-test('getSamplingMarkets and getSamplingSimplifiedMarkets over every page', async () => {
+test('getSamplingMarkets, getSamplingSimplifiedMarkets and getSimplifiedMarkets over every page', async () => {
   for (const { url, client } of hosts) {
     const full = await allPages(url, '/sampling-markets', (cursor) => client.getSamplingMarkets(cursor));
     const simplified = await allPages(url, '/sampling-simplified-markets', (cursor) => client.getSamplingSimplifiedMarkets(cursor));
@@ -161,6 +165,13 @@ test('getSamplingMarkets and getSamplingSimplifiedMarkets over every page', asyn
     assert.deepEqual(simplified.data.map((market) => market['condition_id']), full.data.map((market) => market['condition_id']));
     assert.ok(full.data.every((market) => market['accepting_orders'] === true));
     assert.ok(full.data.some((market) => market['condition_id'] === A.conditionId));
+    // /simplified-markets (not in interface.md): every trading market as /markets lists them, each
+    // in the one simplified shape the sampling list shows too.
+    const all = await allPages(url, '/simplified-markets', (cursor) => client.getSimplifiedMarkets(cursor));
+    const listed = await client.getMarkets().then(async (first) => [...first.data, ...(await client.getMarkets(first.next_cursor)).data] as Record<string, unknown>[]);
+    assert.equal(all.pages.length, 2);
+    assert.deepEqual(all.data.map((market) => market['condition_id']), listed.map((market) => market['condition_id']));
+    for (const market of simplified.data) assert.deepEqual(all.data.find((entry) => entry['condition_id'] === market['condition_id']), market);
   }
 });
 
@@ -237,34 +248,29 @@ test('getPricesHistory with an interval, with startTs/endTs, and over the whole 
   }
 });
 
-// Client methods whose endpoints clobd does not serve (none is in interface.md). Each is a todo:
-// it documents what the official client sends and expects, and passes once the server serves it.
-async function official<T>(call: (client: ClobClient) => Promise<T>): Promise<T> {
-  return call(hosts[0]!.client);
-}
-
-test('getMidpoints: POST /midpoints', { todo: 'clobd has no POST /midpoints (404 {"error":"not found"}); the client sends [{token_id, side}] and expects {"<token_id>": "<mid>"}' }, async () => {
-  const mids = await official((client) => client.getMidpoints([{ token_id: A.yes, side: Side.BUY }, { token_id: A.no, side: Side.BUY }]));
-  assert.deepEqual(mids, { [A.yes]: '0.35', [A.no]: '0.65' });
+// Client methods whose endpoints are not in interface.md: clobd serves them as Polymarket does
+// (docs/api.md "Beyond the interface"), since the client calls them (createOrder asks /fee-rate).
+test('getMidpoints, getSpreads and getLastTradesPrices (POST batches of {token_id, side})', async () => {
+  for (const { url, client } of hosts) {
+    // The client's BookParams carry a side; these reads ignore it. B has no orders: no midpoint or spread.
+    const params = [{ token_id: A.yes, side: Side.BUY }, { token_id: A.no, side: Side.SELL }, { token_id: B.yes, side: Side.BUY }];
+    assert.deepEqual(await sameAsDirect(() => client.getMidpoints(params), () => post(`${url}/midpoints`, params)), { [A.yes]: '0.35', [A.no]: '0.65' });
+    assert.deepEqual(await sameAsDirect(() => client.getSpreads(params), () => post(`${url}/spreads`, params)), { [A.yes]: '0.1', [A.no]: '0.1' });
+    assert.deepEqual(await sameAsDirect(() => client.getLastTradesPrices(params), () => post(`${url}/last-trades-prices`, params)), [
+      { token_id: A.yes, price: '0.3', side: 'SELL' }, { token_id: A.no, price: '0.7', side: 'BUY' }, { token_id: B.yes, price: '0.5', side: '' },
+    ]);
+  }
 });
 
-test('getSpreads: POST /spreads', { todo: 'clobd has no POST /spreads (404 {"error":"not found"}); the client sends [{token_id, side}] and expects {"<token_id>": "<spread>"}' }, async () => {
-  const spreads = await official((client) => client.getSpreads([{ token_id: A.yes, side: Side.BUY }, { token_id: A.no, side: Side.BUY }]));
-  assert.deepEqual(spreads, { [A.yes]: '0.1', [A.no]: '0.1' });
-});
-
-test('getLastTradesPrices: POST /last-trades-prices', { todo: 'clobd has no POST /last-trades-prices (404 {"error":"not found"}); the client sends [{token_id, side}] and expects [{token_id, price, side}]' }, async () => {
-  const last = await official((client) => client.getLastTradesPrices([{ token_id: A.yes, side: Side.BUY }, { token_id: A.no, side: Side.BUY }]));
-  assert.deepEqual(last, [{ token_id: A.yes, price: '0.3', side: 'SELL' }, { token_id: A.no, price: '0.7', side: 'BUY' }]);
-});
-
-test('getSimplifiedMarkets: GET /simplified-markets', { todo: 'clobd has no GET /simplified-markets (404 {"error":"not found"}); the client sends next_cursor=MA== and expects the paged envelope of simplified markets' }, async () => {
-  const page = await official((client) => client.getSimplifiedMarkets());
-  const markets = await official((client) => client.getMarkets());
-  assert.deepEqual(page.data.map((market: { condition_id: string }) => market.condition_id), markets.data.map((market: { condition_id: string }) => market.condition_id));
-});
-
-test('getFeeRateBps: GET /fee-rate (createOrder and createMarketOrder call it first)', { todo: 'clobd has no GET /fee-rate (404 {"error":"not found"}); the client sends token_id and expects {"base_fee": <bps>}, so its createOrder/createMarketOrder fail before signing' }, async () => {
-  const settings = await direct(`${server.urls.clob}/clob-markets/${A.conditionId}`) as { tbf: number };
-  assert.equal(await official((client) => client.getFeeRateBps(A.yes)), settings.tbf);
+test('getFeeRateBps: GET /fee-rate (createOrder and createMarketOrder call it first)', async () => {
+  // A market with a taker fee, made here so that the earlier tests' market counts stay as they are.
+  const [feeMarket] = await adminEvent('Official client fee', [{ question: 'Fee?', takerBaseFee: 35 }]);
+  const [feeYes] = JSON.parse(feeMarket!.clobTokenIds) as [string, string];
+  for (const { url, client } of hosts) {
+    const baseFee = (raw: unknown) => (raw as { base_fee: number }).base_fee;
+    assert.equal(await sameAsDirect(() => client.getFeeRateBps(feeYes), () => direct(`${url}/fee-rate?token_id=${feeYes}`), baseFee), 35);
+    assert.equal(await sameAsDirect(() => client.getFeeRateBps(A.yes), () => direct(`${url}/fee-rate?token_id=${A.yes}`), baseFee), 0);
+    const settings = await direct(`${url}/clob-markets/${feeMarket!.conditionId}`) as { tbf: number };
+    assert.equal(settings.tbf, 35, "the settings' taker fee");
+  }
 });
