@@ -1,8 +1,9 @@
 // Metrics in the Prometheus text format (GET /metrics). Counters on the request path live in
 // typed arrays made once per route at boot, so recording a request allocates nothing and takes
-// no lock; everything else is read when the metrics are scraped (the matching workers' commit
-// counters and engine totals, the rings' depth, WebSocket connections, memory, event-loop delay).
+// no lock; everything else is read when the metrics are scraped: memory and event-loop delay
+// here, and the families http/operator_metrics.ts registers (gauges, counters and histograms).
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { bucketOf, type HistogramReading } from '../engine/shard/counters.js';
 import { statusLines } from './errors.js';
 
 /** Upper bounds of the latency buckets, in seconds. */
@@ -25,12 +26,19 @@ export class RouteMetrics {
   record(status: number, startedMs: number): void {
     const seconds = (performance.now() - startedMs) / 1000;
     this.byStatus[status >= 0 && status < 600 ? STATUS_SLOT[status]! : STATUSES.length]!++;
-    let bucket = 0;
-    while (bucket < LATENCY_BOUNDS_S.length && seconds > LATENCY_BOUNDS_S[bucket]!) bucket++;
-    this.buckets[bucket]!++;
+    this.buckets[bucketOf(LATENCY_BOUNDS_S, seconds)]!++;
     this.sumS += seconds;
     this.count++;
   }
+}
+
+type Labels = Record<string, string | number>;
+
+/** A histogram family read at scrape time: one reading per label set. */
+export interface Histogram {
+  readonly name: string;
+  readonly help: string;
+  samples(): [Labels, HistogramReading][];
 }
 
 /** A metric family read at scrape time: its samples as [labels, value]. */
@@ -38,17 +46,31 @@ export interface Gauge {
   readonly name: string;
   readonly help: string;
   readonly type: 'gauge' | 'counter';
-  samples(): Promise<[Record<string, string | number>, number][]> | [Record<string, string | number>, number][];
+  samples(): Promise<[Labels, number][]> | [Labels, number][];
 }
 
-function labels(values: Record<string, string | number>): string {
+function labels(values: Labels): string {
   const parts = Object.entries(values).map(([key, value]) => `${key}="${String(value).replace(/["\\\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))}"`);
   return parts.length === 0 ? '' : `{${parts.join(',')}}`;
+}
+
+/** The sample lines of one histogram: cumulative buckets, +Inf, sum and count (the buckets' total). */
+function histogramLines(name: string, base: Labels, reading: HistogramReading, lines: string[]): void {
+  let cumulative = 0;
+  reading.bounds.forEach((bound, bucket) => {
+    cumulative += reading.buckets[bucket]!;
+    lines.push(`${name}_bucket${labels({ ...base, le: bound })} ${cumulative}`);
+  });
+  cumulative += reading.buckets[reading.bounds.length]!;
+  lines.push(`${name}_bucket${labels({ ...base, le: '+Inf' })} ${cumulative}`);
+  lines.push(`${name}_sum${labels(base)} ${reading.sum}`);
+  lines.push(`${name}_count${labels(base)} ${cumulative}`);
 }
 
 export class Metrics {
   private readonly routes: RouteMetrics[] = [];
   private readonly gauges: Gauge[] = [];
+  private readonly histograms: Histogram[] = [];
   private readonly loopDelay = monitorEventLoopDelay({ resolution: 10 });
 
   constructor() {
@@ -81,6 +103,10 @@ export class Metrics {
     this.gauges.push(gauge);
   }
 
+  histogram(histogram: Histogram): void {
+    this.histograms.push(histogram);
+  }
+
   close(): void {
     this.loopDelay.disable();
   }
@@ -100,14 +126,11 @@ export class Metrics {
     for (const route of this.routes) {
       if (route.count === 0) continue;
       const base = { listener: route.listener, method: route.method, route: route.path };
-      let cumulative = 0;
-      LATENCY_BOUNDS_S.forEach((bound, bucket) => {
-        cumulative += route.buckets[bucket]!;
-        lines.push(`clobd_http_request_duration_seconds_bucket${labels({ ...base, le: bound })} ${cumulative}`);
-      });
-      lines.push(`clobd_http_request_duration_seconds_bucket${labels({ ...base, le: '+Inf' })} ${route.count}`);
-      lines.push(`clobd_http_request_duration_seconds_sum${labels(base)} ${route.sumS}`);
-      lines.push(`clobd_http_request_duration_seconds_count${labels(base)} ${route.count}`);
+      histogramLines('clobd_http_request_duration_seconds', base, { bounds: LATENCY_BOUNDS_S, buckets: route.buckets, sum: route.sumS }, lines);
+    }
+    for (const histogram of this.histograms) {
+      lines.push(`# HELP ${histogram.name} ${histogram.help}`, `# TYPE ${histogram.name} histogram`);
+      for (const [base, reading] of histogram.samples()) histogramLines(histogram.name, base, reading, lines);
     }
     for (const gauge of this.gauges) {
       lines.push(`# HELP ${gauge.name} ${gauge.help}`, `# TYPE ${gauge.name} ${gauge.type}`);

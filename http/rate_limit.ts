@@ -105,8 +105,15 @@ export class RateLimiter {
   private readonly highs: number[] = [];
   private readonly lows: number[] = [];
   private readonly locked: number[] = [];
+  private readonly short: boolean[] = [];
+  /**
+   * Charges this limiter refused, by cap id (a charge refused by two caps counts under both), for
+   * the operator's metrics: counted by the thread that charged, without a lock.
+   */
+  readonly refusals: Float64Array;
 
   constructor(buffer: SharedArrayBuffer, readonly caps: readonly Cap[], private readonly now: () => number) {
+    this.refusals = new Float64Array(caps.length);
     this.words = new Int32Array(buffer);
     this.numbers = new Float64Array(buffer);
     this.mask = this.words.length / SLOT_INT32 - 1;
@@ -133,7 +140,7 @@ export class RateLimiter {
 
   /** One attempt: -1 when a bucket changed hands between finding and locking it. */
   private tryCharge(caps: readonly number[], key: Uint8Array | string, cost: number): number {
-    const { found, highs, lows, locked } = this;
+    const { found, highs, lows, locked, short } = this;
     const nowMs = this.now();
     const count = caps.length;
     locked.length = 0;
@@ -158,9 +165,13 @@ export class RateLimiter {
         const { requests, windowS } = this.caps[cap]!;
         const windowMs = windowS * 1000;
         const deficit = cost * windowMs - this.refill(slot, requests, windowMs, nowMs);
+        short[index] = deficit > 0;
         if (deficit > 0) retryMs = Math.max(retryMs, cost > requests ? windowMs : Math.ceil(deficit / requests));
       }
-      if (retryMs > 0) return Math.max(1, Math.ceil(retryMs / 1000));
+      if (retryMs > 0) {
+        for (let index = 0; index < count; index++) if (short[index]) this.refusals[caps[index]!]!++;
+        return Math.max(1, Math.ceil(retryMs / 1000));
+      }
       for (let index = 0; index < count; index++) {
         const at = found[index]! * SLOT_FLOAT64 + TOKENS;
         this.numbers[at] = this.numbers[at]! - cost * this.caps[caps[index]!]!.windowS * 1000;

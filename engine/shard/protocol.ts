@@ -17,6 +17,8 @@ export interface ShardWorkerData {
   readonly snapshotEveryFrames: number;
   /** Most frames applied in one batch (one LMDB transaction). */
   readonly batchFramesMax: number;
+  /** The shard's operator counters (ShardCounters), kept by the front end across restarts. */
+  readonly counters: SharedArrayBuffer;
 }
 
 export interface ShardStatus {
@@ -28,7 +30,7 @@ export interface ShardStatus {
   /** The engine's supply and fee totals and counts (EngineStats). */
   readonly stats: Record<string, number>;
   readonly netFunding: [string, number][];
-  /** Durable commits since the worker started, the frames they carried, and their total time. */
+  /** Durable commits since the front end started the shard, the frames they carried, and their total time. */
   readonly commits: number;
   readonly framesCommitted: number;
   readonly commitMs: number;

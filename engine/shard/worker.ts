@@ -13,6 +13,7 @@ import { Reject } from '../reject.js';
 import { Ring } from '../ring.js';
 import { emptyResult, ShardCore, type FrameResult } from './core.js';
 import { AnswerEncoder } from './answer_codec.js';
+import { ShardCounters } from './counters.js';
 import { decodeFrame, Frame } from './frame.js';
 import {
   type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus, type ShardWorkerData,
@@ -41,7 +42,13 @@ let core!: ShardCore;
 let batch = 0;
 let framesSinceSnapshot = 0;
 let stopping = false;
-const counters = { commits: 0, framesCommitted: 0, commitMs: 0 };
+const counters = new ShardCounters(data.counters);
+
+/** The books' size for the operator, after recovery and after every commit (O(markets)). */
+function countBooks(): void {
+  const stats = core.engine.stats();
+  counters.recordBooks(stats.ordersLive, stats.openInterestMicros, stats.supplyMicros);
+}
 
 function status(): ShardStatus {
   let invariantError = '';
@@ -52,7 +59,8 @@ function status(): ShardStatus {
   }
   return {
     stateHash: core.engine.stateHash(), seq: core.seq, batch, invariantsHold: invariantError === '', invariantError,
-    stats: { ...core.engine.stats() }, netFunding: [...core.netFunding], ...counters,
+    stats: { ...core.engine.stats() }, netFunding: [...core.netFunding],
+    commits: counters.commits, framesCommitted: counters.commandsCommitted, commitMs: counters.commitSeconds * 1000,
   };
 }
 
@@ -223,9 +231,8 @@ function commitOpenBatch(): void {
   journal.length = 0;
   committing = committed.then(() => {
     committing = undefined;
-    counters.commitMs += performance.now() - commitStarted;
-    counters.commits++;
-    counters.framesCommitted += closed.encoded.length;
+    counters.recordCommit(closed.encoded.length, (performance.now() - commitStarted) / 1000);
+    countBooks();
     for (const bytes of closed.encoded) writeAnswer(bytes);
   });
   // A failed commit leaves the engine ahead of the disk: the worker must not go on. The front
@@ -339,5 +346,6 @@ async function loop(): Promise<void> {
 }
 
 const recovery = recover();
+countBooks();
 post({ type: 'ready', marketKeys: [...core.marketKeys], netFunding: [...core.netFunding], recovery });
 await loop();

@@ -8,6 +8,7 @@ import { Command } from '../../engine/command.js';
 import { Ring } from '../../engine/ring.js';
 import type { FrameResult } from '../../engine/shard/core.js';
 import { AnswerDecoder } from '../../engine/shard/answer_codec.js';
+import { ShardCounters } from '../../engine/shard/counters.js';
 import { encodeFrame, Frame, frameLength } from '../../engine/shard/frame.js';
 import {
   COMMAND_LAYOUT, RESULT_LAYOUT, type RecoveryFigures, type ShardControl, type ShardMessage,
@@ -82,6 +83,8 @@ class ShardHandle {
   readonly pending = new Map<number, Pending>();
   readonly controls = new Map<number, Control>();
   restarts = 0;
+  /** Operator counters the shard's workers write (one after another across restarts). */
+  readonly counters = new ShardCounters();
   private readonly buffers: { command: SharedArrayBuffer; result: SharedArrayBuffer };
 
   constructor(readonly index: number) {
@@ -154,6 +157,11 @@ export class ShardPool {
   /** Slots of the shard's command ring taken by frames it has not consumed yet. */
   ringDepth(shard: number): number {
     return this.handles[shard]!.commandRing.depthSlots();
+  }
+
+  /** The shard's commit and book counters, read in place (no message to the worker). */
+  counters(shard: number): ShardCounters {
+    return this.handles[shard]!.counters;
   }
 
   isReady(shard: number): boolean {
@@ -236,6 +244,7 @@ export class ShardPool {
       shard: handle.index, dataDir: this.options.dataDir, commandRing: buffers.command, resultRing: buffers.result,
       commandLayout: COMMAND_LAYOUT, resultLayout: RESULT_LAYOUT, engine: this.options.engine,
       snapshotEveryFrames: this.options.snapshotEveryFrames ?? 500_000, batchFramesMax: this.options.batchFramesMax ?? 4096,
+      counters: handle.counters.buffer,
     };
     const worker = new Worker(new URL('../../engine/shard/worker.js', import.meta.url), { workerData: data });
     handle.worker = worker;

@@ -36,7 +36,12 @@ interface SocketData {
   readonly ip: string;
   readonly assets: Set<string>;
   user: { readonly address: string; readonly apiKey: string; readonly markets: ReadonlySet<string> } | undefined;
+  /** A send found the socket over MAX_BACKPRESSURE: uWS drops the message and closes it. */
+  slow: boolean;
 }
+
+/** uWS's send result for a message dropped because the socket is over its backpressure cap. */
+const DROPPED = 2;
 
 export interface ChannelDeps {
   readonly tokenBook: (tokenId: string) => TokenBook | undefined;
@@ -73,6 +78,12 @@ export class LiveChannels implements MarketDataListener {
 
   /** Sockets closed with 1006 (no close frame: dropped connections, readers cut off for backpressure). */
   closedAbnormally = 0;
+  /**
+   * Sockets a send of ours found over their backpressure cap, which uWS then closes (1006). A
+   * reader cut off by a published message is seen only as closedAbnormally: uWS v20.30 tells
+   * nothing per socket about a publish.
+   */
+  slowReaders = 0;
 
   constructor(private readonly deps: ChannelDeps) {}
 
@@ -93,7 +104,7 @@ export class LiveChannels implements MarketDataListener {
             return;
           }
           res.upgrade<SocketData>(
-            { channel, ip, assets: new Set(), user: undefined },
+            { channel, ip, assets: new Set(), user: undefined, slow: false },
             req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context,
           );
         },
@@ -200,6 +211,15 @@ export class LiveChannels implements MarketDataListener {
     }
   }
 
+  /** Sends one message; a socket found over its backpressure cap is counted once as a slow reader. */
+  private send(ws: WebSocket<SocketData>, message: string): void {
+    if (ws.send(message) !== DROPPED) return;
+    const data = ws.getUserData();
+    if (data.slow) return;
+    data.slow = true;
+    this.slowReaders++;
+  }
+
   /** Sends to every user-channel socket of `address` that follows `market` (or every market). */
   private toUser(address: string, market: MarketRecord, message: (apiKey: string) => string | undefined): void {
     const sockets = this.users.get(address);
@@ -208,24 +228,24 @@ export class LiveChannels implements MarketDataListener {
       const user = ws.getUserData().user!;
       if (user.markets.size > 0 && !user.markets.has(market.conditionId)) continue;
       const text = message(user.apiKey);
-      if (text !== undefined) ws.send(text);
+      if (text !== undefined) this.send(ws, text);
     }
   }
 
   private receive(ws: WebSocket<SocketData>, text: string): void {
     if (text === 'PING') {
-      ws.send('PONG');
+      this.send(ws, 'PONG');
       return;
     }
     let request: unknown;
     try {
       request = JSON.parse(text);
     } catch {
-      ws.send('{"error":"messages must be JSON or PING"}');
+      this.send(ws, '{"error":"messages must be JSON or PING"}');
       return;
     }
     if (!isObject(request)) {
-      ws.send('{"error":"messages must be JSON objects"}');
+      this.send(ws, '{"error":"messages must be JSON objects"}');
       return;
     }
     if (ws.getUserData().channel === 'market') this.receiveMarket(ws, request);
@@ -236,7 +256,7 @@ export class LiveChannels implements MarketDataListener {
   private receiveMarket(ws: WebSocket<SocketData>, request: Record<string, unknown>): void {
     const ids = request['assets_ids'] ?? request['asset_ids'];
     if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
-      ws.send('{"error":"assets_ids must be an array of token ids"}');
+      this.send(ws, '{"error":"assets_ids must be an array of token ids"}');
       return;
     }
     const operation = request['operation'] ?? 'subscribe';
@@ -248,7 +268,7 @@ export class LiveChannels implements MarketDataListener {
       return;
     }
     if (operation !== 'subscribe') {
-      ws.send('{"error":"operation must be subscribe or unsubscribe"}');
+      this.send(ws, '{"error":"operation must be subscribe or unsubscribe"}');
       return;
     }
     const unknown: string[] = [];
@@ -261,15 +281,15 @@ export class LiveChannels implements MarketDataListener {
           continue;
         }
         if (data.assets.size >= ASSETS_PER_SOCKET) {
-          ws.send(`{"error":"at most ${ASSETS_PER_SOCKET} assets per socket"}`);
+          this.send(ws, `{"error":"at most ${ASSETS_PER_SOCKET} assets per socket"}`);
           break;
         }
         if (!this.announced.has(token.book)) this.announced.set(token.book, { tickUnits: token.book.tickUnits, resolved: token.book.resolved });
         data.assets.add(id);
         ws.subscribe(topicOf(id));
-        ws.send(bookMessage(token, id));
+        this.send(ws, bookMessage(token, id));
       }
-      if (unknown.length > 0) ws.send(JSON.stringify({ error: 'unknown assets_ids', assets_ids: unknown.slice(0, 10) }));
+      if (unknown.length > 0) this.send(ws, JSON.stringify({ error: 'unknown assets_ids', assets_ids: unknown.slice(0, 10) }));
     });
   }
 
@@ -277,7 +297,7 @@ export class LiveChannels implements MarketDataListener {
   private receiveUser(ws: WebSocket<SocketData>, request: Record<string, unknown>): void {
     const data = ws.getUserData();
     if (data.user !== undefined) {
-      ws.send('{"error":"already authenticated"}');
+      this.send(ws, '{"error":"already authenticated"}');
       return;
     }
     const auth = request['auth'];
@@ -285,13 +305,13 @@ export class LiveChannels implements MarketDataListener {
     const secret = isObject(auth) && typeof auth['secret'] === 'string' ? Buffer.from(auth['secret'], 'base64url') : undefined;
     if (record === undefined || secret === undefined || !isObject(auth) || !sameText(auth['passphrase'], record.passphrase)
       || secret.length !== record.secretBytes.length || !timingSafeEqual(secret, record.secretBytes)) {
-      ws.send('{"error":"Unauthorized/Invalid api key"}');
+      this.send(ws, '{"error":"Unauthorized/Invalid api key"}');
       ws.end(1008, 'Unauthorized/Invalid api key');
       return;
     }
     const markets = request['markets'] ?? [];
     if (!Array.isArray(markets) || !markets.every((id) => typeof id === 'string') || markets.length > MARKETS_PER_SOCKET) {
-      ws.send(`{"error":"markets must be an array of at most ${MARKETS_PER_SOCKET} condition ids"}`);
+      this.send(ws, `{"error":"markets must be an array of at most ${MARKETS_PER_SOCKET} condition ids"}`);
       return;
     }
     data.user = { address: record.address, apiKey: record.apiKey, markets: new Set((markets as string[]).map((id) => id.toLowerCase())) };

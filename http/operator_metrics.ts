@@ -1,0 +1,90 @@
+// The exchange's metrics beyond the per-route counters (which the routes keep themselves): what
+// the matching workers count in their shared counters (commits, commands per commit, commit
+// time, resting orders, open interest), the rings, orders placed, filled and cancelled, request
+// caps' refusals, and the WebSocket channels. Everything here is read at scrape time from
+// counters kept where the work happens; nothing is computed per request.
+import type { LiveChannels } from './ws/channels.js';
+import { Metrics } from './metrics.js';
+import type { RateLimiter } from './rate_limit.js';
+import type { TradingRuntime } from './trading/runtime.js';
+
+function shardMetrics(metrics: Metrics, trading: TradingRuntime): void {
+  const shards = Array.from({ length: trading.pool.count }, (_, shard) => shard);
+  const perShard = (read: (shard: number) => number): [{ shard: number }, number][] => shards.map((shard) => [{ shard }, read(shard)]);
+  const counters = (shard: number) => trading.pool.counters(shard);
+  metrics.gauge({
+    name: 'clobd_shard_ring_depth_slots', help: 'Command-ring slots taken by frames the matching worker has not consumed yet.', type: 'gauge',
+    samples: () => perShard((shard) => trading.pool.ringDepth(shard)),
+  });
+  metrics.gauge({
+    name: 'clobd_shard_ring_full_total', help: 'Commands refused with 503 because the shard\'s command ring was full.', type: 'counter',
+    samples: () => perShard((shard) => trading.pool.ringFullRejections[shard]!),
+  });
+  metrics.gauge({
+    name: 'clobd_shard_commits_total', help: 'Durable LMDB commits of the matching worker (one transaction per batch of commands).', type: 'counter',
+    samples: () => perShard((shard) => counters(shard).commits),
+  });
+  metrics.histogram({
+    name: 'clobd_shard_commands_per_commit', help: 'Commands carried by each commit (group commit: batches grow with the load).',
+    samples: () => shards.map((shard) => [{ shard }, counters(shard).commandsPerCommit()]),
+  });
+  metrics.histogram({
+    name: 'clobd_shard_commit_duration_seconds', help: 'Time from a commit\'s start to its durable end.',
+    samples: () => shards.map((shard) => [{ shard }, counters(shard).commitDuration()]),
+  });
+  metrics.gauge({
+    name: 'clobd_shard_resting_orders', help: 'Orders resting in the shard\'s books after its latest commit.', type: 'gauge',
+    samples: () => perShard((shard) => counters(shard).restingOrders),
+  });
+  metrics.gauge({
+    name: 'clobd_shard_open_interest_micros', help: 'Complete sets outstanding in the shard\'s markets, in collateral micros.', type: 'gauge',
+    samples: () => perShard((shard) => counters(shard).openInterestMicros),
+  });
+  metrics.gauge({
+    name: 'clobd_shard_collateral_micros', help: 'Collateral the shard holds (free, reserved and in sets), in micros.', type: 'gauge',
+    samples: () => perShard((shard) => counters(shard).collateralMicros),
+  });
+}
+
+/** Orders accepted and cancelled, and fills, as the read model applies the shards' answers. */
+function orderMetrics(metrics: Metrics, trading: TradingRuntime): void {
+  // accepted, filled (fills), cancelled
+  const orders = new Float64Array(3);
+  trading.marketData.listen({
+    applied(answer) {
+      for (const event of answer.orders) {
+        if (event.kind === 'ORDER_ACCEPTED') orders[0]!++;
+        else if (event.kind === 'ORDER_CANCELLED') orders[2]!++;
+      }
+      orders[1]! += answer.fills.length;
+    },
+    reloaded() {},
+  });
+  metrics.gauge({
+    name: 'clobd_orders_total', help: 'Orders accepted and cancelled, and fills, since the start.', type: 'counter',
+    samples: () => [[{ kind: 'accepted' }, orders[0]!], [{ kind: 'filled' }, orders[1]!], [{ kind: 'cancelled' }, orders[2]!]],
+  });
+}
+
+/** Metrics of the whole exchange: the routes count themselves; the rest is read at scrape time. */
+export function operatorMetrics(trading: TradingRuntime, channels: LiveChannels, limiter: RateLimiter): Metrics {
+  const metrics = new Metrics();
+  shardMetrics(metrics, trading);
+  orderMetrics(metrics, trading);
+  metrics.gauge({
+    name: 'clobd_rate_limit_refusals_total', help: 'Requests answered 429, by the cap that refused them (one refused by two caps counts under both).',
+    type: 'counter', samples: () => limiter.caps.map((cap, id) => [{ cap: cap.name, scope: cap.scope }, limiter.refusals[id]!]),
+  });
+  metrics.gauge({
+    name: 'clobd_ws_connections', help: 'WebSocket connections open.', type: 'gauge', samples: () => [[{}, channels.connections()]],
+  });
+  metrics.gauge({
+    name: 'clobd_ws_slow_readers_total', help: 'WebSocket readers closed because a message to them found their send buffer over its cap.', type: 'counter',
+    samples: () => [[{}, channels.slowReaders]],
+  });
+  metrics.gauge({
+    name: 'clobd_ws_closed_abnormally_total', help: 'WebSocket connections ended without a close frame (1006: dropped by the client, or cut off as slow readers).',
+    type: 'counter', samples: () => [[{}, channels.closedAbnormally]],
+  });
+  return metrics;
+}
