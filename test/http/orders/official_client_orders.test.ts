@@ -1,0 +1,108 @@
+// Orders built and signed by Polymarket's official TypeScript client (@polymarket/clob-client,
+// unchanged) and posted through the compatibility listener: createOrder asks /tick-size,
+// /neg-risk and /fee-rate, signs with the wallet, and postOrder sends the order with L2 headers.
+// The server runs with the client's own Polygon exchange addresses (the client has them built
+// in), on a market with a taker fee, so the fee the client signs is the market's.
+//
+// What stops the last step: client 5.8.1 signs the CTF Exchange's first Order type (taker,
+// expiration, nonce and feeRateBps; domain version "1"), while contract §4 has the server verify
+// the second (timestamp, metadata and builder; version "2"). The first test checks the client's
+// signature against the first type, so the difference is pinned down; posting is a todo until the
+// server also accepts that type (a contract decision, not this suite's).
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Chain, ClobClient, Side } from '@polymarket/clob-client';
+import { createWalletClient, http, recoverTypedDataAddress } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { removeDataDir, request, startServer, type RunningServer } from '../../support/server.js';
+import { ADMIN_TOKEN, deposit, Trader, type PlainMarket } from './trader.js';
+
+/** The addresses @polymarket/clob-client signs for on Polygon (its config.js, chain 137). */
+const CLIENT_EXCHANGE = '0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E';
+const CLIENT_NEG_RISK_EXCHANGE = '0xC5d563A36AE78145C45a50134d48A1215220f80a';
+const FEE_BPS = 20;
+
+let server: RunningServer;
+let compatUrl = '';
+let market: PlainMarket;
+
+function walletOf(secret: Uint8Array) {
+  const account = privateKeyToAccount(`0x${Buffer.from(secret).toString('hex')}`);
+  // The transport is never used: a local account signs typed data itself.
+  return createWalletClient({ account, transport: http('http://127.0.0.1:9') });
+}
+
+/** The order type client 5.8.1 signs (its order-utils/exchange.order.const.js). */
+const CLIENT_ORDER_TYPE = [
+  { name: 'salt', type: 'uint256' }, { name: 'maker', type: 'address' }, { name: 'signer', type: 'address' }, { name: 'taker', type: 'address' },
+  { name: 'tokenId', type: 'uint256' }, { name: 'makerAmount', type: 'uint256' }, { name: 'takerAmount', type: 'uint256' },
+  { name: 'expiration', type: 'uint256' }, { name: 'nonce', type: 'uint256' }, { name: 'feeRateBps', type: 'uint256' },
+  { name: 'side', type: 'uint8' }, { name: 'signatureType', type: 'uint8' },
+] as const;
+
+/** The official client of a funded wallet with its API credentials, and the wallet's address. */
+async function officialTrader(seed: number): Promise<{ client: ClobClient; address: string }> {
+  const wallet = new Trader(server.urls.clob, seed);
+  await deposit(server.urls.clob, wallet.address, 100_000_000);
+  const creds = await new ClobClient(compatUrl, Chain.POLYGON, walletOf(wallet.secret)).createApiKey(0);
+  // The last argument makes an error answer throw (ApiError) instead of being returned.
+  const client = new ClobClient(compatUrl, Chain.POLYGON, walletOf(wallet.secret), creds, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, true);
+  return { client, address: wallet.address };
+}
+
+before(async () => {
+  server = await startServer({
+    env: { ADMIN_TOKEN, SHARDS: '2', COMPAT_PORT: '0', LOG_LEVEL: 'info', SEED_DEMO: '0', EXCHANGE_ADDRESS: CLIENT_EXCHANGE, NEG_RISK_EXCHANGE_ADDRESS: CLIENT_NEG_RISK_EXCHANGE },
+  });
+  const line = server.output().stderr.split('\n').find((entry) => entry.includes('compat_listening'));
+  assert.ok(line !== undefined);
+  compatUrl = (JSON.parse(line) as { url: string }).url;
+  const created = await request<{ markets: { conditionId: string; clobTokenIds: string; outcomes: string }[] }>(`${server.urls.clob}/admin/events`, {
+    method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'Client-built orders', endDate: '2031-01-01T00:00:00Z', markets: [{ question: 'Will a client-built order rest?', takerBaseFee: FEE_BPS }] }),
+  });
+  assert.equal(created.status, 201, created.text);
+  const [yes, no] = JSON.parse(created.body.markets[0]!.clobTokenIds) as [string, string];
+  market = { conditionId: created.body.markets[0]!.conditionId, yes, no, outcomes: JSON.parse(created.body.markets[0]!.outcomes) as string[] };
+});
+
+after(async () => {
+  await server?.stop();
+  if (server !== undefined) removeDataDir(server.dataDir);
+});
+
+test("createOrder asks /fee-rate, signs the market's taker fee into the order, and signs the client's order type", async () => {
+  const { client, address } = await officialTrader(601);
+  const order = await client.createOrder({ tokenID: market.yes, price: 0.3, size: 10, side: Side.BUY });
+  assert.equal(order.feeRateBps, String(FEE_BPS));
+  assert.equal(order.tokenId, market.yes);
+  // 10 shares at 0.30: 3 USDC for 10 shares, in micro-units.
+  assert.deepEqual([order.makerAmount, order.takerAmount], ['3000000', '10000000']);
+  await assert.rejects(client.createOrder({ tokenID: market.yes, price: 0.3, size: 10, side: Side.BUY, feeRateBps: FEE_BPS + 1 }), /fee rate for the market must be 20/);
+  const { signature, ...message } = order;
+  const signer = await recoverTypedDataAddress({
+    domain: { name: 'Polymarket CTF Exchange', version: '1', chainId: 137, verifyingContract: CLIENT_EXCHANGE },
+    types: { Order: CLIENT_ORDER_TYPE }, primaryType: 'Order',
+    message: { ...message, salt: BigInt(message.salt), tokenId: BigInt(message.tokenId), makerAmount: BigInt(message.makerAmount), takerAmount: BigInt(message.takerAmount),
+      expiration: BigInt(message.expiration), nonce: BigInt(message.nonce), feeRateBps: BigInt(message.feeRateBps), maker: message.maker as `0x${string}`,
+      signer: message.signer as `0x${string}`, taker: message.taker as `0x${string}` },
+    signature: signature as `0x${string}`,
+  });
+  assert.equal(signer.toLowerCase(), address, 'the signature is over the first Order type, domain version "1"');
+  assert.ok(!('timestamp' in order) && !('metadata' in order) && !('builder' in order), "none of the contract's second-type fields");
+});
+
+test('an order the official client builds, signs and posts rests, and a second one fills against it', {
+  todo: 'client 5.8.1 signs the first Order type (domain version "1"); contract §4 verifies the second, so POST /order answers 400 invalid signature',
+}, async () => {
+  const maker = await officialTrader(602);
+  const taker = await officialTrader(603);
+  const resting = await maker.client.createAndPostOrder({ tokenID: market.yes, price: 0.3, size: 10, side: Side.BUY }) as Record<string, unknown>;
+  assert.deepEqual([resting['success'], resting['status']], [true, 'live'], JSON.stringify(resting));
+  const fill = await taker.client.createAndPostOrder({ tokenID: market.no, price: 0.7, size: 4, side: Side.BUY }) as Record<string, unknown>;
+  assert.deepEqual([fill['success'], fill['status']], [true, 'matched'], JSON.stringify(fill));
+  const book = await request<{ bids: { price: string; size: string }[] }>(`${server.urls.clob}/book?token_id=${market.yes}`);
+  assert.deepEqual(book.body.bids, [{ price: '0.3', size: '6' }]);
+  const open = await maker.client.getOpenOrders();
+  assert.deepEqual(open.map((order) => [order.id, order.size_matched]), [[resting['orderID'], '4']]);
+});
