@@ -1,15 +1,23 @@
 // OpenAPI 3.1 documents made from the route tables themselves (GET /openapi.json on each
 // listener), so the reference cannot drift from the code: every route's path, method, summary,
 // parameters with their types, bounds, defaults and allowed values, request body, credentials,
-// error answers, and its rate-limit caps (x-rate-limits). Response bodies are described by the
-// error schema for errors; success bodies are documented in docs/api.md.
+// every answer with its status, body schema (response_schemas.ts, shared through
+// components.schemas), content type and headers, and its rate-limit caps (x-rate-limits).
+// Answers that belong to no operation (an unknown path, a known path with the wrong method) are
+// components.responses RouteNotFound and MethodNotAllowed.
 import type { Cap } from './rate_limit.js';
 import { L2_HEADER_NAMES } from './auth/l2.js';
 import type { ParamDoc, ParamSchema } from './params.js';
+import { ref, referencedSchemas, schemas, type ResponseDoc } from './response_schemas.js';
 import type { Route } from './router.js';
 
-const ERROR_SCHEMA = { type: 'object', required: ['error'], properties: { error: { type: 'string' } } };
-const CATALOG_ERROR_SCHEMA = { type: 'object', required: ['type', 'error'], properties: { type: { type: 'string' }, error: { type: 'string' } } };
+const JSON_TYPE = 'application/json';
+const retryAfter = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
+const HEADERS = {
+  RetryAfter: { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } },
+  Allow: { description: 'The methods the path has.', schema: { type: 'string' } },
+};
+const headerRefs: Readonly<Record<string, Record<string, unknown>>> = { 'retry-after': retryAfter };
 
 function schemaOf(doc: ParamDoc): Record<string, unknown> {
   const scalar: Record<string, unknown> = { type: doc.type };
@@ -52,44 +60,76 @@ export interface OpenApiInput {
   readonly caps: readonly Cap[];
 }
 
+/** The generic answers of a route: what the router, the error catalogue and the lifecycle give any route like it. */
+function genericResponses(route: Route, secured: boolean): Record<number, ResponseDoc> {
+  const generic: Record<number, ResponseDoc> = {
+    400: { description: route.unknownQuery === 'reject' ? 'Invalid input; a query parameter not listed here is unknown_field.' : 'Invalid input.' },
+    429: { description: 'Over a rate-limit cap; Retry-After says when to come back.', headers: ['retry-after'] },
+    500: { description: 'Unexpected failure; the server keeps serving.' },
+    503: { description: 'A matching worker is busy or restarting, or the server is shutting down; Retry-After.', headers: ['retry-after'] },
+  };
+  if (secured) generic[401] = { description: 'Missing or bad credentials.' };
+  if (route.headers.includes('authorization')) generic[403] = { description: 'The admin API is disabled (no ADMIN_TOKEN).' };
+  if (route.path.includes(':')) generic[404] = { description: 'Not found.' };
+  if (route.body !== undefined) {
+    generic[408] = { description: 'The body did not arrive in full in time; the connection is closed.' };
+    generic[413] = { description: 'Body over 1 MiB; the connection is closed.' };
+  }
+  return generic;
+}
+
+/** The error body of a listener: the catalog answers 400 and 404 as {type, error}, everything else {error}. */
+function errorSchema(style: 'catalog' | 'clob', status: number): Record<string, unknown> {
+  return style === 'catalog' && (status === 400 || status === 404) ? ref('CatalogError') : ref('Error');
+}
+
+function responseObject(answer: ResponseDoc, status: number, style: 'catalog' | 'clob'): Record<string, unknown> {
+  const schema = answer.schema ?? errorSchema(style, status);
+  const headers = Object.assign({}, ...(answer.headers ?? []).map((name) => headerRefs[name] ?? {}));
+  return {
+    description: answer.description,
+    ...(answer.headers === undefined ? {} : { headers }),
+    content: { [answer.contentType ?? JSON_TYPE]: { schema } },
+  };
+}
+
 export function openApiDocument(input: OpenApiInput): Record<string, unknown> {
-  const errorBody = { content: { 'application/json': { schema: input.style === 'catalog' ? CATALOG_ERROR_SCHEMA : ERROR_SCHEMA } } };
   const paths: Record<string, Record<string, unknown>> = {};
   const capsByName = new Map(input.caps.map((cap) => [cap.name, cap]));
   for (const route of input.routes) {
     const path = openApiPath(route.path);
+    const secured = security(route);
+    const answers = { ...genericResponses(route, secured !== undefined), ...route.response };
+    const responses = Object.fromEntries(Object.entries(answers).map(([status, answer]) => [status, responseObject(answer, Number(status), input.style)]));
     const operation: Record<string, unknown> = {
       summary: route.summary, operationId: `${route.method.toLowerCase()} ${route.path}`,
       parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
-      responses: {
-        200: { description: 'Success (body: see docs/api.md).' },
-        400: { description: route.unknownQuery === 'reject' ? 'Invalid input; a query parameter not listed here is unknown_field.' : 'Invalid input.', ...errorBody },
-        429: { description: 'Over a rate-limit cap; Retry-After says when to come back.', ...errorBody },
-        500: { description: 'Unexpected failure; the server keeps serving.', ...errorBody },
-        503: { description: 'A matching worker is busy or restarting, or the server is shutting down; Retry-After.', ...errorBody },
-      },
+      responses,
       'x-rate-limits': [...input.listenerCaps, ...route.limits].flatMap((name) => {
         const cap = capsByName.get(name);
         return cap === undefined ? [] : [{ name, requests: cap.requests, windowSeconds: cap.windowS, scope: cap.scope }];
       }),
     };
-    const secured = security(route);
-    if (secured !== undefined) {
-      operation['security'] = secured;
-      (operation['responses'] as Record<string, unknown>)[401] = { description: 'Missing or bad credentials.', ...errorBody };
-    }
-    if (route.body !== undefined) {
-      operation['requestBody'] = { required: route.body === 'json', content: { 'application/json': { schema: {} } } };
-      (operation['responses'] as Record<string, unknown>)[413] = { description: 'Body over 1 MiB.', ...errorBody };
-    }
-    if (route.path.includes(':')) (operation['responses'] as Record<string, unknown>)[404] = { description: 'Not found.', ...errorBody };
+    if (secured !== undefined) operation['security'] = secured;
+    if (route.body !== undefined) operation['requestBody'] = { required: route.body === 'json', content: { [JSON_TYPE]: { schema: {} } } };
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
+  const unrouted = {
+    RouteNotFound: { description: 'No route has this path.', content: { [JSON_TYPE]: { schema: { type: 'object', properties: { error: { const: 'not found' } }, required: ['error'], additionalProperties: false } } } },
+    MethodNotAllowed: {
+      description: 'The path has routes, none with this method.', headers: { Allow: { $ref: '#/components/headers/Allow' } },
+      content: { [JSON_TYPE]: { schema: { type: 'object', properties: { error: { const: 'method not allowed' } }, required: ['error'], additionalProperties: false } } },
+    },
+  };
+  const used = [...referencedSchemas([paths, unrouted])].sort();
   return {
     openapi: '3.1.0',
-    info: { title: input.title, version: '0.1.0', description: `The ${input.listener} listener of clobd. Units, errors and success bodies: docs/api.md.` },
+    info: { title: input.title, version: '0.1.0', description: `The ${input.listener} listener of clobd. Units and conventions: docs/api.md.` },
     paths,
     components: {
+      schemas: Object.fromEntries(used.map((name) => [name, schemas[name]])),
+      responses: unrouted,
+      headers: HEADERS,
       securitySchemes: {
         l2: { type: 'apiKey', in: 'header', name: 'POLY-API-KEY', description: 'L2: POLY-/SERVICE- ADDRESS, API-KEY, PASSPHRASE, TIMESTAMP and SIGNATURE (HMAC-SHA256 of timestamp + method + path + body with the secret).' },
         l1: { type: 'apiKey', in: 'header', name: 'POLY-SIGNATURE', description: 'L1: POLY-/SERVICE- ADDRESS, SIGNATURE (EIP-712 ClobAuth), TIMESTAMP and NONCE.' },

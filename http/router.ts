@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate_limit.js';
 import type { ResponseCache } from './response_cache.js';
+import type { Responses } from './response_schemas.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -57,6 +58,12 @@ export interface RouteSpec<Q extends ParamSchema, P extends ParamSchema> {
   /** `reject`: a query parameter outside the schema is 400 `unknown_field: <name>` (the feeds). Default: ignored. */
   readonly unknownQuery?: 'ignore' | 'reject';
   readonly cached?: CachePolicy;
+  /**
+   * What the route answers (response_schemas.ts): its success body's schema, and every status it
+   * answers besides the generic ones of every route (400, 429, 500, 503; 401 when it reads
+   * credentials, 404 when its path has parameters, 408/413 when it reads a body).
+   */
+  readonly response?: Responses;
   readonly handler: (context: Context<ParamsOf<Q>, ParamsOf<P>>) => Reply | Promise<Reply>;
 }
 
@@ -84,6 +91,7 @@ export interface Route {
   /** Per-address caps the route is charged to, besides its listener's. */
   readonly limits: readonly string[];
   readonly unknownQuery: 'ignore' | 'reject';
+  readonly response: Responses;
   readonly serve: (listener: Listener) => (res: HttpResponse, req: HttpRequest) => void;
 }
 
@@ -244,7 +252,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
 
   return {
     method: spec.method, path: spec.path, summary: spec.summary, params: paramSchema, query: querySchema, body: spec.body,
-    headers: headerNames, limits: spec.limits ?? [], unknownQuery: spec.unknownQuery ?? 'ignore', serve,
+    headers: headerNames, limits: spec.limits ?? [], unknownQuery: spec.unknownQuery ?? 'ignore', response: spec.response ?? {}, serve,
   };
 }
 

@@ -12,6 +12,7 @@ import type { MarketRecord } from '../catalog/model.js';
 import type { CatalogStore } from '../catalog/store.js';
 import { eventFull } from '../catalog/views.js';
 import { json } from '../respond.js';
+import { ok, ref } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 import type { ShardStatus } from '../../engine/shard/protocol.js';
 
@@ -69,6 +70,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
     headers: ['authorization'],
     params: conditionParam,
     body: 'optional-json',
+    response: ok(ref('MarketAcceptance')),
     handler: async ({ headers, params }) => {
       requireAdmin(adminToken, headers['authorization'] ?? '');
       const market = marketOf(params.condition_id);
@@ -85,6 +87,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
     route({
       method: 'POST',
       path: '/admin/markets/:condition_id/resolve',
+      response: ok(ref('MarketResolution')),
       summary: 'Resolve a market: {"winner": "<outcome>"}; cancels its orders and pays 1.00 per winning share.',
       headers: ['authorization'],
       params: conditionParam,
@@ -104,6 +107,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
     route({
       method: 'POST',
       path: '/admin/events',
+      response: { 201: { description: 'The created event, as GET /events/{id} shows it.', schema: ref('Event') } },
       summary: 'Create an event with its markets from a Gamma-shaped body; the server assigns ids.',
       headers: ['authorization'],
       body: 'json',
@@ -118,6 +122,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
     route({
       method: 'PUT',
       path: '/admin/profiles/:address',
+      response: ok(ref('Profile')),
       summary: 'Set the public profile of an address: any of name, pseudonym, bio, profileImage.',
       headers: ['authorization'],
       params: { address: string({ description: '0x address', maxLength: 42, required: true }) },
@@ -138,6 +143,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
     route({
       method: 'GET',
       path: '/admin/status',
+      response: ok(ref('AdminStatus')),
       summary: "Every shard's state hash, sequence number, engine totals and whether the ledger invariants hold (checked now).",
       headers: ['authorization'],
       handler: async ({ headers }) => {
@@ -152,6 +158,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
     route({
       method: 'POST',
       path: '/admin/deposits',
+      response: ok(ref('Deposit')),
       summary: 'Credit collateral to an address: {"address", "amount"} with amount in integer millionths.',
       headers: ['authorization'],
       body: 'json',

@@ -2,6 +2,7 @@
 // API keys; L2 lists and revokes them. A bad L1 request is one 401 whatever was wrong.
 import { HttpError } from '../errors.js';
 import { json, type Reply } from '../respond.js';
+import { ok, ref } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 import { clobAuthDigest, EncodingError, isAddress, parseUint256 } from './eip712.js';
 import type { ApiKeyStore } from './keys.js';
@@ -45,7 +46,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   return [
     route({
       method: 'POST', path: '/auth/api-key', summary: 'Create API credentials for the wallet and nonce (L1).',
-      headers: L1_HEADER_NAMES, body: 'optional-json',
+      headers: L1_HEADER_NAMES, body: 'optional-json', response: ok(ref('ApiCredentials')),
       handler: ({ headers }): Reply => {
         const { address, nonce } = authenticateL1(deps, headers);
         const made = deps.keys.create(address, nonce, deps.now());
@@ -55,7 +56,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
     }),
     route({
       method: 'GET', path: '/auth/derive-api-key', summary: 'The API credentials made earlier for the wallet and nonce (L1).',
-      headers: L1_HEADER_NAMES,
+      headers: L1_HEADER_NAMES, response: ok(ref('ApiCredentials')),
       handler: ({ headers }): Reply => {
         const { address, nonce } = authenticateL1(deps, headers);
         const found = deps.keys.derive(address, nonce);
@@ -64,11 +65,12 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'GET', path: '/auth/api-keys', summary: "The caller's API keys (L2).", headers: L2_HEADER_NAMES,
+      method: 'GET', path: '/auth/api-keys', summary: "The caller's API keys (L2).", headers: L2_HEADER_NAMES, response: ok(ref('ApiKeys')),
       handler: (context): Reply => json({ apiKeys: deps.keys.list(l2(context).address) }),
     }),
     route({
       method: 'DELETE', path: '/auth/api-key', summary: 'Revoke the API key the request is made with (L2).', headers: L2_HEADER_NAMES,
+      response: ok({ const: 'OK' }),
       handler: (context): Reply => {
         deps.keys.revoke(l2(context).apiKey);
         return json('OK');

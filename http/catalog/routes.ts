@@ -4,6 +4,7 @@
 import { badRequest, notFound } from '../errors.js';
 import { boolean, integer, integerList, oneOfList, string, stringList } from '../params.js';
 import { json } from '../respond.js';
+import { arrayOf, ok, ref } from '../response_schemas.js';
 import { route, type CachePolicy, type Route } from '../router.js';
 import { eventOrders, marketOrders, type CatalogQueries, type EventOrder, type MarketOrder } from './query.js';
 import type { CatalogSearch } from './search.js';
@@ -41,6 +42,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/events',
+      response: ok(arrayOf(ref('EventListItem'))),
       summary: 'List events with their tags.',
       limits: ['GET /events', 'catalog listings'],
       cached,
@@ -74,6 +76,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/events/slug/:slug',
+      response: ok(ref('Event')),
       summary: 'One event by slug, with markets, series and metadata.',
       cached,
       params: { slug: string({ required: true, description: 'Event slug.' }) },
@@ -88,6 +91,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/events/:id',
+      response: ok(ref('Event')),
       summary: 'One event by numeric id, with markets, series and metadata.',
       cached,
       params: { id: integer({ min: 0, required: true, description: 'Numeric event id.' }) },
@@ -102,6 +106,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/markets',
+      response: ok(arrayOf(ref('CatalogMarket'))),
       summary: 'List markets (Gamma style: limit/offset and filters).',
       limits: ['GET /markets (catalog)', 'catalog listings'],
       cached,
@@ -125,6 +130,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/markets/slug/:slug',
+      response: ok(ref('CatalogMarketWithEvents')),
       summary: 'One market by slug, with its event.',
       cached,
       params: { slug: string({ required: true, description: 'Market slug.' }) },
@@ -138,6 +144,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/markets/:id',
+      response: ok(ref('CatalogMarketWithEvents')),
       summary: 'One market by numeric id or condition id, with its event.',
       cached,
       params: { id: string({ required: true, maxLength: 66, description: 'Numeric market id or condition id (0x + 64 hex).' }) },
@@ -155,6 +162,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/series',
+      response: ok(arrayOf(ref('SeriesWithEvents'))),
       summary: 'List series with their events.',
       cached,
       query: { limit, offset, slug: stringList({ maxItems: listItemsMax, description: 'Only series with these slugs.' }), creator },
@@ -166,6 +174,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/tags',
+      response: ok(arrayOf(ref('Tag'))),
       summary: 'List tags.',
       limits: ['GET /tags'],
       cached,
@@ -175,6 +184,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/public-search',
+      response: ok(ref('SearchResults')),
       summary: 'Search events (titles, tickers, slugs, market questions) and tags.',
       limits: ['GET /public-search'],
       cached,

@@ -11,6 +11,7 @@ import { badRequest, HttpError } from '../errors.js';
 import { boolean, integer, number, oneOf, string, stringList } from '../params.js';
 import type { Profile } from '../profiles.js';
 import { json, type Reply } from '../respond.js';
+import { arrayOf, failure, ok, ref } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 import { transactionHash } from '../trading/fill_ids.js';
 import type { DepositRecord } from '../trading/treasury.js';
@@ -38,6 +39,7 @@ export interface FeedDeps {
 }
 
 const unauthorized = new HttpError(401, 'unauthorized: ip_not_allowlisted');
+const notAllowlisted = failure('The caller is outside FEED_IP_ALLOWLIST: unauthorized: ip_not_allowlisted.');
 
 /** uWS shows an IPv4 peer of a dual-stack socket as ::ffff:a.b.c.d. */
 function plainIp(ip: string): string {
@@ -120,6 +122,7 @@ export function feedRoutes(deps: FeedDeps): Route[] {
 
   const tradesRoute = route({
     method: 'GET', path: '/trades', limits: ['GET /trades'], unknownQuery: 'reject', clientIp: true, summary: 'Public fills, newest first.',
+    response: { ...ok(arrayOf(ref('PublicTrade'))), 401: notAllowlisted },
     query: {
       limit: integer({ min: 0, max: TRADES_LIMIT_MAX, default: 100, description: 'items to return' }),
       offset: integer({ min: 0, max: TRADES_OFFSET_MAX, default: 0, description: 'items to skip' }),
@@ -149,6 +152,7 @@ export function feedRoutes(deps: FeedDeps): Route[] {
 
   const activityRoute = route({
     method: 'GET', path: '/activity', unknownQuery: 'reject', clientIp: true, summary: "A user's trades, redemptions and deposits, newest first.",
+    response: { ...ok(arrayOf(ref('Activity'))), 401: notAllowlisted },
     query: {
       user: string({ required: true, description: 'wallet address', maxLength: 42 }),
       limit: integer({ min: 0, max: ACTIVITY_LIMIT_MAX, default: 100, description: 'items to return' }),

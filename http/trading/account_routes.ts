@@ -13,6 +13,7 @@ import { cursorOf, cursorOffset, END_CURSOR } from '../cursor.js';
 import { badRequest, notFound } from '../errors.js';
 import { oneOf, string } from '../params.js';
 import { json, type Reply } from '../respond.js';
+import { ok, ref } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 import { tradeId, transactionHash } from './fill_ids.js';
 import type { TokenPlace } from './order_request.js';
@@ -110,7 +111,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     route({
       method: 'GET', path: '/balance-allowance',
       summary: 'What the caller holds of collateral or one token (free + reserved) and what new orders can still use (free), in millionths.',
-      headers: L2_HEADER_NAMES,
+      headers: L2_HEADER_NAMES, response: ok(ref('BalanceAllowance')),
       query: {
         asset_type: oneOf({ values: ['COLLATERAL', 'CONDITIONAL'], description: 'COLLATERAL or CONDITIONAL' }),
         token_id: string({ description: 'token id (CONDITIONAL)', maxLength: 100 }),
@@ -140,6 +141,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     }),
     route({
       method: 'GET', path: '/data/order/:id', summary: "One of the caller's orders, any status.", headers: L2_HEADER_NAMES,
+      response: ok(ref('AccountOrderRead')),
       params: { id: string({ description: 'order id (0x hash)', maxLength: 128, required: true }) },
       handler: async (context): Promise<Reply> => {
         const key = authenticateRequest(deps, context);
@@ -151,6 +153,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     }),
     route({
       method: 'GET', path: '/data/orders', summary: "The caller's live orders (or one, by id), paged 500.", headers: L2_HEADER_NAMES,
+      response: ok(ref('AccountOrderPage')),
       query: {
         id: string({ description: 'order id', maxLength: 128 }),
         market: string({ description: 'condition id', maxLength: 128 }),
@@ -187,6 +190,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     }),
     route({
       method: 'GET', path: '/data/trades', summary: "The caller's trades as taker or maker, newest first, paged 500.", headers: L2_HEADER_NAMES,
+      response: ok(ref('AccountTradePage')),
       query: {
         id: string({ description: 'trade id', maxLength: 64 }),
         taker: string({ description: 'taker address', maxLength: 64 }),

@@ -8,6 +8,7 @@ import { authenticateRequest, L2_HEADER_NAMES } from '../auth/l2.js';
 import { HttpError, badRequest } from '../errors.js';
 import type { Logger } from '../log.js';
 import { json, type Reply } from '../respond.js';
+import { ok, ref } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 
 const SWEEP_EVERY_MS = 250;
@@ -90,6 +91,10 @@ export function heartbeatRoutes(deps: L2Deps & { readonly heartbeats: Heartbeats
     route({
       method: 'POST', path: '/v1/heartbeats', summary: 'Session heartbeat: send the id answered last ("" the first time).',
       headers: L2_HEADER_NAMES, body: 'optional-json',
+      response: {
+        ...ok(ref('HeartbeatId')),
+        400: { description: 'A bad body, or the id is not the one answered last (the body names the expected id).', schema: { anyOf: [ref('Error'), ref('HeartbeatIdError')] } },
+      },
       handler: (context): Reply => {
         const key = authenticateRequest(deps, context);
         const body = context.body ?? {};
@@ -101,6 +106,7 @@ export function heartbeatRoutes(deps: L2Deps & { readonly heartbeats: Heartbeats
     }),
     route({
       method: 'POST', path: '/heartbeats', summary: 'Plain heartbeat; resets the session id to "".', headers: L2_HEADER_NAMES,
+      response: ok(ref('StatusOk')),
       handler: (context): Reply => {
         deps.heartbeats.ping(authenticateRequest(deps, context));
         return json({ status: 'ok' });

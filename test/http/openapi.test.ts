@@ -1,8 +1,12 @@
 // GET /openapi.json on each listener: an OpenAPI 3.1 document made from the route table. Every
 // operation it lists is a route the listener serves (never the 404/405 of an unknown route), and
-// the routes a bot needs are there with their parameters, credentials and rate-limit caps.
+// the routes a bot needs are there with their parameters, credentials, rate-limit caps and
+// response schemas. The document is valid OpenAPI 3.1 by the specification's own schema, and
+// every response schema compiles in Ajv's strict mode (the suite holds every answer to them).
+import { Validator } from '@seriousme/openapi-schema-validator';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { ResponseValidator, type ApiDocument } from '../support/api_document.js';
 import { removeDataDir, request, startServer, type RunningServer } from '../support/server.js';
 
 type Operation = {
@@ -11,7 +15,10 @@ type Operation = {
   responses: Record<string, unknown>;
   'x-rate-limits': { name: string; requests: number; windowSeconds: number; scope: string }[];
 };
-type Document = { openapi: string; info: { title: string }; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
+type Document = {
+  openapi: string; info: { title: string }; paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
+};
 
 let server: RunningServer;
 
@@ -67,4 +74,51 @@ test('the operations carry parameters with bounds, credentials and rate-limit ca
   assert.deepEqual(trades['x-rate-limits'], [{ name: 'GET /trades', requests: 150, windowSeconds: 10, scope: 'ip' }]);
   const catalog = await documentOf(server.urls.catalog);
   assert.deepEqual(catalog.paths['/events']!['get']!['x-rate-limits'].map((cap) => cap.name).sort(), ['GET /events', 'catalog', 'catalog listings']);
+});
+
+test('each document is valid OpenAPI 3.1, and Ajv compiles every response schema in strict mode', async () => {
+  for (const [name, base] of Object.entries(server.urls)) {
+    const document = await documentOf(base);
+    const result = await new Validator().validate(document as unknown as Record<string, unknown>);
+    assert.ok(result.valid, `${name}: ${JSON.stringify(result.errors, null, 1)?.slice(0, 2000)}`);
+    // Compiles every schema of every response (the constructor does), strict: an unknown keyword,
+    // a required property that is not defined or a type-less applicator throws.
+    const validator = new ResponseValidator(document as unknown as ApiDocument);
+    assert.ok(validator.responseObjects().length > 0);
+  }
+});
+
+test('every operation documents its success body, and every shared schema is used', async () => {
+  for (const [name, base] of Object.entries(server.urls)) {
+    const document = await documentOf(base);
+    const text = JSON.stringify(document.paths);
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+        assert.equal(success.length, 1, `${name}: ${method} ${path} has one success status`);
+        const [, answer] = success[0]! as [string, { content?: Record<string, { schema?: unknown }> }];
+        assert.ok(Object.values(answer.content ?? {}).every((media) => media.schema !== undefined) && answer.content !== undefined, `${name}: ${method} ${path} success has a body schema`);
+        assert.doesNotMatch(JSON.stringify(operation.responses), /docs\/api\.md/, 'no placeholder bodies');
+      }
+    }
+    const all = JSON.stringify(document);
+    for (const schema of Object.keys(document.components.schemas)) {
+      assert.ok(all.includes(`"#/components/schemas/${schema}"`), `${name}: ${schema} is referred to`);
+    }
+    assert.ok(text.length > 0);
+  }
+});
+
+test('shapes the interface fixes are closed: a field the document does not describe fails', async () => {
+  const clob = await documentOf(server.urls.clob);
+  const validator = new ResponseValidator(clob as unknown as ApiDocument);
+  const answer = (body: unknown) => ({
+    method: 'GET', url: `${server.urls.clob}/health`, status: 200, headers: new Headers({ 'content-type': 'application/json' }), text: JSON.stringify(body),
+  });
+  assert.deepEqual(validator.problems(answer({ status: 'ok' })), []);
+  assert.equal(validator.problems(answer({ status: 'ok', extra: 1 })).length, 1);
+  assert.equal(validator.problems({ ...answer({ status: 'ok' }), status: 418 }).length, 1, 'an undocumented status fails');
+  assert.deepEqual(validator.problems({ ...answer({ error: 'not found' }), url: `${server.urls.clob}/no/such/route`, status: 404 }), []);
+  const book = await request(`${server.urls.clob}/markets`);
+  assert.equal(book.status, 200);
 });

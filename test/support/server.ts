@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { assertDocumented } from './api_document.js';
 
 export const mainPath = fileURLToPath(new URL('../../http/main.js', import.meta.url));
 const readyPattern = /^listening clob=(\S+) catalog=(\S+) data=(\S+)$/m;
@@ -89,10 +90,24 @@ export interface Response<T = unknown> {
   readonly text: string;
 }
 
-/** One HTTP request; the body is parsed as JSON when it is JSON. */
-export async function request<T = unknown>(url: string, init: RequestInit = {}): Promise<Response<T>> {
+export interface RequestOptions {
+  /**
+   * Hold the answer to the listener's OpenAPI document (api_document.ts); on by default for the
+   * whole suite. Turn it off only for answers no route of the document gives: a request to
+   * something that is not one of the three listeners (the compat proxy's own refusals), or a
+   * server that is going away. Unknown paths and wrong methods are checked against the document's
+   * RouteNotFound and MethodNotAllowed, so they need no opt-out.
+   */
+  readonly documented?: boolean;
+}
+
+/** One HTTP request, its answer held to the document; the body is parsed as JSON when it is JSON. */
+export async function request<T = unknown>(url: string, init: RequestInit = {}, options: RequestOptions = {}): Promise<Response<T>> {
   const response = await fetch(url, init);
   const text = await response.text();
+  if (options.documented !== false) {
+    await assertDocumented({ method: init.method ?? 'GET', url, status: response.status, headers: response.headers, text });
+  }
   let body: unknown = text;
   try {
     body = JSON.parse(text);

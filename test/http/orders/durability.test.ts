@@ -3,7 +3,7 @@
 // trades and balances are as they were, and the credentials still work.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { removeDataDir, startServer } from '../../support/server.js';
+import { removeDataDir, request, startServer } from '../../support/server.js';
 import { ADMIN_TOKEN, startTrading, type Trader } from './trader.js';
 
 type Row = Record<string, unknown>;
@@ -63,9 +63,9 @@ test('after kill -9 the public feeds, last trades and books catch up with every 
   const restarted = await startServer({ dataDir: server.dataDir, env: { ADMIN_TOKEN, SHARDS: '2' } });
   try {
     const get = async <T>(url: string): Promise<T> => {
-      const response = await fetch(url);
+      const response = await request<T>(url);
       assert.equal(response.status, 200, `${url}: ${response.status}`);
-      return (await response.json()) as T;
+      return response.body;
     };
     const trades = await get<Row[]>(`${restarted.urls.data}/trades?user=${taker.address}`);
     assert.equal(trades.length, expected.length, 'one taker item per fill');
