@@ -21,6 +21,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
+import { SecretScanner } from '../support/secrets.js';
 import { removeDataDir, request, type RunningServer } from '../support/server.js';
 import {
   armOrders, HostileGenerator, KNOWN_ROUTES, methodsOf, transportProbes, type Catalog, type HostileRequest, type LegitPlacement, type ListenerName,
@@ -452,22 +453,6 @@ function describe(req: HostileRequest): string {
   return `${req.listener} ${req.method} ${JSON.stringify(req.target.slice(0, 300))} [${headers}]${body}${req.declaredLength === undefined ? '' : ` declared=${req.declaredLength}`}`;
 }
 
-/** Where secrets would show: every byte answered is scanned for them. */
-class SecretScanner {
-  private readonly needles: Buffer[];
-  hits: string[] = [];
-
-  constructor(readonly secrets: readonly string[]) {
-    this.needles = secrets.map((secret) => Buffer.from(secret));
-  }
-
-  scan(where: string, bytes: Buffer): void {
-    for (const [index, needle] of this.needles.entries()) {
-      if (bytes.indexOf(needle) !== -1 && this.hits.length < 20) this.hits.push(`${where}: secret #${index}`);
-    }
-  }
-}
-
 async function probe(port: number, entry: TransportProbe): Promise<{ name: string; result: string; ok: boolean; answered: boolean }> {
   return new Promise((resolve) => {
     const socket = connect({ port, host: '127.0.0.1' });
@@ -500,8 +485,10 @@ test(`hostile input: ${REQUESTS} seeded requests change nothing, answer only 4xx
     const [session, controlSession] = await Promise.all([legitSession(fuzzed), legitSession(control)]);
     t.diagnostic(`seed ${SEED}; servers up and sessions done in ${Date.now() - started} ms`);
 
-    const secrets = [...fuzzed.traders.flatMap((trader) => [trader.credentials!.secret, trader.credentials!.passphrase]), ADMIN_TOKEN];
-    const scanner = new SecretScanner(secrets);
+    const scanner = new SecretScanner([
+      ...fuzzed.traders.flatMap((trader, index): [string, string][] => [[`secret #${index}`, trader.credentials!.secret], [`passphrase #${index}`, trader.credentials!.passphrase]]),
+      ['admin token', ADMIN_TOKEN],
+    ]);
     const world: World = {
       traders: fuzzed.traders, markets: fuzzed.markets, catalog: await catalogOf(fuzzed), legit: session.placements,
       arsenal: armOrders(fuzzed.traders, fuzzed.markets, Date.now()), adminToken: ADMIN_TOKEN, extraRoutes: await unknownServedRoutes(fuzzed),
