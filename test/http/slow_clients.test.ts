@@ -3,7 +3,8 @@
 // left idle, are cut by uWS's idle timeout (10 s, checked every 4 s: closed 8–12 s after the last
 // complete request) without an answer, since uWS has nothing to answer before a request line is
 // whole; a client that pipelines requests and never reads its answers is disconnected instead of
-// being buffered for; a client that reads a large answer slowly still receives all of it. While
+// being buffered for; a client that reads a large answer slowly still receives all of it, and one
+// that stops reading it is closed by the same idle timeout. While
 // any of them holds a connection, everyone else is served.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -195,7 +196,12 @@ describe('slow clients', { concurrency: true }, () => {
     assert.equal(expected.status, 200);
     assert.ok(Buffer.byteLength(expected.text) > 6_000_000, `answer of ${Buffer.byteLength(expected.text)} bytes`);
 
-    const client = new RawClient(Number(new URL(catalogUrl).port), true);
+    const catalogPort = Number(new URL(catalogUrl).port);
+    // One client stops reading. uWS closes its connection 8–12 s later; the client only sees the
+    // close once it reads again, behind the part of the answer the kernel's buffers held.
+    const stalled = new RawClient(catalogPort, true);
+    stalled.socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const client = new RawClient(catalogPort, true);
     client.socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
     await sleep(500);
     await stillServes();
@@ -219,6 +225,12 @@ describe('slow clients', { concurrency: true }, () => {
     }
     const received = Buffer.concat(chunks);
     assert.equal(received.subarray(received.indexOf('\r\n\r\n') + 4).toString('utf8'), expected.text);
+    await sleep(idleCutMs + 1_000);
+    let stalledBytes = 0;
+    stalled.socket.on('data', (chunk: Buffer) => (stalledBytes += chunk.length));
+    stalled.socket.resume();
+    await closesWithin(stalled, slackMs, 'a client that stopped reading');
+    assert.ok(stalledBytes < received.length, `the stalled client got all ${stalledBytes} bytes`);
     client.socket.destroy();
   });
 });
