@@ -3,7 +3,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { benchCatalog, printCatalog } from './catalog.js';
-import { benchLimits, benchMetrics, printSwitch } from './limits.js';
+import { benchLimits, printSwitch } from './limits.js';
+import { benchMetrics, printMetrics } from './metrics.js';
 import { benchMarket, printMarket } from './market.js';
 import { benchWs, printWs } from './ws.js';
 
@@ -33,7 +34,7 @@ const suites: Record<string, (quick: boolean, asJson: boolean) => Promise<void>>
   metrics: async (quick, asJson) => {
     const figures = await benchMetrics(quick);
     if (asJson) console.log(JSON.stringify({ suite: 'metrics', ...figures }));
-    else printSwitch(figures);
+    else printMetrics(figures);
   },
   ws: async (quick, asJson) => {
     const figures = await benchWs(quick);

@@ -1,0 +1,138 @@
+// The cost of metrics and logging (issue 9) on the hottest read and the hottest write: GET /book
+// and POST /order with METRICS=on and LOG_LEVEL=info against METRICS=off and LOG_LEVEL=silent,
+// in the same run, the two servers alternating round by round so drift hits both; best of the
+// rounds each. Capacity is requests per second of the server's main thread (the front end, where
+// the per-request counters and the log calls run). Goal: on >= 0.95 of off.
+//
+// POST /order replays the orders benchmark's pre-signed orders (bench/orders/exchange.ts) on a
+// fresh server each round: every order signed, HMAC-authenticated and durable before its 200.
+import { compareSwitch, printSwitch, type SwitchFigures } from './limits.js';
+import { runLoad, type LoadResult } from './load/client.js';
+import { enrol, makeTraders, orderRequests, signOrders, startExchange, type BenchTrader, type Exchange, type SignedOrder } from './orders/exchange.js';
+import { makePlan, type OrderPlan } from './orders/plan.js';
+import { threadCpuSeconds } from './support/spawn.js';
+
+const GOAL = 0.95;
+const ON: Readonly<Record<string, string>> = { METRICS: 'on', LOG_LEVEL: 'info' };
+const OFF: Readonly<Record<string, string>> = { METRICS: 'off', LOG_LEVEL: 'silent' };
+const SEED = 9;
+const SHARDS = 2;
+/** A phase ends when every order is answered; this only bounds a stuck server. */
+const PHASE_MS_MAX = 120_000;
+
+interface OrderSizes {
+  readonly accounts: number;
+  readonly markets: number;
+  readonly connections: number;
+  readonly warmupOrders: number;
+  readonly measuredOrders: number;
+  readonly rounds: number;
+}
+
+const QUICK: OrderSizes = { accounts: 40, markets: 2, connections: 32, warmupOrders: 500, measuredOrders: 2_000, rounds: 1 };
+const FULL: OrderSizes = { accounts: 400, markets: 4, connections: 128, warmupOrders: 5_000, measuredOrders: 30_000, rounds: 3 };
+
+export interface OrderRun {
+  readonly ordersPerSecond: number;
+  /** Orders per second of the server's main-thread CPU time. */
+  readonly capacity: number;
+  /** Server CPU (every thread) per order, in µs. */
+  readonly cpuUsPerOrder: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly non200: number;
+}
+
+export interface MetricsFigures {
+  readonly goal: number;
+  readonly book: SwitchFigures;
+  readonly orders: { readonly off: OrderRun; readonly on: OrderRun; readonly sizes: OrderSizes };
+}
+
+interface Signed {
+  readonly plan: OrderPlan;
+  readonly traders: readonly BenchTrader[];
+  readonly setup: readonly SignedOrder[];
+  readonly orders: readonly SignedOrder[];
+  readonly tokens: Exchange['tokens'];
+}
+
+function non200(result: LoadResult): number {
+  return Object.entries(result.statusCounts).reduce((sum, [status, count]) => sum + (status === '200' ? 0 : count), 0) + result.errors;
+}
+
+/** One server: enrol, the setup orders, a warm-up, then the measured orders in a closed loop. */
+async function orderRun(env: Readonly<Record<string, string>>, sizes: OrderSizes, signed: Signed | undefined): Promise<{ run: OrderRun; signed: Signed }> {
+  const exchange = await startExchange(sizes.markets, SHARDS, env);
+  try {
+    const plan = signed?.plan ?? makePlan(sizes.accounts, sizes.markets, sizes.warmupOrders + sizes.measuredOrders, SEED);
+    const traders = signed?.traders ?? makeTraders(plan);
+    const made = signed ?? { plan, traders, tokens: exchange.tokens, setup: signOrders(traders, exchange.tokens, plan.setup), orders: signOrders(traders, exchange.tokens, plan.orders) };
+    if (JSON.stringify(exchange.tokens) !== JSON.stringify(made.tokens)) throw new Error('a fresh server gave other token ids; signed orders cannot be replayed');
+    await enrol(exchange, traders, plan.depositMicros);
+    const url = exchange.server.urls.clob;
+    const send = (orders: readonly SignedOrder[], planned: OrderPlan['orders'], from: number, to: number) =>
+      runLoad({ url, requests: orderRequests(traders, planned, orders, from, to), connections: sizes.connections, durationMs: PHASE_MS_MAX, unique: true });
+    await send(made.setup, plan.setup, 0, made.setup.length);
+    await send(made.orders, plan.orders, 0, sizes.warmupOrders);
+    const pid = exchange.server.pid;
+    const mainBefore = threadCpuSeconds(pid).get(pid) ?? 0;
+    const cpuBefore = exchange.server.cpuSeconds();
+    const result = await send(made.orders, plan.orders, sizes.warmupOrders, sizes.warmupOrders + sizes.measuredOrders);
+    const mainSeconds = (threadCpuSeconds(pid).get(pid) ?? 0) - mainBefore;
+    const cpuSeconds = exchange.server.cpuSeconds() - cpuBefore;
+    return {
+      signed: made,
+      run: {
+        ordersPerSecond: Math.round(result.requestsPerSecond), capacity: Math.round(result.requests / Math.max(0.01, mainSeconds)),
+        cpuUsPerOrder: (cpuSeconds * 1e6) / Math.max(1, result.requests), p50Ms: result.latency.p50Ms, p99Ms: result.latency.p99Ms, non200: non200(result),
+      },
+    };
+  } finally {
+    await exchange.server.stop();
+  }
+}
+
+async function benchOrders(quick: boolean): Promise<MetricsFigures['orders']> {
+  const sizes = quick ? QUICK : FULL;
+  let signed: Signed | undefined;
+  let off: OrderRun | undefined;
+  let on: OrderRun | undefined;
+  const better = (a: OrderRun | undefined, b: OrderRun): OrderRun => (a === undefined || b.capacity > a.capacity ? b : a);
+  for (let round = 0; round < sizes.rounds; round++) {
+    const offRun = await orderRun(OFF, sizes, signed);
+    signed = offRun.signed;
+    off = better(off, offRun.run);
+    on = better(on, (await orderRun(ON, sizes, signed)).run);
+  }
+  return { off: off!, on: on!, sizes };
+}
+
+export async function benchMetrics(quick: boolean): Promise<MetricsFigures> {
+  const book = await compareSwitch('metrics and logs', GOAL, OFF, ON, quick);
+  return { goal: GOAL, book, orders: await benchOrders(quick) };
+}
+
+function format(value: number, digits = 0): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
+export function printMetrics(figures: MetricsFigures): void {
+  printSwitch(figures.book);
+  const { off, on, sizes } = figures.orders;
+  console.log(
+    `POST /order, ${format(sizes.measuredOrders)} signed orders per server over ${sizes.connections} connections (closed loop), ` +
+    `${sizes.accounts} accounts, ${sizes.markets} markets, SHARDS=${SHARDS}, best of ${sizes.rounds} alternating round(s)`,
+  );
+  for (const [name, run] of [['off (METRICS=off LOG_LEVEL=silent)', off], ['on  (METRICS=on LOG_LEVEL=info)  ', on]] as const) {
+    console.log(
+      `  ${name} ${format(run.ordersPerSecond).padStart(7)} orders/s  main thread ${format(run.capacity).padStart(7)} orders/CPU-s` +
+      `  server CPU ${format(run.cpuUsPerOrder, 1)} µs/order  p50 ${format(run.p50Ms, 2)} ms p99 ${format(run.p99Ms, 2)} ms${run.non200 > 0 ? `  non-200 ${run.non200}` : ''}`,
+    );
+  }
+  const ratio = on.capacity / off.capacity;
+  console.log(
+    `goal: POST /order main-thread capacity with metrics and logs >= ${figures.goal} of without: ${ratio >= figures.goal ? 'met' : 'NOT met'} (${ratio.toFixed(2)}; ` +
+    `orders/s ${(on.ordersPerSecond / off.ordersPerSecond).toFixed(2)}, server CPU per order ${(off.cpuUsPerOrder / on.cpuUsPerOrder).toFixed(2)})`,
+  );
+}
