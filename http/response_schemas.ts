@@ -170,7 +170,12 @@ const schemaTable = {
   Spread: closed({ spread: decimalString }),
   /** side: the taker's, "" before the first trade (price then 0.5). */
   LastTradePrice: closed({ price: decimalString, side: { type: 'string', enum: ['BUY', 'SELL', ''] } }),
+  /** POST /midpoints and /spreads: token id → value; a token with an empty side is left out. */
+  TokenValues: { type: 'object', additionalProperties: decimalString },
+  TokenLastTradePrice: closed({ token_id: string, price: decimalString, side: { type: 'string', enum: ['BUY', 'SELL', ''] } }),
   TickSize: closed({ minimum_tick_size: number }),
+  /** The market's taker fee in basis points. */
+  FeeRate: closed({ base_fee: integer }),
   NegRisk: closed({ neg_risk: boolean }),
   PricePoint: closed({ t: integer, p: number }),
   PriceHistory: closed({ history: arrayOf(link('PricePoint')) }),

@@ -63,7 +63,7 @@ export interface RouteSpec<Q extends ParamSchema, P extends ParamSchema> {
    * answers besides the generic ones of every route (400, 429, 500, 503; 401 when it reads
    * credentials, 404 when its path has parameters, 408/413 when it reads a body).
    */
-  readonly response?: Responses;
+  readonly response: Responses;
   readonly handler: (context: Context<ParamsOf<Q>, ParamsOf<P>>) => Reply | Promise<Reply>;
 }
 
@@ -252,7 +252,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
 
   return {
     method: spec.method, path: spec.path, summary: spec.summary, params: paramSchema, query: querySchema, body: spec.body,
-    headers: headerNames, limits: spec.limits ?? [], unknownQuery: spec.unknownQuery ?? 'ignore', response: spec.response ?? {}, serve,
+    headers: headerNames, limits: spec.limits ?? [], unknownQuery: spec.unknownQuery ?? 'ignore', response: spec.response, serve,
   };
 }
 

@@ -11,10 +11,18 @@ import { formatUnits, unitsNumber } from '../decimal.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { oneOf, string } from '../params.js';
 import { json, type Reply } from '../respond.js';
+import { arrayOf, failure, ok, ref, type JsonSchema, type Responses } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 import { BUY, SELL, type MarketBook, type TradeSide } from './book.js';
 
 export const NO_BOOK = 'No orderbook exists for the requested token id';
+/** The documented 404 of every route that names a token. */
+export const NO_BOOK_ANSWER = failure(`A token without an order book (${NO_BOOK}).`);
+
+/** A token read: its body, or the 404 of an unknown token. */
+function tokenRead(schema: JsonSchema): Responses {
+  return { ...ok(schema), 404: NO_BOOK_ANSWER };
+}
 /** Most tokens one batch read (POST /books, /prices, /midpoints, /spreads, /last-trades-prices) names. */
 export const BATCH_TOKENS_MAX = 500;
 /** Polymarket's token ids are decimal uint256 (up to 78 digits); this allows some room. */
@@ -176,10 +184,12 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
   return [
     route({
       method: 'GET', path: '/book', limits: ['GET /book'], summary: "A token's order book: bids ascending, asks descending (best last).", query: tokenQuery,
+      response: tokenRead(ref('OrderBookSummary')),
       handler: (context): Reply => ({ status: 200, body: bookBody(tokenBook(context.query.token_id), context.query.token_id!) }),
     }),
     route({
       method: 'POST', path: '/books', limits: ['POST /books'], summary: `Order books of up to ${BATCH_TOKENS_MAX} tokens, in request order.`, body: 'json',
+      response: tokenRead(arrayOf(ref('OrderBookSummary'))),
       handler: (context): Reply => {
         const bodies = batchItems(context.body).map(({ tokenId }) => bookBody(tokenBook(tokenId), tokenId));
         return { status: 200, body: Buffer.concat([Buffer.from('['), ...bodies.flatMap((body, at) => (at === 0 ? [body] : [Buffer.from(','), body])), Buffer.from(']')]) };
@@ -188,6 +198,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
     route({
       method: 'GET', path: '/price', limits: ['GET /price'], summary: 'Best bid (side=BUY) or best ask (side=SELL) of a token.',
       query: { ...tokenQuery, side: oneOf({ values: ['BUY', 'SELL'], description: 'BUY: best bid; SELL: best ask' }) },
+      response: tokenRead(ref('Price')),
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
         if (context.query.side === undefined) throw badRequest('side is required');
@@ -197,6 +208,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
     }),
     route({
       method: 'POST', path: '/prices', limits: ['POST /prices'], summary: 'Best prices of many tokens: {token: {BUY, SELL}}; a side without orders is left out.', body: 'json',
+      response: tokenRead(ref('BestPrices')),
       handler: (context): Reply => {
         const out: Record<string, Record<string, string>> = {};
         for (const { tokenId, side } of batchItems(context.body)) {
@@ -213,6 +225,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
     }),
     route({
       method: 'GET', path: '/midpoint', limits: ['GET /midpoint'], summary: 'Midpoint of the best bid and ask of a token.', query: tokenQuery,
+      response: tokenRead(ref('Midpoint')),
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
         return memoJson(token, Slot.MIDPOINT, () => ({ mid: quoted(midpointOf(token)) }));
@@ -220,10 +233,12 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
     }),
     route({
       method: 'POST', path: '/midpoints', limits: ['POST /prices'], summary: `Midpoints of up to ${BATCH_TOKENS_MAX} tokens: {token: mid}; a token with an empty side is left out.`, body: 'json',
+      response: tokenRead(ref('TokenValues')),
       handler: (context): Reply => byToken(context.body, midpointOf),
     }),
     route({
       method: 'GET', path: '/spread', summary: 'Best ask minus best bid of a token.', query: tokenQuery,
+      response: tokenRead(ref('Spread')),
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
         return memoJson(token, Slot.SPREAD, () => ({ spread: quoted(spreadOf(token)) }));
@@ -231,10 +246,12 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
     }),
     route({
       method: 'POST', path: '/spreads', limits: ['POST /prices'], summary: `Spreads of up to ${BATCH_TOKENS_MAX} tokens: {token: spread}; a token with an empty side is left out.`, body: 'json',
+      response: tokenRead(ref('TokenValues')),
       handler: (context): Reply => byToken(context.body, spreadOf),
     }),
     route({
       method: 'GET', path: '/last-trade-price', summary: "A token's last trade price and the taker's side.", query: tokenQuery,
+      response: tokenRead(ref('LastTradePrice')),
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
         return memoJson(token, Slot.LAST_TRADE, () => lastTradeOf(token.book, token.outcome));
@@ -242,6 +259,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
     }),
     route({
       method: 'POST', path: '/last-trades-prices', limits: ['POST /prices'], summary: `Last trades of up to ${BATCH_TOKENS_MAX} tokens: [{token_id, price, side}] in request order.`, body: 'json',
+      response: tokenRead(arrayOf(ref('TokenLastTradePrice'))),
       handler: (context): Reply => json(batchItems(context.body).map(({ tokenId }) => {
         const token = tokenBook(tokenId);
         return { token_id: tokenId, ...lastTradeOf(token.book, token.outcome) };
@@ -249,22 +267,27 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
     }),
     route({
       method: 'GET', path: '/tick-size', summary: "A token's minimum tick size.", query: tokenQuery,
+      response: tokenRead(ref('TickSize')),
       handler: (context): Reply => json({ minimum_tick_size: unitsNumber(tokenBook(context.query.token_id).book.tickUnits, 4) }),
     }),
     route({
       method: 'GET', path: '/neg-risk', summary: "Whether a token's market is negative-risk.", query: tokenQuery,
+      response: tokenRead(ref('NegRisk')),
       handler: (context): Reply => json({ neg_risk: tokenBook(context.query.token_id).market.negRisk }),
     }),
     route({
       method: 'GET', path: '/fee-rate', summary: "The taker fee of a token's market in basis points: {base_fee}.", query: tokenQuery,
+      response: tokenRead(ref('FeeRate')),
       handler: (context): Reply => feeRate(context.query.token_id),
     }),
     route({
       method: 'GET', path: '/fee-rate/:token_id', summary: 'GET /fee-rate with the token id in the path.', params: { token_id: string({ required: true, description: 'token id', maxLength: 100 }) },
+      response: ok(ref('FeeRate')),
       handler: (context): Reply => feeRate(context.params.token_id),
     }),
     route({
       method: 'GET', path: '/time', summary: 'Server time: unix seconds as a bare JSON number.',
+      response: ok({ type: 'integer', minimum: 0 }, 'Unix seconds.'),
       handler: (): Reply => json(Math.floor(deps.now() / 1000)),
     }),
   ];

@@ -7,9 +7,9 @@ import { unitsNumber } from '../decimal.js';
 import { badRequest, notFound } from '../errors.js';
 import { integer, oneOf, string } from '../params.js';
 import { json, type Reply } from '../respond.js';
-import { failure, ok, ref } from '../response_schemas.js';
+import { ok, ref } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
-import { NO_BOOK } from './book_routes.js';
+import { NO_BOOK, NO_BOOK_ANSWER } from './book_routes.js';
 import type { FeedStore } from './feed_store.js';
 
 export const INTERVALS = ['1h', '6h', '1d', '1w', '1m', 'max'] as const;
@@ -92,8 +92,6 @@ function optionalInteger(body: Record<string, unknown>, name: string, min: numbe
   return value;
 }
 
-const unknownToken = failure('A token without an order book.');
-
 export function historyRoutes(deps: {
   readonly feeds: FeedStore;
   /** Whether the token id names a tradable token. */
@@ -107,7 +105,7 @@ export function historyRoutes(deps: {
   return [
     route({
       method: 'GET', path: '/prices-history', limits: ['GET /prices-history'], summary: "A token's last trade price per bucket: {history: [{t, p}]}.", query: historyQuery,
-      response: { ...ok(ref('PriceHistory')), 404: unknownToken },
+      response: { ...ok(ref('PriceHistory')), 404: NO_BOOK_ANSWER },
       handler: (context): Reply => {
         const q = context.query;
         return json({ history: pointsOf(q.market, { startS: q.startTs, endS: q.endTs, interval: q.interval, fidelity: q.fidelity }) });
@@ -115,7 +113,7 @@ export function historyRoutes(deps: {
     }),
     route({
       method: 'POST', path: '/batch-prices-history', limits: ['POST /batch-prices-history'], body: 'json',
-      response: { ...ok(ref('PriceHistories')), 404: unknownToken },
+      response: { ...ok(ref('PriceHistories')), 404: NO_BOOK_ANSWER },
       summary: `Price history of up to ${HISTORY_BATCH_MAX} tokens: {history: {token: [{t, p}]}}.`,
       handler: (context): Reply => {
         const body = context.body;

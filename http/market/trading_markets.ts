@@ -8,6 +8,7 @@ import { unitsNumber } from '../decimal.js';
 import { badRequest, notFound } from '../errors.js';
 import { string } from '../params.js';
 import { json, type Reply } from '../respond.js';
+import { ok, ref } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 import { cursorOf, cursorOffset, END_CURSOR } from '../cursor.js';
 import { BUY, SELL, type MarketBook } from './book.js';
@@ -149,26 +150,32 @@ export function tradingMarketRoutes(deps: TradingMarketDeps): Route[] {
   return [
     route({
       method: 'GET', path: '/markets', summary: 'Trading markets (list variant), 1000 per page.', query: cursorQuery,
+      response: ok(ref('TradingMarketListedPage')),
       handler: (context) => page(deps.store.allMarkets(), context.query.next_cursor, (market) => views.listed(market)),
     }),
     route({
       method: 'GET', path: '/markets/:condition_id', summary: 'One trading market (full variant).', params: conditionParams,
+      response: ok(ref('TradingMarket')),
       handler: (context) => json(views.full(byCondition(context.params.condition_id))),
     }),
     route({
       method: 'GET', path: '/sampling-markets', summary: 'Markets accepting orders now (full variant), 1000 per page.', query: cursorQuery,
+      response: ok(ref('TradingMarketPage')),
       handler: (context) => page(deps.store.allMarkets().filter((market) => isSampling(deps, market)), context.query.next_cursor, (market) => views.full(market)),
     }),
     route({
       method: 'GET', path: '/simplified-markets', summary: 'Every trading market (simplified), 1000 per page.', query: cursorQuery,
+      response: ok(ref('SimplifiedMarketPage')),
       handler: (context) => page(deps.store.allMarkets(), context.query.next_cursor, (market) => views.simplified(market)),
     }),
     route({
       method: 'GET', path: '/sampling-simplified-markets', summary: 'Markets accepting orders now (simplified), 1000 per page.', query: cursorQuery,
+      response: ok(ref('SimplifiedMarketPage')),
       handler: (context) => page(deps.store.allMarkets().filter((market) => isSampling(deps, market)), context.query.next_cursor, (market) => views.simplified(market)),
     }),
     route({
       method: 'GET', path: '/clob-markets/:condition_id', summary: "A market's trading settings (abbreviated keys).", params: conditionParams,
+      response: ok(ref('MarketSettings')),
       handler: (context) => json(views.settings(byCondition(context.params.condition_id))),
     }),
   ];
