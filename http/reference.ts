@@ -52,6 +52,10 @@ function schemaHeading(name: string): string {
   return `Schema ${name}`;
 }
 
+function isInlineObject(schema: Json): boolean {
+  return schema['$ref'] === undefined && Object.keys(record(schema['properties'])).length > 0;
+}
+
 /** A schema as a short type: `integer`, `string or null`, `array of [Order](#schema-order)`, `"BUY" or "SELL"`. */
 export function typeOf(schema: Json): string {
   if (typeof schema['$ref'] === 'string') return `[${refName(schema['$ref'])}](#${slug(schemaHeading(refName(schema['$ref'])))})`;
@@ -60,7 +64,10 @@ export function typeOf(schema: Json): string {
   for (const key of ['oneOf', 'anyOf']) {
     if (Array.isArray(schema[key])) return schema[key].map((option) => typeOf(record(option))).join(' or ');
   }
-  if (Array.isArray(schema['allOf'])) return schema['allOf'].map((part) => typeOf(record(part))).join(' and ');
+  if (Array.isArray(schema['allOf'])) {
+    const parts = `all of ${schema['allOf'].map((part) => typeOf(record(part))).join(' and ')}`;
+    return isInlineObject(schema) ? `${parts}, with the fields listed` : parts;
+  }
   const types = Array.isArray(schema['type']) ? schema['type'].map(text) : schema['type'] === undefined ? [] : [text(schema['type'])];
   const named = types.map((type) => {
     if (type === 'array') return `array of ${typeOf(record(schema['items']))}`;
@@ -91,9 +98,6 @@ export function boundsOf(schema: Json): string {
   return parts.join(', ');
 }
 
-function isInlineObject(schema: Json): boolean {
-  return schema['$ref'] === undefined && Object.keys(record(schema['properties'])).length > 0;
-}
 
 /** One row per field of an object schema, nested inline objects (and arrays of them) flattened. */
 function fieldRows(schema: Json, prefix: string, depth: number, rows: string[][]): void {
@@ -168,15 +172,21 @@ function operationLines(method: string, path: string, operation: Json): string[]
   const responses = Object.entries(record(operation['responses'])).sort(([a], [b]) => a.localeCompare(b));
   for (const [status, value] of responses.filter(([code]) => code.startsWith('2'))) {
     const schema = contentSchema(record(value));
-    lines.push(`**Response ${status}:** ${text(record(value)['description'])}`, '');
+    lines.push(`**Response ${status}:** ${describeResponse(record(value))}`, '');
     if (schema !== undefined) lines.push(...bodyLines(schema), '');
   }
   const errors = responses.filter(([code]) => !code.startsWith('2')).map(([status, value]) => {
     const schema = contentSchema(record(value));
-    return [status, text(record(value)['description']), schema === undefined ? '' : compactType(schema)];
+    return [status, describeResponse(record(value)), schema === undefined ? '' : compactType(schema)];
   });
   if (errors.length > 0) lines.push('**Errors**', '', ...table(['status', 'when', 'body'], errors), '');
   return lines;
+}
+
+/** A response's description and the headers it sets. */
+function describeResponse(response: Json): string {
+  const headers = Object.keys(record(response['headers']));
+  return `${text(response['description'])}${headers.length === 0 ? '' : ` Headers: ${headers.join(', ')}.`}`;
 }
 
 /** A small object schema written out (`{ error: string }`); larger ones as their type. */

@@ -36,6 +36,7 @@ test('a page shows parameters, bodies, $ref schemas, errors, credentials and cap
           requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['size'], properties: { size: { type: 'string', pattern: '^[0-9]+$' } } } } } },
           responses: {
             200: { description: 'The thing.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
+            429: { description: 'Over a cap.', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
             400: { description: 'Invalid input.', content: { 'application/json': { schema: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } } } },
           },
           'x-rate-limits': [{ name: 'POST /things', requests: 10, windowSeconds: 60, scope: 'key' }],
@@ -45,6 +46,8 @@ test('a page shows parameters, bodies, $ref schemas, errors, credentials and cap
     components: {
       securitySchemes: { l2: { type: 'apiKey', description: 'HMAC headers.' } },
       schemas: {
+        Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
+        NamedThing: { type: 'object', allOf: [{ $ref: '#/components/schemas/Thing' }], properties: { name: { type: 'string' } }, required: ['name'] },
         Thing: {
           type: 'object', required: ['id'],
           properties: {
@@ -73,4 +76,7 @@ test('a page shows parameters, bodies, $ref schemas, errors, credentials and cap
   has('| `parts[].price` | string | yes |  |');
   has('| `parts[].kind` | "a" or "b" | no |  |');
   has('| `next` | [Thing](#schema-thing) | no |  |');
+  has('| 429 | Over a cap. Headers: Retry-After. | [Error](#schema-error) |');
+  has('### Schema NamedThing\n\nType: all of [Thing](#schema-thing), with the fields listed.');
+  has('| `name` | string | yes |  |');
 });
