@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RequestRewriter } from '../../http/compat_proxy.js';
 import { removeDataDir, request, startServer } from '../support/server.js';
+import { compatUrlOf } from './orders/official_setup.js';
 import { Trader } from './orders/trader.js';
 
 function rewrite(input: string, splitEvery = 0): { output: string; failed: string } {
@@ -46,9 +47,7 @@ test('an upgraded connection is relayed raw; oversized heads and bad lengths are
 test('POLY_ headers reach the CLOB listener through COMPAT_PORT and nowhere else', async () => {
   const server = await startServer({ env: { COMPAT_PORT: '0', LOG_LEVEL: 'info', SEED_DEMO: '0' } });
   try {
-    const line = server.output().stderr.split('\n').find((entry) => entry.includes('compat_listening'));
-    assert.ok(line !== undefined, 'the server logs the compatibility URL');
-    const compatUrl = (JSON.parse(line) as { url: string }).url;
+    const compatUrl = compatUrlOf(server);
     const trader = new Trader(server.urls.clob, 77);
     const headers = Object.fromEntries(Object.entries(trader.l1Headers()).map(([name, value]) => [name.replace('SERVICE-', 'POLY_'), value]));
     const created = await request<{ apiKey: string }>(`${compatUrl}/auth/api-key`, { method: 'POST', headers });

@@ -21,6 +21,7 @@ import { after, before, test } from 'node:test';
 import { Chain, ClobClient, PriceHistoryInterval, Side, type OrderBookSummary, type PaginationPayload } from '@polymarket/clob-client';
 import { removeDataDir, request } from '../../support/server.js';
 import type { RunningServer } from '../../support/server.js';
+import { compatUrlOf } from '../orders/official_setup.js';
 import { ADMIN_TOKEN, startTrading, type PlainMarket, type Trader } from '../orders/trader.js';
 
 const END_CURSOR = 'LTE=';
@@ -82,9 +83,7 @@ before(async () => {
   server = setup.server;
   [A, B] = setup.markets as [PlainMarket, PlainMarket];
   const [alice, bob, carol] = setup.traders as [Trader, Trader, Trader];
-  const line = server.output().stderr.split('\n').find((entry) => entry.includes('compat_listening'));
-  assert.ok(line !== undefined, 'the compatibility listener is on');
-  const compatUrl = (JSON.parse(line) as { url: string }).url;
+  const compatUrl = compatUrlOf(server);
   hosts = [{ name: 'clob', url: server.urls.clob, client: officialClient(server.urls.clob) }, { name: 'compat', url: compatUrl, client: officialClient(compatUrl) }];
   for (let event = 0; event < 2; event++) {
     await adminEvent(`Official client bulk ${event}`, Array.from({ length: BULK_MARKETS }, (_, index) => ({ question: `Official client bulk ${event} ${index}?` })));

@@ -6,10 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Chain, ClobClient, type ApiKeyCreds } from '@polymarket/clob-client';
-import { createWalletClient, http } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { removeDataDir, request, startServer, type RunningServer } from '../../support/server.js';
-import { ADMIN_TOKEN, deposit, Trader, type PlainMarket } from './trader.js';
+import { removeDataDir, type RunningServer } from '../../support/server.js';
+import { createMarket, startCompatServer, walletOf } from './official_setup.js';
+import { deposit, Trader, type PlainMarket } from './trader.js';
 
 let server: RunningServer;
 let compatUrl = '';
@@ -19,23 +18,9 @@ let counterparty: Trader;
 let official: ClobClient;
 let creds: ApiKeyCreds;
 
-function walletOf(secret: Uint8Array) {
-  const account = privateKeyToAccount(`0x${Buffer.from(secret).toString('hex')}`);
-  // The transport is never used: a local account signs typed data itself.
-  return createWalletClient({ account, transport: http('http://127.0.0.1:9') });
-}
-
 before(async () => {
-  server = await startServer({ env: { ADMIN_TOKEN, SHARDS: '2', COMPAT_PORT: '0', LOG_LEVEL: 'info', SEED_DEMO: '0' } });
-  const line = server.output().stderr.split('\n').find((entry) => entry.includes('compat_listening'));
-  assert.ok(line !== undefined);
-  compatUrl = (JSON.parse(line) as { url: string }).url;
-  const created = await request<{ markets: { conditionId: string; clobTokenIds: string; outcomes: string }[] }>(`${server.urls.clob}/admin/events`, {
-    method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ title: 'Official client event', endDate: '2031-01-01T00:00:00Z', markets: [{ question: 'Will the client work?' }] }),
-  });
-  const [yes, no] = JSON.parse(created.body.markets[0]!.clobTokenIds) as [string, string];
-  market = { conditionId: created.body.markets[0]!.conditionId, yes, no, outcomes: JSON.parse(created.body.markets[0]!.outcomes) as string[] };
+  ({ server, compatUrl } = await startCompatServer());
+  market = await createMarket(server.urls.clob, 'Official client event', { question: 'Will the client work?' });
   trader = new Trader(server.urls.clob, 501);
   counterparty = new Trader(server.urls.clob, 502);
   await counterparty.createKey();

@@ -12,10 +12,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Chain, ClobClient, Side } from '@polymarket/clob-client';
-import { createWalletClient, http, recoverTypedDataAddress } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { removeDataDir, request, startServer, type RunningServer } from '../../support/server.js';
-import { ADMIN_TOKEN, deposit, Trader, type PlainMarket } from './trader.js';
+import { recoverTypedDataAddress } from 'viem';
+import { removeDataDir, request, type RunningServer } from '../../support/server.js';
+import { createMarket, startCompatServer, walletOf } from './official_setup.js';
+import { deposit, Trader, type PlainMarket } from './trader.js';
 
 /** The addresses @polymarket/clob-client signs for on Polygon (its config.js, chain 137). */
 const CLIENT_EXCHANGE = '0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E';
@@ -25,12 +25,6 @@ const FEE_BPS = 20;
 let server: RunningServer;
 let compatUrl = '';
 let market: PlainMarket;
-
-function walletOf(secret: Uint8Array) {
-  const account = privateKeyToAccount(`0x${Buffer.from(secret).toString('hex')}`);
-  // The transport is never used: a local account signs typed data itself.
-  return createWalletClient({ account, transport: http('http://127.0.0.1:9') });
-}
 
 /** The order type client 5.8.1 signs (its order-utils/exchange.order.const.js). */
 const CLIENT_ORDER_TYPE = [
@@ -51,19 +45,8 @@ async function officialTrader(seed: number): Promise<{ client: ClobClient; addre
 }
 
 before(async () => {
-  server = await startServer({
-    env: { ADMIN_TOKEN, SHARDS: '2', COMPAT_PORT: '0', LOG_LEVEL: 'info', SEED_DEMO: '0', EXCHANGE_ADDRESS: CLIENT_EXCHANGE, NEG_RISK_EXCHANGE_ADDRESS: CLIENT_NEG_RISK_EXCHANGE },
-  });
-  const line = server.output().stderr.split('\n').find((entry) => entry.includes('compat_listening'));
-  assert.ok(line !== undefined);
-  compatUrl = (JSON.parse(line) as { url: string }).url;
-  const created = await request<{ markets: { conditionId: string; clobTokenIds: string; outcomes: string }[] }>(`${server.urls.clob}/admin/events`, {
-    method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ title: 'Client-built orders', endDate: '2031-01-01T00:00:00Z', markets: [{ question: 'Will a client-built order rest?', takerBaseFee: FEE_BPS }] }),
-  });
-  assert.equal(created.status, 201, created.text);
-  const [yes, no] = JSON.parse(created.body.markets[0]!.clobTokenIds) as [string, string];
-  market = { conditionId: created.body.markets[0]!.conditionId, yes, no, outcomes: JSON.parse(created.body.markets[0]!.outcomes) as string[] };
+  ({ server, compatUrl } = await startCompatServer({ EXCHANGE_ADDRESS: CLIENT_EXCHANGE, NEG_RISK_EXCHANGE_ADDRESS: CLIENT_NEG_RISK_EXCHANGE }));
+  market = await createMarket(server.urls.clob, 'Client-built orders', { question: 'Will a client-built order rest?', takerBaseFee: FEE_BPS });
 });
 
 after(async () => {
