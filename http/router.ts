@@ -8,7 +8,7 @@ import { applySchema, parseQuery, type ParamSchema, type ParamsOf } from './para
 import { bodyBytesMax, errorReply, Pending, readBody, write, type Lifecycle, type Reply } from './respond.js';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { Metrics } from './metrics.js';
+import type { Metrics, RouteMetrics } from './metrics.js';
 import type { RateLimiter } from './rate_limit.js';
 import type { ResponseCache } from './response_cache.js';
 import type { Responses } from './response_schemas.js';
@@ -275,9 +275,16 @@ export function mount(app: TemplatedApp, routes: readonly Route[], listener: Lis
     methodsByPath.set(entry.path, methods);
     register[entry.method](app, entry.path, entry.serve(listener));
   }
+  // Answers no route takes are counted too (method "*"): a wrong method under its path, anything
+  // else as "(unmatched)", so a scan of unknown paths shows in the metrics.
+  const counted = (metrics: RouteMetrics | undefined, reply: Reply) => (res: HttpResponse, req: HttpRequest): void => {
+    const startedMs = metrics === undefined ? 0 : performance.now();
+    write(res, reply, false, requestIdOf(req));
+    metrics?.record(reply.status, startedMs);
+  };
   for (const [path, methods] of methodsByPath) {
     const wrongMethod: Reply = { status: 405, body: '{"error":"method not allowed"}', headers: [['allow', methods.join(', ')]] };
-    app.any(path, (res, req) => write(res, wrongMethod, false, requestIdOf(req)));
+    app.any(path, counted(listener.metrics?.route(listener.name, '*', path), wrongMethod));
   }
-  app.any('/*', (res, req) => write(res, notFound, false, requestIdOf(req)));
+  app.any('/*', counted(listener.metrics?.route(listener.name, '*', '(unmatched)'), notFound));
 }

@@ -72,6 +72,8 @@ test('metrics parse as Prometheus text and move with orders, reads, commits and 
     assert.equal((await bob.send('DELETE', '/order', { orderID: cancelled.orderId })).status, 200);
     for (let count = 0; count < 3; count++) assert.equal((await request(`${server.urls.clob}/book?token_id=${market.yes}`)).status, 200);
     assert.equal((await request(`${server.urls.clob}/book?token_id=123`)).status, 404);
+    assert.equal((await request(`${server.urls.clob}/no-such-route`)).status, 404);
+    assert.equal((await request(`${server.urls.clob}/book`, { method: 'PUT' })).status, 405);
     assert.equal((await request(`${server.urls.clob}/price?token_id=${market.yes}&side=BUY`)).status, 200);
     assert.equal((await request(`${server.urls.clob}/price?token_id=${market.yes}&side=BUY`)).status, 429);
     const after = await scrape(server.urls.clob);
@@ -81,7 +83,9 @@ test('metrics parse as Prometheus text and move with orders, reads, commits and 
     assert.equal(delta('clobd_http_requests_total', 'route="/book"', 'status="200"'), 3);
     assert.equal(delta('clobd_http_requests_total', 'route="/book"', 'status="404"'), 1);
     assert.equal(delta('clobd_http_requests_total', 'route="/price"', 'status="429"'), 1);
-    assert.equal(delta('clobd_http_request_duration_seconds_count', 'route="/book"'), 4);
+    assert.equal(delta('clobd_http_requests_total', 'method="*"', 'route="(unmatched)"', 'status="404"'), 1);
+    assert.equal(delta('clobd_http_requests_total', 'method="*"', 'route="/book"', 'status="405"'), 1);
+    assert.equal(delta('clobd_http_request_duration_seconds_count', 'method="GET"', 'route="/book"'), 4);
     assertHistogramsWhole(after);
     assert.equal(delta('clobd_orders_total', 'kind="accepted"'), 3);
     assert.equal(delta('clobd_orders_total', 'kind="filled"'), 1);
