@@ -91,7 +91,6 @@ test('each document is valid OpenAPI 3.1, and Ajv compiles every response schema
 test('every operation documents its success body, and every shared schema is used', async () => {
   for (const [name, base] of Object.entries(server.urls)) {
     const document = await documentOf(base);
-    const text = JSON.stringify(document.paths);
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
         const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
@@ -105,7 +104,6 @@ test('every operation documents its success body, and every shared schema is use
     for (const schema of Object.keys(document.components.schemas)) {
       assert.ok(all.includes(`"#/components/schemas/${schema}"`), `${name}: ${schema} is referred to`);
     }
-    assert.ok(text.length > 0);
   }
 });
 
@@ -118,7 +116,8 @@ test('shapes the interface fixes are closed: a field the document does not descr
   assert.deepEqual(validator.problems(answer({ status: 'ok' })), []);
   assert.equal(validator.problems(answer({ status: 'ok', extra: 1 })).length, 1);
   assert.equal(validator.problems({ ...answer({ status: 'ok' }), status: 418 }).length, 1, 'an undocumented status fails');
-  assert.deepEqual(validator.problems({ ...answer({ error: 'not found' }), url: `${server.urls.clob}/no/such/route`, status: 404 }), []);
-  const book = await request(`${server.urls.clob}/markets`);
-  assert.equal(book.status, 200);
+  assert.deepEqual(validator.problems({ ...answer({ error: 'not found' }), url: `${server.urls.clob}/no/such/route`, status: 404 }), [], 'an unknown path is RouteNotFound');
+  assert.equal(validator.problems({ ...answer({ error: 'not found' }), url: `${server.urls.clob}/no/such/route`, status: 200 }).length, 1);
+  assert.deepEqual(validator.problems({ ...answer({ error: 'method not allowed' }), method: 'PUT', status: 405, headers: new Headers({ 'content-type': 'application/json', allow: 'GET' }) }), []);
+  assert.equal(validator.problems({ ...answer({ error: 'method not allowed' }), method: 'PUT', status: 405 }).length, 1, 'a 405 without Allow fails');
 });

@@ -31,7 +31,8 @@ export interface Answer {
   readonly method: string;
   readonly url: string;
   readonly status: number;
-  readonly headers: Headers;
+  /** fetch's Headers, or a map of lower-case names (raw-socket tests). */
+  readonly headers: { get(name: string): string | null | undefined };
   readonly text: string;
 }
 
@@ -117,7 +118,7 @@ export class ResponseValidator {
     if (documented === undefined) return [`${where}: status ${answer.status} is not documented (body ${answer.text.slice(0, 300)})`];
     const problems: string[] = [];
     for (const header of Object.keys(documented.headers ?? {})) {
-      if (answer.headers.get(header) === null) problems.push(`${where} ${answer.status}: header ${header} is documented but missing`);
+      if ((answer.headers.get(header.toLowerCase()) ?? null) === null) problems.push(`${where} ${answer.status}: header ${header} is documented but missing`);
     }
     const contentType = answer.headers.get('content-type') ?? '';
     const media = documented.content?.[contentType];
