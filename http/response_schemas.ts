@@ -84,6 +84,8 @@ const schemaTable = {
   // Service answers of the CLOB listener.
   /** GET /health and POST /heartbeats. */
   StatusOk: closed({ status: { const: 'ok' } }),
+  /** GET /version: the exchange's order version (2: contract §4's Order type). */
+  Version: closed({ version: integer }),
   Ready: closed({ status: { const: 'ready' }, shards: integer }),
   NotReady: closed({ error: { const: 'not ready' }, shards: arrayOf(closed({ shard: integer, ready: boolean })), marketData: boolean }),
   /** GET /openapi.json: an OpenAPI 3.1 document (its own schema is the OpenAPI specification's). */
@@ -176,6 +178,8 @@ const schemaTable = {
   TickSize: closed({ minimum_tick_size: number }),
   /** The market's taker fee in basis points. */
   FeeRate: closed({ base_fee: integer }),
+  /** GET /markets-by-token/{token_id}: the market a token belongs to, its tokens in outcome order. */
+  MarketByToken: closed({ condition_id: string, primary_token_id: string, secondary_token_id: string }),
   NegRisk: closed({ neg_risk: boolean }),
   PricePoint: closed({ t: integer, p: number }),
   PriceHistory: closed({ history: arrayOf(link('PricePoint')) }),

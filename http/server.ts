@@ -124,6 +124,10 @@ function clobRoutes(
       method: 'GET', path: '/', limits: ['GET /'], summary: 'Health check: the JSON string "OK".', response: ok({ const: 'OK' }), handler: () => json('OK'),
     }),
     route({
+      method: 'GET', path: '/version', summary: "The order version the exchange verifies: {version: 2}, contract §4's Order type (Polymarket's V2 client asks it before signing).",
+      response: ok(ref('Version')), handler: () => json({ version: 2 }),
+    }),
+    route({
       method: 'GET', path: '/health', summary: 'Liveness for orchestrators: 200 while the process serves.', response: ok(ref('StatusOk')),
       handler: () => json({ status: 'ok' }),
     }),

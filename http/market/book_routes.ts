@@ -2,8 +2,8 @@
 // matching worker. A token's book body is serialized once per book version and reused until the
 // next change, so a read between two changes costs a lookup and a write. Besides the interface's
 // routes, the batch and fee reads Polymarket serves and its official client calls (POST
-// /midpoints, /spreads, /last-trades-prices; GET /fee-rate), each value computed by the same
-// function as its single-token sibling's.
+// /midpoints, /spreads, /last-trades-prices; GET /fee-rate, /markets-by-token), each value
+// computed by the same function as its single-token sibling's.
 import { createHash } from 'node:crypto';
 import { PRICE_UNITS_PER_ONE } from '../../engine/constants.js';
 import type { MarketRecord } from '../catalog/model.js';
@@ -284,6 +284,15 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       method: 'GET', path: '/fee-rate/:token_id', summary: 'GET /fee-rate with the token id in the path.', params: { token_id: string({ required: true, description: 'token id', maxLength: 100 }) },
       response: ok(ref('FeeRate')),
       handler: (context): Reply => feeRate(context.params.token_id),
+    }),
+    route({
+      method: 'GET', path: '/markets-by-token/:token_id', summary: "The market a token belongs to: its condition id and both token ids (Polymarket's; the V2 client asks it before a market order).",
+      params: { token_id: string({ required: true, description: 'token id', maxLength: 100 }) },
+      response: ok(ref('MarketByToken')),
+      handler: (context): Reply => {
+        const { market } = tokenBook(context.params.token_id);
+        return json({ condition_id: market.conditionId, primary_token_id: market.tokenIds[0], secondary_token_id: market.tokenIds[1] });
+      },
     }),
     route({
       method: 'GET', path: '/time', summary: 'Server time: unix seconds as a bare JSON number.',

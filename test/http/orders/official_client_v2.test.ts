@@ -11,13 +11,10 @@
 // runs with those (EXCHANGE_ADDRESS, NEG_RISK_EXCHANGE_ADDRESS); the second test recovers the
 // signer of a client-built order under the contract's domain and type to pin that down.
 //
-// Two routes the client calls are not clobd's (both todos at the end): GET /version, asked before
-// every order unless the caller names the version (with the default options its 404 comes back
-// as an object and the client falls back to version 2; with throwOnError: true it throws); and
-// before placing a market order the client looks up the token's market (GET
-// /markets-by-token/{token_id}, which clobd lacks) unless it has already read the market's
-// settings: the bot here calls getClobMarketInfo(conditionId) first, as a bot that knows its
-// markets would.
+// Two of the client's reads are Polymarket's rather than the interface's, and clobd serves them:
+// GET /version, asked before every order unless the caller names the version, and GET
+// /markets-by-token/{token_id}, with which the client resolves a token to its market before a
+// market order unless it has already read the market's settings (the last two tests).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { AssetType, Chain, ClobClient, getContractConfig, isV2Order, OrderType, Side, type ApiKeyCreds, type OpenOrder } from '@polymarket/clob-client-v2';
@@ -54,7 +51,7 @@ async function fundedBot(seed: number): Promise<Bot> {
   const creds = await l1.createApiKey(0);
   plain.credentials = { apiKey: creds.key, secret: creds.secret, passphrase: creds.passphrase };
   // The client's default options: an error answer comes back as {error, status}, which every
-  // comparison below would show. (With throwOnError: true, see the todo at the end.)
+  // comparison below would show. (With throwOnError: true, see the last tests.)
   const client = new ClobClient({ host: compatUrl, chain: Chain.POLYGON, signer: walletOf(plain.secret), creds });
   return { client, plain, creds };
 }
@@ -247,18 +244,16 @@ test('a bot made with throwOnError: true that names the order version: createOrd
   await assert.rejects(client.postOrder(order, OrderType.GTC), (error: Error) => error.message.includes('Duplicated'));
 });
 
-test('a bot made with throwOnError: true places orders with createAndPostOrder', {
-  todo: 'createAndPostOrder (and createOrder without options.version) first asks GET /version for the order version (a missing version means 2); clobd has no /version, so its 404 throws ApiError("not found") before anything is signed',
-}, async () => {
+test('a bot made with throwOnError: true places orders with createAndPostOrder (the client asks GET /version first)', async () => {
+  assert.deepEqual((await request(`${server.urls.clob}/version`)).body, { version: 2 });
   const client = new ClobClient({ host: compatUrl, chain: Chain.POLYGON, signer: walletOf(maker.plain.secret), creds: maker.creds, throwOnError: true });
   const placed = await client.createAndPostOrder({ tokenID: market.yes, price: 0.2, size: 5, side: Side.BUY });
   assert.equal(placed.status, 'live');
   await client.cancelAll();
 });
 
-test("a market order from a bot that has not read the market's settings", {
-  todo: 'createMarketOrder first resolves the token to its market with GET /markets-by-token/{token_id} (unless getClobMarketInfo filled its cache); clobd has no such route, so the client throws "failed to resolve condition id"',
-}, async () => {
+test("a market order from a bot that has not read the market's settings (the client asks GET /markets-by-token first)", async () => {
+  assert.deepEqual((await request(`${server.urls.clob}/markets-by-token/${market.no}`)).body, { condition_id: market.conditionId, primary_token_id: market.yes, secondary_token_id: market.no });
   const resting = await maker.client.createAndPostOrder({ tokenID: market.yes, price: 0.3, size: 5, side: Side.BUY });
   assert.equal(resting.status, 'live', JSON.stringify(resting));
   try {
