@@ -21,6 +21,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
+import { ResponseValidator, type ApiDocument } from '../support/api_document.js';
 import { SecretScanner } from '../support/secrets.js';
 import { removeDataDir, request, type RunningServer } from '../support/server.js';
 import {
@@ -285,6 +286,22 @@ function judge(req: HostileRequest, outcome: Outcome): string | undefined {
   return undefined;
 }
 
+/** A request target uWS routes by its plain text: no dot, empty or trailing-slash segments; any query. */
+const PLAIN_TARGET = /^(\/|(\/[A-Za-z0-9_~:@!$&'()*+,;=%-]+(\.[A-Za-z0-9_~%-]+)*)+)(\?[\x21-\x7e]*)?$/;
+
+/**
+ * What the listener's OpenAPI document says is wrong with an answer (api_document.ts), for the
+ * answers it can judge: methods a route can have, on plain targets (how uWS routes a dot segment,
+ * an empty one or a raw high byte is its own business).
+ */
+function undocumented(validator: ResponseValidator, req: HostileRequest, outcome: Outcome): string | undefined {
+  if (outcome.kind !== 'answer' || !['GET', 'POST', 'PUT', 'DELETE'].includes(req.method) || !PLAIN_TARGET.test(req.target)) return undefined;
+  const problems = validator.problems({
+    method: req.method, url: `http://${req.listener}.invalid${req.target}`, path: req.target.split('?')[0]!, status: outcome.status, headers: outcome.headers, text: outcome.body.toString('utf8'),
+  });
+  return problems.length === 0 ? undefined : problems.join('; ');
+}
+
 // ---------------------------------------------------------------------------------------------
 // The legitimate session: fixed traders, salts, sizes and prices, run the same on both servers.
 
@@ -495,6 +512,10 @@ test(`hostile input: ${REQUESTS} seeded requests change nothing, answer only 4xx
       nowS: () => Math.floor(Date.now() / 1000),
     };
     if (world.extraRoutes.length > 0) t.diagnostic(`routes only fuzzed generically: ${world.extraRoutes.map((r) => `${r.listener} ${r.method} ${r.path}`).join(', ')}`);
+    const validators = {} as Record<ListenerName, ResponseValidator>;
+    for (const listener of ['clob', 'catalog', 'data'] as const) {
+      validators[listener] = new ResponseValidator((await request<ApiDocument>(`${fuzzed.server.urls[listener]}/openapi.json`)).body);
+    }
     const ports: Record<ListenerName, number> = {
       clob: Number(new URL(fuzzed.server.urls.clob).port), catalog: Number(new URL(fuzzed.server.urls.catalog).port), data: Number(new URL(fuzzed.server.urls.data).port),
     };
@@ -537,7 +558,7 @@ test(`hostile input: ${REQUESTS} seeded requests change nothing, answer only 4xx
           resets.set(req.kind, (resets.get(req.kind) ?? 0) + 1);
           continue;
         }
-        const problem = judge(req, outcome);
+        const problem = judge(req, outcome) ?? undocumented(validators[req.listener], req, outcome);
         if (problem !== undefined && DUMP !== undefined) {
           const base64 = (chunks: Buffer[]) => Buffer.concat(chunks).subarray(0, 1 << 16).toString('base64');
           appendFileSync(DUMP, `${JSON.stringify({ problem, listener: req.listener, request: base64(bytes), previous: base64(previousBytes[req.listener]) })}\n`);

@@ -30,6 +30,8 @@ export interface ApiDocument {
 export interface Answer {
   readonly method: string;
   readonly url: string;
+  /** The path exactly as sent, for raw-socket requests (the URL parser would decode %2e%2e as a dot segment; uWS routes it as text). */
+  readonly path?: string;
   readonly status: number;
   /** fetch's Headers, or a map of lower-case names (raw-socket tests). */
   readonly headers: { get(name: string): string | null | undefined };
@@ -99,7 +101,7 @@ export class ResponseValidator {
 
   /** What is wrong with the answer by the document; empty when nothing. */
   problems(answer: Answer): string[] {
-    const path = new URL(answer.url).pathname;
+    const path = answer.path ?? new URL(answer.url).pathname;
     const template = this.templateOf(path);
     const method = answer.method.toLowerCase();
     const operation = template === undefined ? undefined : this.document.paths[template]?.[method];
