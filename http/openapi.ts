@@ -105,7 +105,7 @@ export function openApiDocument(input: OpenApiInput): Record<string, unknown> {
       summary: route.summary, operationId: `${route.method.toLowerCase()} ${route.path}`,
       parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
       responses,
-      'x-rate-limits': [...input.listenerCaps, ...route.limits].flatMap((name) => {
+      'x-rate-limits': [...input.listenerCaps, ...route.limits, ...route.keyLimits].flatMap((name) => {
         const cap = capsByName.get(name);
         return cap === undefined ? [] : [{ name, requests: cap.requests, windowSeconds: cap.windowS, scope: cap.scope }];
       }),

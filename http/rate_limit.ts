@@ -48,6 +48,10 @@ export const DEFAULT_CAPS: readonly Cap[] = [
   { name: 'DELETE /order sustained', requests: 24000, windowS: 600, scope: 'key' },
 ];
 
+/** The per-API-key caps placing orders is charged to (both windows must admit), and cancelling. */
+export const PLACE_CAPS = ['POST /order burst', 'POST /order sustained'] as const;
+export const CANCEL_CAPS = ['DELETE /order burst', 'DELETE /order sustained'] as const;
+
 /** Slots of the shared table (32 bytes each: 2 MiB). */
 export const BUCKET_SLOTS = 1 << 16;
 /** Slots a key may live in, from its hash on. */

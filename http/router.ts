@@ -55,6 +55,8 @@ export interface RouteSpec<Q extends ParamSchema, P extends ParamSchema> {
   readonly clientIp?: boolean;
   /** Per-client-address caps this route is charged to (names of rate_limit.ts caps), besides its listener's. */
   readonly limits?: readonly string[];
+  /** Per-API-key caps the handler charges once the key is known, one token per order or id (documented only: the handler charges them). */
+  readonly keyLimits?: readonly string[];
   /** `reject`: a query parameter outside the schema is 400 `unknown_field: <name>` (the feeds). Default: ignored. */
   readonly unknownQuery?: 'ignore' | 'reject';
   readonly cached?: CachePolicy;
@@ -90,6 +92,8 @@ export interface Route {
   readonly headers: readonly string[];
   /** Per-address caps the route is charged to, besides its listener's. */
   readonly limits: readonly string[];
+  /** Per-API-key caps its handler charges. */
+  readonly keyLimits: readonly string[];
   readonly unknownQuery: 'ignore' | 'reject';
   readonly response: Responses;
   readonly serve: (listener: Listener) => (res: HttpResponse, req: HttpRequest) => void;
@@ -252,7 +256,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
 
   return {
     method: spec.method, path: spec.path, summary: spec.summary, params: paramSchema, query: querySchema, body: spec.body,
-    headers: headerNames, limits: spec.limits ?? [], unknownQuery: spec.unknownQuery ?? 'ignore', response: spec.response, serve,
+    headers: headerNames, limits: spec.limits ?? [], keyLimits: spec.keyLimits ?? [], unknownQuery: spec.unknownQuery ?? 'ignore', response: spec.response, serve,
   };
 }
 

@@ -24,7 +24,7 @@ import type { MarketRecord } from './catalog/model.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument, type OpenApiInput } from './openapi.js';
 import { operatorMetrics } from './operator_metrics.js';
-import { allocateBuckets, keyCharge, RateLimiter } from './rate_limit.js';
+import { allocateBuckets, CANCEL_CAPS, keyCharge, PLACE_CAPS, RateLimiter } from './rate_limit.js';
 import { LiveChannels } from './ws/channels.js';
 import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
@@ -145,8 +145,8 @@ function clobRoutes(
       client: trading.client, keys, authWindowS, chainId, domainName: config.orderDomainName,
       exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress, token: trading.token,
       verifier, now,
-      chargePlace: keyCharge(limiter, ['POST /order burst', 'POST /order sustained']),
-      chargeCancel: keyCharge(limiter, ['DELETE /order burst', 'DELETE /order sustained']),
+      chargePlace: keyCharge(limiter, PLACE_CAPS),
+      chargeCancel: keyCharge(limiter, CANCEL_CAPS),
     }),
     ...accountRoutes({
       keys, authWindowS, now, pool: trading.pool, token: trading.token,

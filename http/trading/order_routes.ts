@@ -12,7 +12,7 @@ import { formatUnits } from '../decimal.js';
 import { badRequest, HttpError } from '../errors.js';
 import { json, type Reply } from '../respond.js';
 import { arrayOf, ok, ref } from '../response_schemas.js';
-import type { KeyCharge } from '../rate_limit.js';
+import { CANCEL_CAPS, PLACE_CAPS, type KeyCharge } from '../rate_limit.js';
 import { route, type Route } from '../router.js';
 import type { TradingClient, TradeResult } from './client.js';
 import { readSignedOrder, type OrderContext, type SignedOrder, type TokenPlace } from './order_request.js';
@@ -126,7 +126,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
   const cancelled = ok(ref('CancelResult'));
   return [
     route({
-      method: 'POST', path: '/order', summary: 'Place one signed order.', headers, body: 'json', response: ok(ref('OrderPlacement')),
+      method: 'POST', path: '/order', summary: 'Place one signed order.', keyLimits: PLACE_CAPS, headers, body: 'json', response: ok(ref('OrderPlacement')),
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
         deps.chargePlace(key.apiKey, 1);
@@ -136,7 +136,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'POST', path: '/orders', summary: `Place up to ${BATCH_ORDERS_MAX} signed orders; each answers on its own.`, headers, body: 'json',
+      method: 'POST', path: '/orders', summary: `Place up to ${BATCH_ORDERS_MAX} signed orders; each answers on its own.`, keyLimits: PLACE_CAPS, headers, body: 'json',
       response: ok(arrayOf(ref('OrderPlacement'))),
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
@@ -158,7 +158,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'DELETE', path: '/order', summary: 'Cancel one order of the caller: {orderID}.', headers, body: 'json', response: cancelled,
+      method: 'DELETE', path: '/order', summary: 'Cancel one order of the caller: {orderID}.', keyLimits: CANCEL_CAPS, headers, body: 'json', response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
         deps.chargeCancel(key.apiKey, 1);
@@ -168,7 +168,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'DELETE', path: '/orders', summary: `Cancel up to ${CANCEL_IDS_MAX} orders of the caller: [ids].`, headers, body: 'json', response: cancelled,
+      method: 'DELETE', path: '/orders', summary: `Cancel up to ${CANCEL_IDS_MAX} orders of the caller: [ids].`, keyLimits: CANCEL_CAPS, headers, body: 'json', response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
         const body = context.body;
@@ -182,7 +182,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'DELETE', path: '/cancel-all', summary: 'Cancel every open order of the caller.', headers, body: 'optional-json', response: cancelled,
+      method: 'DELETE', path: '/cancel-all', summary: 'Cancel every open order of the caller.', keyLimits: CANCEL_CAPS, headers, body: 'optional-json', response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
         deps.chargeCancel(key.apiKey, 1);
@@ -191,7 +191,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
     }),
     route({
       method: 'DELETE', path: '/cancel-market-orders', summary: 'Cancel the caller\'s orders in one market or token: {market?, asset_id?}.',
-      headers, body: 'optional-json', response: cancelled,
+      keyLimits: CANCEL_CAPS, headers, body: 'optional-json', response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
         deps.chargeCancel(key.apiKey, 1);

@@ -63,6 +63,12 @@ test('the operations carry parameters with bounds, credentials and rate-limit ca
   const order = clob.paths['/order']!['post']!;
   assert.deepEqual(order.security, [{ l2: [] }]);
   assert.ok('401' in order.responses && '413' in order.responses);
+  // The per-API-key caps its handler charges, one token per order, besides the address caps.
+  assert.deepEqual(order['x-rate-limits'].filter((cap) => cap.scope === 'key'), [
+    { name: 'POST /order burst', requests: 2400, windowSeconds: 10, scope: 'key' },
+    { name: 'POST /order sustained', requests: 24000, windowSeconds: 600, scope: 'key' },
+  ]);
+  assert.deepEqual(clob.paths['/orders']!['delete']!['x-rate-limits'].filter((cap) => cap.scope === 'key').map((cap) => cap.name), ['DELETE /order burst', 'DELETE /order sustained']);
   assert.deepEqual(clob.paths['/admin/events']!['post']!.security, [{ admin: [] }]);
   assert.deepEqual(clob.paths['/auth/api-key']!['post']!.security, [{ l1: [] }]);
   assert.ok(clob.paths['/markets/{condition_id}']!['get']!.parameters.some((p) => p.name === 'condition_id' && p.in === 'path' && p.required));
