@@ -2,7 +2,7 @@
 // size and amount is an integer count of small units; decimal strings exist only in requests
 // and responses, and no float arithmetic touches them.
 
-const decimalPattern = /^(\d{1,16})(?:\.(\d+))?$/;
+export const decimalPattern = /^(\d{1,16})(?:\.(\d+))?$/;
 
 /**
  * Parses non-negative decimal text into integer units of 10^-decimals. Returns undefined when

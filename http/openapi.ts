@@ -1,6 +1,7 @@
 // OpenAPI 3.1 documents made from the route tables themselves (GET /openapi.json on each
 // listener), so the reference cannot drift from the code: every route's path, method, summary,
-// parameters with their types, bounds, defaults and allowed values, request body, credentials,
+// parameters with their types, bounds, defaults and allowed values, request body and its schema
+// (request_schemas.ts), credentials,
 // every answer with its status, body schema (response_schemas.ts, shared through
 // components.schemas), content type and headers, and its rate-limit caps (x-rate-limits).
 // Answers that belong to no operation (an unknown path, a known path with the wrong method) are
@@ -8,7 +9,8 @@
 import type { Cap } from './rate_limit.js';
 import { L2_HEADER_NAMES } from './auth/l2.js';
 import type { ParamDoc, ParamSchema } from './params.js';
-import { ref, referencedSchemas, schemas, type ResponseDoc } from './response_schemas.js';
+import { componentSchemas } from './request_schemas.js';
+import { ref, referencedSchemas, type ResponseDoc } from './response_schemas.js';
 import type { Route } from './router.js';
 
 const JSON_TYPE = 'application/json';
@@ -111,7 +113,7 @@ export function openApiDocument(input: OpenApiInput): Record<string, unknown> {
       }),
     };
     if (secured !== undefined) operation['security'] = secured;
-    if (route.body !== undefined) operation['requestBody'] = { required: route.body === 'json', content: { [JSON_TYPE]: { schema: {} } } };
+    if (route.body !== undefined) operation['requestBody'] = { required: route.body === 'json', content: { [JSON_TYPE]: { schema: route.request } } };
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
   const unrouted = {
@@ -121,13 +123,13 @@ export function openApiDocument(input: OpenApiInput): Record<string, unknown> {
       content: { [JSON_TYPE]: { schema: { type: 'object', properties: { error: { const: 'method not allowed' } }, required: ['error'], additionalProperties: false } } },
     },
   };
-  const used = [...referencedSchemas([paths, unrouted])].sort();
+  const used = [...referencedSchemas([paths, unrouted], componentSchemas)].sort();
   return {
     openapi: '3.1.0',
     info: { title: input.title, version: '0.1.0', description: `The ${input.listener} listener of clobd. Units and conventions: docs/api.md.` },
     paths,
     components: {
-      schemas: Object.fromEntries(used.map((name) => [name, schemas[name]])),
+      schemas: Object.fromEntries(used.map((name) => [name, componentSchemas[name]])),
       responses: unrouted,
       headers: HEADERS,
       securitySchemes: {

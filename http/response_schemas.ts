@@ -267,8 +267,8 @@ export function failure(description: string): ResponseDoc {
   return { description };
 }
 
-/** The names of the shared schemas `roots` refer to, directly or through others. */
-export function referencedSchemas(roots: readonly unknown[]): Set<string> {
+/** The names of the shared schemas (of `table`) `roots` refer to, directly or through others. */
+export function referencedSchemas(roots: readonly unknown[], table: Readonly<Record<string, JsonSchema>> = schemas): Set<string> {
   const found = new Set<string>();
   const pending = [...roots];
   while (pending.length > 0) {
@@ -279,10 +279,10 @@ export function referencedSchemas(roots: readonly unknown[]): Set<string> {
       for (const [key, inner] of Object.entries(value)) {
         if (key === '$ref' && typeof inner === 'string' && inner.startsWith(SCHEMA_POINTER)) {
           const name = inner.slice(SCHEMA_POINTER.length);
-          if (!(name in schemas)) throw new Error(`response schema ${name} is referred to but not defined`);
+          if (!(name in table)) throw new Error(`schema ${name} is referred to but not defined`);
           if (!found.has(name)) {
             found.add(name);
-            pending.push(schemas[name]);
+            pending.push(table[name]);
           }
         } else {
           pending.push(inner);

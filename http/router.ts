@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import type { Metrics, RouteMetrics } from './metrics.js';
 import type { RateLimiter } from './rate_limit.js';
 import type { ResponseCache } from './response_cache.js';
-import type { Responses } from './response_schemas.js';
+import type { JsonSchema, Responses } from './response_schemas.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -43,13 +43,24 @@ export interface CachePolicy {
   version(): number;
 }
 
-export interface RouteSpec<Q extends ParamSchema, P extends ParamSchema> {
+/**
+ * A route reads a body or not; one that does declares what it accepts (request_schemas.ts), so a
+ * body route without a request schema does not compile.
+ */
+export type BodySpec =
+  | { readonly body?: undefined; readonly request?: undefined }
+  | {
+    readonly body: BodyKind;
+    /** The body's JSON Schema: what the handler's parser accepts (the OpenAPI document's request body). */
+    readonly request: JsonSchema;
+  };
+
+export type RouteSpec<Q extends ParamSchema, P extends ParamSchema> = BodySpec & {
   readonly method: Method;
   readonly path: string;
   readonly summary: string;
   readonly params?: P;
   readonly query?: Q;
-  readonly body?: BodyKind;
   readonly headers?: readonly string[];
   /** The handler reads `context.ip`. */
   readonly clientIp?: boolean;
@@ -67,7 +78,7 @@ export interface RouteSpec<Q extends ParamSchema, P extends ParamSchema> {
    */
   readonly response: Responses;
   readonly handler: (context: Context<ParamsOf<Q>, ParamsOf<P>>) => Reply | Promise<Reply>;
-}
+};
 
 /** Shared by every route of a listener. */
 export interface Listener {
@@ -88,6 +99,8 @@ export interface Route {
   readonly params: ParamSchema;
   readonly query: ParamSchema;
   readonly body: BodyKind | undefined;
+  /** The body's schema; defined exactly when `body` is. */
+  readonly request: JsonSchema | undefined;
   /** Headers the route reads (credentials among them). */
   readonly headers: readonly string[];
   /** Per-address caps the route is charged to, besides its listener's. */
@@ -159,6 +172,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
   const querySchema: ParamSchema = spec.query ?? noParams;
   const names = pathNames(spec.path);
   if (names.join(',') !== Object.keys(paramSchema).join(',')) throw new Error(`route ${spec.path}: params schema must list ${names.join(', ')}`);
+  if ((spec.body === undefined) !== (spec.request === undefined)) throw new Error(`route ${spec.path}: a body kind and a request schema go together`);
   const queryNames = Object.keys(querySchema);
   const headerNames = spec.headers ?? [];
   const cached = spec.cached;
@@ -255,7 +269,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
   };
 
   return {
-    method: spec.method, path: spec.path, summary: spec.summary, params: paramSchema, query: querySchema, body: spec.body,
+    method: spec.method, path: spec.path, summary: spec.summary, params: paramSchema, query: querySchema, body: spec.body, request: spec.request,
     headers: headerNames, limits: spec.limits ?? [], keyLimits: spec.keyLimits ?? [], unknownQuery: spec.unknownQuery ?? 'ignore', response: spec.response, serve,
   };
 }

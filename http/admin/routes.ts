@@ -1,7 +1,7 @@
 // Admin routes on the CLOB listener, behind `Authorization: Bearer ADMIN_TOKEN`. When no token is
 // configured the admin API is disabled and every admin route answers 403.
 import { timingSafeEqual } from 'node:crypto';
-import { isAddress } from '../auth/eip712.js';
+import { ADDRESS, isAddress } from '../auth/eip712.js';
 import type { EngineEvent } from '../../engine/event_objects.js';
 import { rejectText } from '../../engine/reject_text.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
@@ -12,6 +12,7 @@ import type { MarketRecord } from '../catalog/model.js';
 import type { CatalogStore } from '../catalog/store.js';
 import { eventFull } from '../catalog/views.js';
 import { json } from '../respond.js';
+import { matching, requestRef } from '../request_schemas.js';
 import { ok, ref } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 import type { ShardStatus } from '../../engine/shard/protocol.js';
@@ -50,6 +51,8 @@ export function requireAdmin(adminToken: string | undefined, authorization: stri
 }
 
 const PROFILE_FIELDS = ['name', 'pseudonym', 'bio', 'profileImage'];
+/** A deposit's amount as text: a positive integer of millionths that stays a safe integer. */
+const DEPOSIT_AMOUNT = /^[1-9][0-9]{0,15}$/;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -70,6 +73,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
     headers: ['authorization'],
     params: conditionParam,
     body: 'optional-json',
+    request: requestRef('IgnoredBody'),
     response: ok(ref('MarketAcceptance')),
     handler: async ({ headers, params }) => {
       requireAdmin(adminToken, headers['authorization'] ?? '');
@@ -92,6 +96,9 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
       headers: ['authorization'],
       params: conditionParam,
       body: 'json',
+      request: {
+        type: 'object', properties: { winner: { type: 'string', description: 'One of the market\'s outcomes, in any letter case.' } }, required: ['winner'],
+      },
       handler: async ({ headers, params, body }) => {
         requireAdmin(adminToken, headers['authorization'] ?? '');
         const market = marketOf(params.condition_id);
@@ -111,6 +118,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
       summary: 'Create an event with its markets from a Gamma-shaped body; the server assigns ids.',
       headers: ['authorization'],
       body: 'json',
+      request: requestRef('GammaEvent'),
       handler: async ({ headers, body }) => {
         requireAdmin(adminToken, headers['authorization'] ?? '');
         const event = store.createEvent(readEvent(body, '', 'create', now()));
@@ -127,6 +135,10 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
       headers: ['authorization'],
       params: { address: string({ description: '0x address', maxLength: 42, required: true }) },
       body: 'json',
+      // Any field but these four is refused.
+      request: {
+        type: 'object', properties: Object.fromEntries(PROFILE_FIELDS.map((name) => [name, { type: 'string', maxLength: PROFILE_TEXT_MAX }])), additionalProperties: false,
+      },
       handler: ({ headers, params, body }) => {
         requireAdmin(adminToken, headers['authorization'] ?? '');
         if (!isAddress(params.address)) throw badRequest('address must be 0x and 40 hex digits');
@@ -162,13 +174,21 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
       summary: 'Credit collateral to an address: {"address", "amount"} with amount in integer millionths.',
       headers: ['authorization'],
       body: 'json',
+      request: {
+        type: 'object',
+        properties: {
+          address: matching(ADDRESS),
+          amount: { anyOf: [matching(DEPOSIT_AMOUNT), { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }], description: 'millionths of collateral' },
+        },
+        required: ['address', 'amount'],
+      },
       handler: ({ headers, body }) => {
         requireAdmin(adminToken, headers['authorization'] ?? '');
         if (!isObject(body)) throw badRequest('body must be {"address", "amount"}');
         const address = body['address'];
         const amount = body['amount'];
         if (typeof address !== 'string' || !isAddress(address)) throw badRequest('address must be 0x and 40 hex digits');
-        const micros = typeof amount === 'string' && /^[1-9][0-9]{0,15}$/.test(amount) ? Number(amount) : amount;
+        const micros = typeof amount === 'string' && DEPOSIT_AMOUNT.test(amount) ? Number(amount) : amount;
         if (typeof micros !== 'number' || !Number.isSafeInteger(micros) || micros <= 0) throw badRequest('amount must be a positive integer of millionths');
         if (!deposit(address.toLowerCase(), micros)) throw badRequest('deposit exceeds the exchange collateral limit');
         return json({ address: address.toLowerCase(), amount: String(micros) });

@@ -25,9 +25,10 @@ const CLOB_AUTH_MESSAGE_HASH = keccakText(CLOB_AUTH_MESSAGE);
 /** A value that cannot be encoded; the caller turns it into its 400 or 401. */
 export class EncodingError extends Error {}
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
-const DECIMAL = /^(0|[1-9][0-9]{0,77})$/;
+export const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+export const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+/** A uint256 in decimal: no sign, no leading zeros, at most 78 digits. */
+export const DECIMAL = /^(0|[1-9][0-9]{0,77})$/;
 
 export function isAddress(value: string): boolean {
   return ADDRESS.test(value);

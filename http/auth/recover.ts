@@ -16,7 +16,7 @@ const require = createRequire(import.meta.url);
 /** `secp256k1/bindings` is the native addon only; `secp256k1` itself may be the JS fallback. */
 const native = require('secp256k1/bindings') as NativeSecp256k1;
 
-const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
+export const SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 /** n / 2 of secp256k1, the largest s a canonical signature may carry. */
 const HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 

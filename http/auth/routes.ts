@@ -2,6 +2,7 @@
 // API keys; L2 lists and revokes them. A bad L1 request is one 401 whatever was wrong.
 import { HttpError } from '../errors.js';
 import { json, type Reply } from '../respond.js';
+import { requestRef } from '../request_schemas.js';
 import { ok, ref } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 import { clobAuthDigest, EncodingError, isAddress, parseUint256 } from './eip712.js';
@@ -46,7 +47,7 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   return [
     route({
       method: 'POST', path: '/auth/api-key', summary: 'Create API credentials for the wallet and nonce (L1).',
-      headers: L1_HEADER_NAMES, body: 'optional-json', response: ok(ref('ApiCredentials')),
+      headers: L1_HEADER_NAMES, body: 'optional-json', request: requestRef('IgnoredBody'), response: ok(ref('ApiCredentials')),
       handler: ({ headers }): Reply => {
         const { address, nonce } = authenticateL1(deps, headers);
         const made = deps.keys.create(address, nonce, deps.now());

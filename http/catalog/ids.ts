@@ -5,6 +5,9 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 
+/** What the routes accept as a token id: Polymarket's are decimal uint256 (up to 78 digits); this allows some room. */
+export const TOKEN_ID_PATTERN = /^[0-9A-Za-z_-]{1,100}$/;
+
 const oracleAddress = new Uint8Array(20);
 const collateralAddress = new Uint8Array(20);
 

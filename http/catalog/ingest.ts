@@ -107,11 +107,15 @@ export const ingestLimits = {
   textLengthMax: 512,
   descriptionLengthMax: 20_000,
   metadataBytesMax: 16_384,
+  /** An outcome's name, and a market's creator. */
+  nameLengthMax: 128,
+  /** A market's orderMinSize, in shares. */
+  orderMinSharesMax: 10_000_000,
 } as const;
 
 const hex32 = /^0x[0-9a-fA-F]{64}$/;
 /** A date, optionally with a time (groups 2) and an offset (group 3). */
-const isoDateTime = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/;
+export const isoDateTime = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/;
 const uint256Decimal = /^\d{1,78}$/;
 
 /** Reads fields of one JSON object, naming the object's path in every error. */
@@ -209,7 +213,7 @@ function pair(fields: Fields, key: string, item: RegExp | undefined): [string, s
       throw badRequest(`${fields.name(key)} must be a JSON array of two strings`);
     }
   }
-  if (!Array.isArray(value) || value.length !== 2 || !value.every((entry) => typeof entry === 'string' && entry.trim() !== '' && entry.length <= 128)) {
+  if (!Array.isArray(value) || value.length !== 2 || !value.every((entry) => typeof entry === 'string' && entry.trim() !== '' && entry.length <= ingestLimits.nameLengthMax)) {
     throw badRequest(`${fields.name(key)} must be a JSON array of two non-empty strings (binary markets only)`);
   }
   const [first, second] = value as [string, string];
@@ -229,9 +233,9 @@ function tickUnits(fields: Fields): number {
 
 function minSizeMicros(fields: Fields): number {
   if (!fields.has('orderMinSize')) return 5_000_000;
-  const micros = jsonUnits(fields.raw('orderMinSize'), 2);
-  if (micros === undefined || micros <= 0 || micros > 1_000_000_000) throw badRequest(`${fields.name('orderMinSize')} must be a positive share count with at most 2 decimals`);
-  return micros * 10_000;
+  const hundredths = jsonUnits(fields.raw('orderMinSize'), 2);
+  if (hundredths === undefined || hundredths <= 0 || hundredths > ingestLimits.orderMinSharesMax * 100) throw badRequest(`${fields.name('orderMinSize')} must be a positive share count with at most 2 decimals`);
+  return hundredths * 10_000;
 }
 
 function feeBps(fields: Fields, key: string): number {
@@ -242,7 +246,7 @@ function feeBps(fields: Fields, key: string): number {
 }
 
 function creator(fields: Fields): string | null {
-  const value = fields.text('creator', '', 128).trim().toLowerCase();
+  const value = fields.text('creator', '', ingestLimits.nameLengthMax).trim().toLowerCase();
   return value === '' ? null : value;
 }
 

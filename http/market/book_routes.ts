@@ -6,11 +6,13 @@
 // computed by the same function as its single-token sibling's.
 import { createHash } from 'node:crypto';
 import { PRICE_UNITS_PER_ONE } from '../../engine/constants.js';
+import { TOKEN_ID_PATTERN } from '../catalog/ids.js';
 import type { MarketRecord } from '../catalog/model.js';
 import { formatUnits, unitsNumber } from '../decimal.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { oneOf, string } from '../params.js';
 import { json, type Reply } from '../respond.js';
+import { requestRef } from '../request_schemas.js';
 import { arrayOf, failure, ok, ref, type JsonSchema, type Responses } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 import { BUY, SELL, type MarketBook, type TradeSide } from './book.js';
@@ -25,8 +27,6 @@ function tokenRead(schema: JsonSchema): Responses {
 }
 /** Most tokens one batch read (POST /books, /prices, /midpoints, /spreads, /last-trades-prices) names. */
 export const BATCH_TOKENS_MAX = 500;
-/** Polymarket's token ids are decimal uint256 (up to 78 digits); this allows some room. */
-const TOKEN_ID_PATTERN = /^[0-9A-Za-z_-]{1,100}$/;
 
 /** A tradable token: its catalog market, outcome index and live book. */
 export interface TokenBook {
@@ -150,6 +150,8 @@ function batchItems(body: unknown): { tokenId: string; side: string | undefined 
 }
 
 const tokenQuery = { token_id: string({ description: 'token id', maxLength: 100 }) };
+/** The body of every batch read: [{token_id, side?}]. */
+const tokenBatch: JsonSchema = { type: 'array', items: requestRef('TokenRequest'), maxItems: BATCH_TOKENS_MAX };
 
 export function bookRoutes(deps: MarketDataDeps): Route[] {
   const tokenBook = (raw: string | undefined): TokenBook => {
@@ -188,7 +190,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       handler: (context): Reply => ({ status: 200, body: bookBody(tokenBook(context.query.token_id), context.query.token_id!) }),
     }),
     route({
-      method: 'POST', path: '/books', limits: ['POST /books'], summary: `Order books of up to ${BATCH_TOKENS_MAX} tokens, in request order.`, body: 'json',
+      method: 'POST', path: '/books', limits: ['POST /books'], summary: `Order books of up to ${BATCH_TOKENS_MAX} tokens, in request order.`, body: 'json', request: tokenBatch,
       response: tokenRead(arrayOf(ref('OrderBookSummary'))),
       handler: (context): Reply => {
         const bodies = batchItems(context.body).map(({ tokenId }) => bookBody(tokenBook(tokenId), tokenId));
@@ -207,7 +209,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       },
     }),
     route({
-      method: 'POST', path: '/prices', limits: ['POST /prices'], summary: 'Best prices of many tokens: {token: {BUY, SELL}}; a side without orders is left out.', body: 'json',
+      method: 'POST', path: '/prices', limits: ['POST /prices'], summary: 'Best prices of many tokens: {token: {BUY, SELL}}; a side without orders is left out.', body: 'json', request: tokenBatch,
       response: tokenRead(ref('BestPrices')),
       handler: (context): Reply => {
         const out: Record<string, Record<string, string>> = {};
@@ -232,7 +234,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       },
     }),
     route({
-      method: 'POST', path: '/midpoints', limits: ['POST /prices'], summary: `Midpoints of up to ${BATCH_TOKENS_MAX} tokens: {token: mid}; a token with an empty side is left out.`, body: 'json',
+      method: 'POST', path: '/midpoints', limits: ['POST /prices'], summary: `Midpoints of up to ${BATCH_TOKENS_MAX} tokens: {token: mid}; a token with an empty side is left out.`, body: 'json', request: tokenBatch,
       response: tokenRead(ref('TokenValues')),
       handler: (context): Reply => byToken(context.body, midpointOf),
     }),
@@ -245,7 +247,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       },
     }),
     route({
-      method: 'POST', path: '/spreads', limits: ['POST /prices'], summary: `Spreads of up to ${BATCH_TOKENS_MAX} tokens: {token: spread}; a token with an empty side is left out.`, body: 'json',
+      method: 'POST', path: '/spreads', limits: ['POST /prices'], summary: `Spreads of up to ${BATCH_TOKENS_MAX} tokens: {token: spread}; a token with an empty side is left out.`, body: 'json', request: tokenBatch,
       response: tokenRead(ref('TokenValues')),
       handler: (context): Reply => byToken(context.body, spreadOf),
     }),
@@ -258,7 +260,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       },
     }),
     route({
-      method: 'POST', path: '/last-trades-prices', limits: ['POST /prices'], summary: `Last trades of up to ${BATCH_TOKENS_MAX} tokens: [{token_id, price, side}] in request order.`, body: 'json',
+      method: 'POST', path: '/last-trades-prices', limits: ['POST /prices'], summary: `Last trades of up to ${BATCH_TOKENS_MAX} tokens: [{token_id, price, side}] in request order.`, body: 'json', request: tokenBatch,
       response: tokenRead(arrayOf(ref('TokenLastTradePrice'))),
       handler: (context): Reply => json(batchItems(context.body).map(({ tokenId }) => {
         const token = tokenBook(tokenId);

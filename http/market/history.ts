@@ -26,6 +26,7 @@ export const HISTORY_POINTS_MAX = 50_000;
 /** Most tokens one POST /batch-prices-history names. */
 export const HISTORY_BATCH_MAX = 20;
 const FIDELITY_MAX = 525_600;
+const unixSeconds = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
 
 export interface HistoryRequest {
   readonly startS: number | undefined;
@@ -113,6 +114,16 @@ export function historyRoutes(deps: {
     }),
     route({
       method: 'POST', path: '/batch-prices-history', limits: ['POST /batch-prices-history'], body: 'json',
+      request: {
+        type: 'object',
+        properties: {
+          markets: { type: 'array', items: { type: 'string', description: 'token id' }, minItems: 1, maxItems: HISTORY_BATCH_MAX },
+          start_ts: unixSeconds, end_ts: unixSeconds, interval: { enum: INTERVALS }, fidelity: { type: 'integer', minimum: 1, maximum: FIDELITY_MAX, description: 'bucket length in minutes' },
+        },
+        required: ['markets'],
+        // An interval is a range ending now: it cannot be combined with either end.
+        dependentSchemas: { interval: { not: { anyOf: [{ required: ['start_ts'] }, { required: ['end_ts'] }] } } },
+      },
       response: { ...ok(ref('PriceHistories')), 404: NO_BOOK_ANSWER },
       summary: `Price history of up to ${HISTORY_BATCH_MAX} tokens: {history: {token: [{t, p}]}}.`,
       handler: (context): Reply => {
@@ -127,7 +138,7 @@ export function historyRoutes(deps: {
         const interval = fields['interval'];
         if (interval !== undefined && !INTERVALS.includes(interval as Interval)) throw badRequest(`interval must be one of ${INTERVALS.join(', ')}`);
         const request: HistoryRequest = {
-          startS: optionalInteger(fields, 'start_ts', 0, Number.MAX_SAFE_INTEGER), endS: optionalInteger(fields, 'end_ts', 0, Number.MAX_SAFE_INTEGER),
+          startS: optionalInteger(fields, 'start_ts', unixSeconds.minimum, unixSeconds.maximum), endS: optionalInteger(fields, 'end_ts', unixSeconds.minimum, unixSeconds.maximum),
           interval: interval as Interval | undefined, fidelity: optionalInteger(fields, 'fidelity', 1, FIDELITY_MAX),
         };
         const history: Record<string, Point[]> = {};

@@ -91,6 +91,11 @@ export function heartbeatRoutes(deps: L2Deps & { readonly heartbeats: Heartbeats
     route({
       method: 'POST', path: '/v1/heartbeats', summary: 'Session heartbeat: send the id answered last ("" the first time).',
       headers: L2_HEADER_NAMES, body: 'optional-json',
+      // null, like no body, is the first beat.
+      request: {
+        type: ['object', 'null'],
+        properties: { heartbeat_id: { type: ['string', 'null'], description: 'The id answered last; "", null or absent the first time.' } },
+      },
       response: {
         ...ok(ref('HeartbeatId')),
         400: { description: 'A bad body, or the id is not the one answered last (the body names the expected id).', schema: { anyOf: [ref('Error'), ref('HeartbeatIdError')] } },

@@ -38,7 +38,11 @@ export interface SignedOrder {
   readonly token: TokenPlace;
 }
 
-const ORDER_TYPES: Readonly<Record<string, OrderType>> = { GTC: OrderType.GTC, GTD: OrderType.GTD, FOK: OrderType.FOK, FAK: OrderType.FAK };
+export const ORDER_TYPES: Readonly<Record<string, OrderType>> = { GTC: OrderType.GTC, GTD: OrderType.GTD, FOK: OrderType.FOK, FAK: OrderType.FAK };
+/** An order id a cancel names: printable ASCII, 1–128 characters (the ids made here are 0x and 64 hex digits). */
+export const ORDER_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
+/** `order.expiration`: unix seconds as at most 15 digits (a JSON number is read through its text). */
+export const EXPIRATION_PATTERN = /^[0-9]{1,15}$/;
 const MICROS_DECIMALS = 6;
 const PRICE_DECIMALS = 4;
 
@@ -148,7 +152,7 @@ export async function readSignedOrder(body: unknown, context: OrderContext, nowM
 function expirationMs(order: Record<string, unknown>, orderType: OrderType, nowMs: number): number {
   const raw = order['expiration'] ?? '0';
   const value = typeof raw === 'number' ? String(raw) : raw;
-  if (typeof value !== 'string' || !/^[0-9]{1,15}$/.test(value)) throw badRequest('invalid expiration');
+  if (typeof value !== 'string' || !EXPIRATION_PATTERN.test(value)) throw badRequest('invalid expiration');
   const seconds = Number(value);
   if (orderType !== OrderType.GTD) {
     if (seconds !== 0) throw badRequest('invalid expiration');

@@ -11,11 +11,12 @@ import type { SignatureVerifier } from '../auth/verifier.js';
 import { formatUnits } from '../decimal.js';
 import { badRequest, HttpError } from '../errors.js';
 import { json, type Reply } from '../respond.js';
+import { requestRef } from '../request_schemas.js';
 import { arrayOf, ok, ref } from '../response_schemas.js';
 import { CANCEL_CAPS, PLACE_CAPS, type KeyCharge } from '../rate_limit.js';
 import { route, type Route } from '../router.js';
 import type { TradingClient, TradeResult } from './client.js';
-import { readSignedOrder, type OrderContext, type SignedOrder, type TokenPlace } from './order_request.js';
+import { ORDER_ID_PATTERN, readSignedOrder, type OrderContext, type SignedOrder, type TokenPlace } from './order_request.js';
 
 /** Orders in one POST /orders (contract §4). */
 export const BATCH_ORDERS_MAX = 15;
@@ -115,7 +116,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function orderIdOf(value: unknown): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 128 || !/^[\x21-\x7e]+$/.test(value)) {
+  if (typeof value !== 'string' || !ORDER_ID_PATTERN.test(value)) {
     throw badRequest('invalid order id');
   }
   return value;
@@ -126,7 +127,8 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
   const cancelled = ok(ref('CancelResult'));
   return [
     route({
-      method: 'POST', path: '/order', summary: 'Place one signed order.', keyLimits: PLACE_CAPS, headers, body: 'json', response: ok(ref('OrderPlacement')),
+      method: 'POST', path: '/order', summary: 'Place one signed order.', keyLimits: PLACE_CAPS, headers, body: 'json',
+      request: requestRef('OrderRequest'), response: ok(ref('OrderPlacement')),
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
         deps.chargePlace(key.apiKey, 1);
@@ -137,6 +139,8 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
     }),
     route({
       method: 'POST', path: '/orders', summary: `Place up to ${BATCH_ORDERS_MAX} signed orders; each answers on its own.`, keyLimits: PLACE_CAPS, headers, body: 'json',
+      // An entry the order parser refuses is answered in its place ({success: false}), not with a 400.
+      request: { type: 'array', items: requestRef('OrderRequest'), minItems: 1, maxItems: BATCH_ORDERS_MAX },
       response: ok(arrayOf(ref('OrderPlacement'))),
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
@@ -158,7 +162,8 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'DELETE', path: '/order', summary: 'Cancel one order of the caller: {orderID}.', keyLimits: CANCEL_CAPS, headers, body: 'json', response: cancelled,
+      method: 'DELETE', path: '/order', summary: 'Cancel one order of the caller: {orderID}.', keyLimits: CANCEL_CAPS, headers, body: 'json',
+      request: { type: 'object', properties: { orderID: requestRef('OrderId') }, required: ['orderID'] }, response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
         deps.chargeCancel(key.apiKey, 1);
@@ -168,7 +173,8 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'DELETE', path: '/orders', summary: `Cancel up to ${CANCEL_IDS_MAX} orders of the caller: [ids].`, keyLimits: CANCEL_CAPS, headers, body: 'json', response: cancelled,
+      method: 'DELETE', path: '/orders', summary: `Cancel up to ${CANCEL_IDS_MAX} orders of the caller: [ids].`, keyLimits: CANCEL_CAPS, headers, body: 'json',
+      request: { type: 'array', items: requestRef('OrderId'), maxItems: CANCEL_IDS_MAX }, response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
         const body = context.body;
@@ -182,7 +188,8 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'DELETE', path: '/cancel-all', summary: 'Cancel every open order of the caller.', keyLimits: CANCEL_CAPS, headers, body: 'optional-json', response: cancelled,
+      method: 'DELETE', path: '/cancel-all', summary: 'Cancel every open order of the caller.', keyLimits: CANCEL_CAPS, headers, body: 'optional-json',
+      request: requestRef('IgnoredBody'), response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
         deps.chargeCancel(key.apiKey, 1);
@@ -192,6 +199,12 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
     route({
       method: 'DELETE', path: '/cancel-market-orders', summary: 'Cancel the caller\'s orders in one market or token: {market?, asset_id?}.',
       keyLimits: CANCEL_CAPS, headers, body: 'optional-json', response: cancelled,
+      // A market (condition id, any letter case) or a token that is not "", or both (then they must agree, else nothing is cancelled).
+      request: {
+        type: 'object',
+        properties: { market: { type: 'string' }, asset_id: { type: 'string' } },
+        anyOf: [{ properties: { market: { minLength: 1 } }, required: ['market'] }, { properties: { asset_id: { minLength: 1 } }, required: ['asset_id'] }],
+      },
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
         deps.chargeCancel(key.apiKey, 1);
