@@ -47,8 +47,19 @@ function runProcess(mode: 'drive' | 'check', env: Record<string, string>, killAf
   };
   const timer = setTimeout(kill, PROCESS_TIMEOUT_MS);
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  // SIGKILL can land while the driver writes a line: the last line may then be cut short. It is
+  // work the driver never fully reported, as if the kill had come a moment sooner; a cut line
+  // followed by more lines, or in a run that was not killed, is an error.
+  let cut: string | undefined;
   createInterface({ input: child.stdout }).on('line', (text) => {
-    const line = JSON.parse(text) as CrashLine;
+    if (cut !== undefined) throw new Error(`a line after an unreadable line: ${cut}`);
+    let line: CrashLine;
+    try {
+      line = JSON.parse(text) as CrashLine;
+    } catch {
+      cut = text;
+      return;
+    }
     lines.push(line);
     if (line.k === 'order' || line.k === 'cancel' || line.k === 'withdraw') acks++;
     if (killAfterAcks >= 0 && (acks >= killAfterAcks || line.k === 'error') && line.k !== 'deposit') kill();
@@ -56,6 +67,7 @@ function runProcess(mode: 'drive' | 'check', env: Record<string, string>, killAf
   return new Promise((resolve) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      if (cut !== undefined && signal !== 'SIGKILL') throw new Error(`unreadable line from the driver: ${cut}`);
       resolve({ lines, code, signal, stderr });
     });
   });
