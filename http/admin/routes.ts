@@ -135,9 +135,8 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
       headers: ['authorization'],
       params: { address: string({ description: '0x address', maxLength: 42, required: true }) },
       body: 'json',
-      // Any field but these four is refused.
       request: {
-        type: 'object', properties: Object.fromEntries(PROFILE_FIELDS.map((name) => [name, { type: 'string', maxLength: PROFILE_TEXT_MAX }])), additionalProperties: false,
+        type: 'object', description: 'Any other field is refused.', properties: Object.fromEntries(PROFILE_FIELDS.map((name) => [name, { type: 'string', maxLength: PROFILE_TEXT_MAX }])), additionalProperties: false,
       },
       handler: ({ headers, params, body }) => {
         requireAdmin(adminToken, headers['authorization'] ?? '');

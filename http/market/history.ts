@@ -121,8 +121,8 @@ export function historyRoutes(deps: {
           start_ts: unixSeconds, end_ts: unixSeconds, interval: { enum: INTERVALS }, fidelity: { type: 'integer', minimum: 1, maximum: FIDELITY_MAX, description: 'bucket length in minutes' },
         },
         required: ['markets'],
-        // An interval is a range ending now: it cannot be combined with either end.
-        dependentSchemas: { interval: { not: { anyOf: [{ required: ['start_ts'] }, { required: ['end_ts'] }] } } },
+        description: 'An interval is a range ending now: it cannot be combined with start_ts or end_ts.',
+        dependentSchemas: { interval: { properties: { start_ts: false, end_ts: false } } },
       },
       response: { ...ok(ref('PriceHistories')), 404: NO_BOOK_ANSWER },
       summary: `Price history of up to ${HISTORY_BATCH_MAX} tokens: {history: {token: [{t, p}]}}.`,

@@ -122,6 +122,8 @@ function orderIdOf(value: unknown): string {
   return value;
 }
 
+const nonEmpty = { type: 'string', minLength: 1 } as const;
+
 export function orderRoutes(deps: OrderRouteDeps): Route[] {
   const headers = L2_HEADER_NAMES;
   const cancelled = ok(ref('CancelResult'));
@@ -139,8 +141,11 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
     }),
     route({
       method: 'POST', path: '/orders', summary: `Place up to ${BATCH_ORDERS_MAX} signed orders; each answers on its own.`, keyLimits: PLACE_CAPS, headers, body: 'json',
-      // An entry the order parser refuses is answered in its place ({success: false}), not with a 400.
-      request: { type: 'array', items: requestRef('OrderRequest'), minItems: 1, maxItems: BATCH_ORDERS_MAX },
+      // An entry the order parser refuses is answered in its place ({success: false}), not with a 400: the route takes any entries.
+      request: {
+        type: 'array', items: { anyOf: [requestRef('OrderRequest'), { description: 'Anything else: answered {success: false, errorMsg} in its place.' }] },
+        minItems: 1, maxItems: BATCH_ORDERS_MAX,
+      },
       response: ok(arrayOf(ref('OrderPlacement'))),
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
@@ -199,11 +204,11 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
     route({
       method: 'DELETE', path: '/cancel-market-orders', summary: 'Cancel the caller\'s orders in one market or token: {market?, asset_id?}.',
       keyLimits: CANCEL_CAPS, headers, body: 'optional-json', response: cancelled,
-      // A market (condition id, any letter case) or a token that is not "", or both (then they must agree, else nothing is cancelled).
       request: {
         type: 'object',
+        description: 'A market (condition id, any letter case) or a token that is not "", or both (then they must agree, else nothing is cancelled).',
         properties: { market: { type: 'string' }, asset_id: { type: 'string' } },
-        anyOf: [{ properties: { market: { minLength: 1 } }, required: ['market'] }, { properties: { asset_id: { minLength: 1 } }, required: ['asset_id'] }],
+        anyOf: [{ properties: { market: nonEmpty }, required: ['market'] }, { properties: { asset_id: nonEmpty }, required: ['asset_id'] }],
       },
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);

@@ -290,7 +290,8 @@ function judge(req: HostileRequest, outcome: Outcome): string | undefined {
 const PLAIN_TARGET = /^(\/|(\/[A-Za-z0-9_~:@!$&'()*+,;=%-]+(\.[A-Za-z0-9_~%-]+)*)+)(\?[\x21-\x7e]*)?$/;
 
 /**
- * What the listener's OpenAPI document says is wrong with an answer (api_document.ts), for the
+ * What the listener's OpenAPI document says is wrong with an answer, or with a body the server
+ * took (api_document.ts), for the
  * answers it can judge: methods a route can have, on plain targets (how uWS routes a dot segment,
  * an empty one or a raw high byte is its own business).
  */
@@ -298,6 +299,8 @@ function undocumented(validator: ResponseValidator, req: HostileRequest, outcome
   if (outcome.kind !== 'answer' || !['GET', 'POST', 'PUT', 'DELETE'].includes(req.method) || !PLAIN_TARGET.test(req.target)) return undefined;
   const problems = validator.problems({
     method: req.method, url: `http://${req.listener}.invalid${req.target}`, path: req.target.split('?')[0]!, status: outcome.status, headers: outcome.headers, text: outcome.body.toString('utf8'),
+    // A hostile body the server took must still be one its request schema describes (a declared length sends none).
+    requestBody: req.declaredLength === undefined ? req.body?.toString('utf8') : undefined,
   });
   return problems.length === 0 ? undefined : problems.join('; ');
 }

@@ -2,10 +2,13 @@
 // operation it lists is a route the listener serves (never the 404/405 of an unknown route), and
 // the routes a bot needs are there with their parameters, credentials, rate-limit caps and
 // response schemas. The document is valid OpenAPI 3.1 by the specification's own schema, and
-// every response schema compiles in Ajv's strict mode (the suite holds every answer to them).
+// every response and request schema compiles in Ajv's strict mode (the suite holds every answer,
+// and every body the server took, to them).
 import { Validator } from '@seriousme/openapi-schema-validator';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { BATCH_TOKENS_MAX } from '../../http/market/book_routes.js';
+import { BATCH_ORDERS_MAX } from '../../http/trading/order_routes.js';
 import { ResponseValidator, type ApiDocument } from '../support/api_document.js';
 import { removeDataDir, request, startServer, type RunningServer } from '../support/server.js';
 
@@ -13,6 +16,7 @@ type Operation = {
   parameters: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[];
   security?: Record<string, string[]>[];
   responses: Record<string, unknown>;
+  requestBody?: { required: boolean; content: Record<string, { schema?: Record<string, unknown> }> };
   'x-rate-limits': { name: string; requests: number; windowSeconds: number; scope: string }[];
 };
 type Document = {
@@ -126,4 +130,67 @@ test('shapes the interface fixes are closed: a field the document does not descr
   assert.equal(validator.problems({ ...answer({ error: 'not found' }), url: `${server.urls.clob}/no/such/route`, status: 200 }).length, 1);
   assert.deepEqual(validator.problems({ ...answer({ error: 'method not allowed' }), method: 'PUT', status: 405, headers: new Headers({ 'content-type': 'application/json', allow: 'GET' }) }), []);
   assert.equal(validator.problems({ ...answer({ error: 'method not allowed' }), method: 'PUT', status: 405 }).length, 1, 'a 405 without Allow fails');
+});
+
+test('every route that reads a body documents what it accepts: a non-empty request schema', async () => {
+  const bodyRoutes: string[] = [];
+  for (const [name, base] of Object.entries(server.urls)) {
+    const document = await documentOf(base);
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        if (operation.requestBody === undefined) continue;
+        bodyRoutes.push(`${method.toUpperCase()} ${path}`);
+        const schema = operation.requestBody.content['application/json']?.schema;
+        assert.ok(schema !== undefined && Object.keys(schema).length > 0, `${name}: ${method} ${path} has a request schema`);
+      }
+    }
+  }
+  for (const known of ['POST /order', 'POST /orders', 'DELETE /order', 'DELETE /orders', 'POST /books', 'POST /prices', 'POST /batch-prices-history', 'POST /admin/events', 'POST /admin/deposits', 'PUT /admin/profiles/{address}']) {
+    assert.ok(bodyRoutes.includes(known), `${known} reads a body`);
+  }
+});
+
+test('the request schemas take the bodies the routes take and refuse what they refuse', async () => {
+  const clob = await documentOf(server.urls.clob);
+  const validator = new ResponseValidator(clob as unknown as ApiDocument);
+  const accepts = (method: string, path: string, body: unknown): boolean => {
+    const operation = clob.paths[path]?.[method] as unknown as Parameters<ResponseValidator['requestProblems']>[1];
+    assert.ok(operation !== undefined, `${method} ${path}`);
+    return validator.requestProblems(`${method} ${path}`, operation, JSON.stringify(body)).length === 0;
+  };
+  const order = {
+    salt: 1_234_567, maker: `0x${'a'.repeat(40)}`, signer: `0x${'a'.repeat(40)}`, tokenId: '12345678901234567890', makerAmount: '5000000', takerAmount: '10000000',
+    side: 'BUY', signatureType: 0, expiration: '0', signature: `0x${'1b'.repeat(65)}`,
+  };
+  assert.ok(accepts('post', '/order', { order, owner: 'key', orderType: 'GTC', deferExec: false }), 'an order, salt as a number, an unknown field ignored');
+  assert.ok(!accepts('post', '/order', { order: { ...order, side: 'buy' }, owner: 'key' }), 'side is BUY or SELL');
+  assert.ok(!accepts('post', '/order', { order: { ...order, makerAmount: '0' }, owner: 'key' }), 'amounts are positive');
+  assert.ok(!accepts('post', '/order', { order: { ...order, signature: '0x1b' }, owner: 'key' }), 'a signature is 65 bytes');
+  assert.ok(!accepts('post', '/order', { order, owner: 'key', orderType: 'IOC' }), 'orderType is one of four');
+  assert.ok(!accepts('post', '/orders', []), 'a batch has an order');
+  assert.ok(accepts('post', '/orders', [{ order, owner: 'key' }, { order: 'bad' }]), 'a bad entry is answered in its place');
+  assert.ok(!accepts('post', '/orders', Array.from({ length: BATCH_ORDERS_MAX + 1 }, () => ({ order, owner: 'key' }))), `at most ${BATCH_ORDERS_MAX} orders`);
+  assert.ok(!accepts('delete', '/orders', ['x'.repeat(129)]), 'an order id has at most 128 characters');
+
+  assert.ok(accepts('post', '/books', [{ token_id: '123' }, { token_id: '456', side: 'SELL' }]));
+  assert.ok(!accepts('post', '/books', [{ token_id: '12 3' }]), 'a token id has no spaces');
+  assert.ok(!accepts('post', '/books', { token_id: '123' }), 'the body is an array');
+  assert.ok(!accepts('post', '/prices', Array.from({ length: BATCH_TOKENS_MAX + 1 }, () => ({ token_id: '1' }))), `at most ${BATCH_TOKENS_MAX} tokens`);
+  assert.ok(accepts('post', '/batch-prices-history', { markets: ['1'], interval: '1d', fidelity: 60 }));
+  assert.ok(!accepts('post', '/batch-prices-history', { markets: ['1'], interval: '1d', start_ts: 1 }), 'an interval with a start');
+
+  const event = { title: 'Rain?', endDate: '2030-01-01T00:00:00Z', markets: [{ question: 'Rain tomorrow?', outcomes: '["Yes","No"]', orderPriceMinTickSize: 0.01 }] };
+  assert.ok(accepts('post', '/admin/events', event));
+  assert.ok(!accepts('post', '/admin/events', { ...event, markets: [] }), 'an event has a market');
+  assert.ok(!accepts('post', '/admin/events', { ...event, markets: [{ question: 'Rain?', orderPriceMinTickSize: 0.02 }] }), 'a tick size is one of the allowed');
+  assert.ok(accepts('put', '/admin/profiles/{address}', { bio: 'hello' }));
+  assert.ok(!accepts('put', '/admin/profiles/{address}', { twitter: 'x' }), 'profile fields other than the four are refused');
+  assert.ok(accepts('post', '/admin/deposits', { address: `0x${'b'.repeat(40)}`, amount: '1000000' }));
+  assert.ok(!accepts('post', '/admin/deposits', { address: `0x${'b'.repeat(40)}`, amount: '0' }), 'an amount is positive');
+
+  // The suite's check (api_document.ts): a body the server took is held to the request schema, a refused one is not.
+  const books = { method: 'POST', url: `${server.urls.clob}/books`, headers: new Headers({ 'content-type': 'application/json' }), requestBody: '{"token_id":"1"}' };
+  assert.equal(validator.problems({ ...books, status: 200, text: '[]' }).length, 1, 'a taken body the schema refuses fails');
+  assert.deepEqual(validator.problems({ ...books, status: 200, text: '[]', requestBody: '[{"token_id":"1"}]' }), []);
+  assert.deepEqual(validator.problems({ ...books, status: 400, text: '{"error":"body must be an array of {\\"token_id\\"} objects"}' }), [], 'a refused body is not checked');
 });

@@ -5,7 +5,9 @@
 // schema compiled once per document). An answer no route gives is held to the document too: a
 // path no route has must be components.responses.RouteNotFound, a known path with another method
 // MethodNotAllowed. So a field, status or content type the document does not describe fails the
-// test that received it.
+// test that received it. A JSON body the server took (a 2xx answer) is held to the operation's
+// request schema too, so the document cannot describe less than the server accepts; bodies it
+// refused are not checked (tests send those on purpose).
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 
@@ -16,7 +18,10 @@ interface ResponseObject {
   readonly headers?: Readonly<Record<string, unknown>>;
   readonly content?: Readonly<Record<string, MediaType>>;
 }
-type Operation = { readonly responses: Readonly<Record<string, ResponseObject>> };
+type Operation = {
+  readonly responses: Readonly<Record<string, ResponseObject>>;
+  readonly requestBody?: { readonly required?: boolean; readonly content: Readonly<Record<string, MediaType>> };
+};
 export interface ApiDocument {
   readonly openapi: string;
   readonly paths: Readonly<Record<string, Readonly<Record<string, Operation>>>>;
@@ -36,6 +41,8 @@ export interface Answer {
   /** fetch's Headers, or a map of lower-case names (raw-socket tests). */
   readonly headers: { get(name: string): string | null | undefined };
   readonly text: string;
+  /** The request's body as sent, when it had one. */
+  readonly requestBody?: string | undefined;
 }
 
 // The document's schemas refer to each other as #/components/schemas/<name>; for Ajv they live
@@ -73,6 +80,32 @@ export class ResponseValidator {
     for (const response of this.responseObjects()) {
       for (const media of Object.values(response.content ?? {})) this.validatorOf(media.schema);
     }
+    for (const media of this.requestMediaTypes()) this.validatorOf(media.schema);
+  }
+
+  /** Every operation's request body media types. */
+  requestMediaTypes(): MediaType[] {
+    const operations = Object.values(this.document.paths).flatMap((methods) => Object.values(methods));
+    return operations.flatMap((operation) => Object.values(operation.requestBody?.content ?? {}));
+  }
+
+  /** What is wrong with a request body the server took, by the operation's request schema; empty when nothing. */
+  requestProblems(where: string, operation: Operation, body: string): string[] {
+    const media = operation.requestBody?.content['application/json'];
+    if (media === undefined) return [];
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return [`${where}: the server took a request body that is not JSON: ${body.slice(0, 300)}`];
+    }
+    const validate = this.validatorOf(media.schema);
+    if (validate(value)) return [];
+    return [`${where}: the server took a request body its request schema refuses:\n  ${this.errorsOf(validate).join('\n  ')}\n  request body: ${body.slice(0, 500)}`];
+  }
+
+  private errorsOf(validate: ValidateFunction): string[] {
+    return (validate.errors ?? []).slice(0, 10).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
   }
 
   /** Every response object of the document, operations' and components'. */
@@ -119,6 +152,10 @@ export class ResponseValidator {
     }
     if (documented === undefined) return [`${where}: status ${answer.status} is not documented (body ${answer.text.slice(0, 300)})`];
     const problems: string[] = [];
+    const taken = answer.status >= 200 && answer.status < 300;
+    if (operation !== undefined && taken && answer.requestBody !== undefined && answer.requestBody !== '') {
+      problems.push(...this.requestProblems(where, operation, answer.requestBody));
+    }
     for (const header of Object.keys(documented.headers ?? {})) {
       if ((answer.headers.get(header.toLowerCase()) ?? null) === null) problems.push(`${where} ${answer.status}: header ${header} is documented but missing`);
     }
@@ -137,8 +174,7 @@ export class ResponseValidator {
     }
     const validate = this.validatorOf(media.schema);
     if (!validate(body)) {
-      const errors = (validate.errors ?? []).slice(0, 10).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
-      problems.push(`${where} ${answer.status}: the body does not match the document:\n  ${errors.join('\n  ')}\n  body: ${answer.text.slice(0, 500)}`);
+      problems.push(`${where} ${answer.status}: the body does not match the document:\n  ${this.errorsOf(validate).join('\n  ')}\n  body: ${answer.text.slice(0, 500)}`);
     }
     return problems;
   }

@@ -101,12 +101,22 @@ export interface RequestOptions {
   readonly documented?: boolean;
 }
 
-/** One HTTP request, its answer held to the document; the body is parsed as JSON when it is JSON. */
+/** The text of a request body given as a string or bytes; undefined for none (or a stream, which is not read back). */
+function bodyText(body: RequestInit['body']): string | undefined {
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  return undefined;
+}
+
+/**
+ * One HTTP request, its answer held to the document (and a body the server took to the
+ * operation's request schema); the answer's body is parsed as JSON when it is JSON.
+ */
 export async function request<T = unknown>(url: string, init: RequestInit = {}, options: RequestOptions = {}): Promise<Response<T>> {
   const response = await fetch(url, init);
   const text = await response.text();
   if (options.documented !== false) {
-    await assertDocumented({ method: init.method ?? 'GET', url, status: response.status, headers: response.headers, text });
+    await assertDocumented({ method: init.method ?? 'GET', url, status: response.status, headers: response.headers, text, requestBody: bodyText(init.body) });
   }
   let body: unknown = text;
   try {
