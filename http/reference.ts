@@ -95,6 +95,10 @@ export function boundsOf(schema: Json): string {
   if (typeof schema['pattern'] === 'string') parts.push(`matches \`${schema['pattern']}\``);
   const items = record(schema['items']);
   if (Object.keys(items).length > 0 && boundsOf(items) !== '') parts.push(`each ${boundsOf(items)}`);
+  // The bounds of each alternative that has some (a uint256 as text or as a number).
+  for (const option of list(schema['anyOf']).map(record)) {
+    if (boundsOf(option) !== '') parts.push(`${typeOf(option)}: ${boundsOf(option)}`);
+  }
   return parts.join(', ');
 }
 
@@ -116,7 +120,8 @@ function fieldRows(schema: Json, prefix: string, depth: number, rows: string[][]
 
 /** A body: its type, then a field table when it is (an array of) an inline object. */
 function bodyLines(schema: Json): string[] {
-  const lines = [`Type: ${typeOf(schema)}.${schema['description'] === undefined ? '' : ` ${text(schema['description'])}`}`];
+  const bounds = boundsOf(schema);
+  const lines = [`Type: ${typeOf(schema)}${bounds === '' ? '' : ` (${bounds})`}.${schema['description'] === undefined ? '' : ` ${text(schema['description'])}`}`];
   const object = isInlineObject(schema) ? schema : isInlineObject(record(schema['items'])) ? record(schema['items']) : undefined;
   if (object === undefined) return lines;
   const rows: string[][] = [];
