@@ -27,6 +27,9 @@ before(async () => {
   server = await startServer({ env: { BODY_TIMEOUT_MS: String(bodyTimeoutMs), ADMIN_TOKEN: adminToken, SEED_DEMO: '0' } });
   port = Number(new URL(server.urls.clob).port);
   catalogUrl = server.urls.catalog;
+  // The first request() to a listener fetches and compiles its OpenAPI document: done here, so
+  // stillServes times the server alone.
+  assert.equal((await request(`${server.urls.clob}/time`)).status, 200);
 });
 
 after(async () => {
@@ -85,7 +88,8 @@ async function stillServes(): Promise<void> {
   const started = Date.now();
   const response = await request(`${server.urls.clob}/time`);
   assert.equal(response.status, 200);
-  assert.ok(Date.now() - started < 2_000, `GET /time took ${Date.now() - started} ms`);
+  // Far below the 8–12 s a stalled connection is held, with room for a loaded machine.
+  assert.ok(Date.now() - started < 5_000, `GET /time took ${Date.now() - started} ms`);
 }
 
 const booksRequest = (bodyBytes: number): string =>

@@ -9,7 +9,8 @@ import { assertDocumented } from './api_document.js';
 
 export const mainPath = fileURLToPath(new URL('../../http/main.js', import.meta.url));
 const readyPattern = /^listening clob=(\S+) catalog=(\S+) data=(\S+)$/m;
-const readyTimeoutMs = 15_000;
+/** Generous: a loaded 2-core machine has taken over 15 s to start the shards and load the demo catalog. */
+const readyTimeoutMs = 40_000;
 
 export interface Urls {
   readonly clob: string;
