@@ -1,9 +1,9 @@
 // OpenAPI 3.1 documents made from the route tables themselves (GET /openapi.json on each
 // listener), so the reference cannot drift from the code: every route's path, method, summary,
 // parameters with their types, bounds, defaults and allowed values, request body and its schema
-// (request_schemas.ts), credentials,
-// every answer with its status, body schema (response_schemas.ts, shared through
-// components.schemas), content type and headers, and its rate-limit caps (x-rate-limits).
+// (request_schemas.ts), credentials, every answer with its status, body schema
+// (response_schemas.ts, shared through components.schemas), content type and headers, and its
+// rate-limit caps (x-rate-limits).
 // Answers that belong to no operation (an unknown path, a known path with the wrong method) are
 // components.responses RouteNotFound and MethodNotAllowed.
 import type { Cap } from './rate_limit.js';

@@ -2,6 +2,7 @@
 // for import) into typed catalog input. Every problem is a 400 naming the field's path.
 // `create` mode is the admin API: the server assigns every id, so ids in the body are ignored.
 // `import` mode keeps the ids it is given and assigns only what is missing.
+import { BYTES32 } from '../auth/eip712.js';
 import { badRequest } from '../errors.js';
 import { jsonUnits } from '../decimal.js';
 import { FEE_BPS_MAX, TICK_UNITS_ALLOWED } from '../../engine/constants.js';
@@ -113,7 +114,6 @@ export const ingestLimits = {
   orderMinSharesMax: 10_000_000,
 } as const;
 
-const hex32 = /^0x[0-9a-fA-F]{64}$/;
 /** A date, optionally with a time (groups 2) and an offset (group 3). */
 export const isoDateTime = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/;
 const uint256Decimal = /^\d{1,78}$/;
@@ -295,8 +295,8 @@ function readSeries(value: unknown, path: string, mode: IngestMode, nowMs: numbe
 function importedIds(fields: Fields): Pick<MarketInput, 'conditionId' | 'questionId' | 'tokenIds'> {
   const conditionId = fields.text('conditionId', '');
   const questionId = fields.text('questionID', '');
-  if (conditionId !== '' && !hex32.test(conditionId)) throw badRequest(`${fields.name('conditionId')} must be 0x followed by 64 hex digits`);
-  if (questionId !== '' && !hex32.test(questionId)) throw badRequest(`${fields.name('questionID')} must be 0x followed by 64 hex digits`);
+  if (conditionId !== '' && !BYTES32.test(conditionId)) throw badRequest(`${fields.name('conditionId')} must be 0x followed by 64 hex digits`);
+  if (questionId !== '' && !BYTES32.test(questionId)) throw badRequest(`${fields.name('questionID')} must be 0x followed by 64 hex digits`);
   return {
     conditionId: conditionId === '' ? undefined : conditionId.toLowerCase(),
     questionId: questionId === '' ? undefined : questionId.toLowerCase(),

@@ -1,6 +1,7 @@
 // The catalog listener's routes ({catalog_url}): Gamma-compatible reads of events, markets,
 // series and tags, and search. Every read accepts `creator`, which scopes it to the markets
 // available on that site or creator. Responses are cached per request until the next write.
+import { BYTES32 } from '../auth/eip712.js';
 import { badRequest, notFound } from '../errors.js';
 import { boolean, integer, integerList, oneOfList, string, stringList } from '../params.js';
 import { json } from '../respond.js';
@@ -27,8 +28,6 @@ function scope(value: string | undefined): Creator {
   const trimmed = value?.trim().toLowerCase();
   return trimmed === undefined || trimmed === '' ? undefined : trimmed;
 }
-
-const conditionIdPattern = /^0x[0-9a-fA-F]{64}$/;
 
 export interface CatalogDeps {
   readonly store: CatalogStore;
@@ -152,7 +151,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
       handler: ({ params, query }) => {
         let id: number | undefined;
         if (/^\d{1,16}$/.test(params.id)) id = Number(params.id);
-        else if (conditionIdPattern.test(params.id)) id = store.find('condition', params.id.toLowerCase());
+        else if (BYTES32.test(params.id)) id = store.find('condition', params.id.toLowerCase());
         else throw badRequest('id must be a numeric market id or a condition id');
         const market = id === undefined ? undefined : store.market(id);
         if (market === undefined || !marketVisible(market, scope(query.creator))) throw notFound('id not found');

@@ -5,6 +5,7 @@
 // backend with `internal_error: <text>` while every other route keeps serving.
 import { createHash } from 'node:crypto';
 import { notionalMicros } from '../../engine/notional.js';
+import { ADDRESS } from '../auth/eip712.js';
 import type { MarketRecord } from '../catalog/model.js';
 import { jsonUnits, unitsNumber } from '../decimal.js';
 import { badRequest, HttpError } from '../errors.js';
@@ -26,7 +27,6 @@ export const ACTIVITY_OFFSET_MAX = 10_000;
 const MARKETS_FILTER_MAX = 100;
 /** outcomeIndex of activity items that are not a trade of one token (as Polymarket shows them). */
 const NOT_A_TOKEN = 999;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 export interface FeedDeps {
   readonly feeds: FeedStore;

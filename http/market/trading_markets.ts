@@ -2,6 +2,7 @@
 // with their live state from the read model: whether they accept orders, each token's price
 // (the midpoint, else the last trade) and the winner once resolved. Lists page 1000 with base64
 // offset cursors: MA== first, LTE= after the last page, a malformed cursor is 400.
+import { BYTES32 } from '../auth/eip712.js';
 import type { CatalogStore } from '../catalog/store.js';
 import type { MarketRecord } from '../catalog/model.js';
 import { unitsNumber } from '../decimal.js';
@@ -134,14 +135,13 @@ function page(markets: readonly MarketRecord[], cursor: string | undefined, shap
   return json({ data, next_cursor: next, limit: MARKETS_PAGE, count: data.length });
 }
 
-const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
 const cursorQuery = { next_cursor: string({ description: 'base64 offset; MA== first; LTE= is the end', maxLength: 32 }) };
 const conditionParams = { condition_id: string({ required: true, description: 'condition id (0x + 64 hex)', maxLength: 66 }) };
 
 export function tradingMarketRoutes(deps: TradingMarketDeps): Route[] {
   const views = new TradingMarketViews(deps);
   const byCondition = (raw: string): MarketRecord => {
-    if (!CONDITION_ID.test(raw)) throw badRequest('invalid condition_id');
+    if (!BYTES32.test(raw)) throw badRequest('invalid condition_id');
     const id = deps.store.find('condition', raw.toLowerCase());
     const market = id === undefined ? undefined : deps.store.market(id);
     if (market === undefined) throw notFound('market not found');
