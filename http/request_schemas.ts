@@ -12,10 +12,8 @@ import { SIGNATURE } from './auth/recover.js';
 import { TOKEN_ID_PATTERN } from './catalog/ids.js';
 import { ingestLimits, isoDateTime } from './catalog/ingest.js';
 import { decimalPattern } from './decimal.js';
-import { referencedSchemas, schemas, type JsonSchema } from './response_schemas.js';
+import { link, referencedSchemas, schemas, type JsonSchema } from './response_schemas.js';
 import { EXPIRATION_PATTERN, ORDER_ID_PATTERN, ORDER_TYPES } from './trading/order_request.js';
-
-const SCHEMA_POINTER = '#/components/schemas/';
 
 /** A string matching one of the parsers' patterns. */
 export function matching(pattern: RegExp, description?: string): JsonSchema {
@@ -69,7 +67,7 @@ const requestSchemaTable = {
   OrderRequest: {
     type: 'object',
     properties: {
-      order: { $ref: `${SCHEMA_POINTER}SignedOrder` },
+      order: link('SignedOrder'),
       owner: { type: 'string', description: 'The API key the request is made with.' },
       orderType: { enum: [...Object.keys(ORDER_TYPES), null], default: 'GTC' },
       postOnly: { ...flag, default: false },
@@ -96,9 +94,9 @@ const requestSchemaTable = {
       startDate: date, creationDate: date, endDate: dateTime, ...stamps,
       active: flag, closed: flag, archived: flag, featured: flag, restricted: flag, negRisk: flag,
       volume: statistic, liquidity: statistic, openInterest: statistic,
-      markets: { type: 'array', items: { $ref: `${SCHEMA_POINTER}GammaMarket` }, minItems: 1, maxItems: ingestLimits.marketsPerEvent },
-      tags: { type: ['array', 'null'], items: { $ref: `${SCHEMA_POINTER}GammaTag` }, maxItems: ingestLimits.tagsPerEvent },
-      series: { type: ['array', 'null'], items: { $ref: `${SCHEMA_POINTER}GammaSeries` }, maxItems: ingestLimits.seriesPerEvent },
+      markets: { type: 'array', items: link('GammaMarket'), minItems: 1, maxItems: ingestLimits.marketsPerEvent },
+      tags: { type: ['array', 'null'], items: link('GammaTag'), maxItems: ingestLimits.tagsPerEvent },
+      series: { type: ['array', 'null'], items: link('GammaSeries'), maxItems: ingestLimits.seriesPerEvent },
       eventMetadata: { type: ['object', 'null'], description: `At most ${ingestLimits.metadataBytesMax} bytes as JSON.` },
     },
     required: ['title', 'endDate', 'markets'],
@@ -155,9 +153,8 @@ export const componentSchemas: Readonly<Record<string, JsonSchema>> = { ...schem
 
 /** A reference to a shared request schema, for the routes' declarations. */
 export function requestRef(name: RequestSchemaName): JsonSchema {
-  return { $ref: SCHEMA_POINTER + name };
+  return link(name);
 }
-
 
 // Checked once, at load: no name is both an answer's and a request's, and every name referred to is defined.
 for (const name of Object.keys(requestSchemaTable)) {

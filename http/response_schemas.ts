@@ -69,9 +69,10 @@ function pointer(name: string): string {
   return SCHEMA_POINTER + name;
 }
 
-// Inside the table, schemas refer to each other by name before the table exists (a type over
-// its own keys would be circular): link() takes any name, and every name is checked at load below.
-function link(name: string): JsonSchema {
+// Inside the tables (this one and request_schemas.ts's), schemas refer to each other by name
+// before the table exists (a type over its own keys would be circular): link() takes any name,
+// and every name is checked at load.
+export function link(name: string): JsonSchema {
   return { $ref: pointer(name) };
 }
 
