@@ -8,6 +8,7 @@
 import { postBatched, postRoundTrip, ringBatched, ringRoundTrip, SHARD_SPINS, type BatchedThroughput, type RoundTrip } from './durable/ring.js';
 import { measureRestart, type RestartFigures } from './durable/restart.js';
 import { makeFlow, measureBaselines, measureShards, type Baselines, type ShardsFigures, type ThroughputSizes } from './durable/throughput.js';
+import { format } from './support/format.js';
 
 interface Sizes {
   readonly throughput: ThroughputSizes;
@@ -29,10 +30,6 @@ const FULL: Sizes = {
 const LONG_SPINS = 5000;
 /** Frames per batch in the batched ring figures: about what one shard batch drains under load. */
 const RING_BATCH = 256;
-
-function format(value: number, digits = 0): string {
-  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-}
 
 function printThroughput(baselines: Baselines, rows: ShardsFigures[]): void {
   const engine = baselines.engine.commandsPerSecond;

@@ -11,6 +11,7 @@ import { runLoad, type LoadResult } from './load/client.js';
 import { enrol, makeTraders, orderRequests, signOrders, startExchange, type BenchTrader, type Exchange, type SignedOrder } from './orders/exchange.js';
 import { makePlan, type OrderPlan } from './orders/plan.js';
 import { threadCpuSeconds } from './support/spawn.js';
+import { format } from './support/format.js';
 
 const GOAL = 0.95;
 const ON: Readonly<Record<string, string>> = { METRICS: 'on', LOG_LEVEL: 'info' };
@@ -111,10 +112,6 @@ async function benchOrders(quick: boolean): Promise<MetricsFigures['orders']> {
 export async function benchMetrics(quick: boolean): Promise<MetricsFigures> {
   const book = await compareSwitch('metrics and logs', GOAL, OFF, ON, quick);
   return { goal: GOAL, book, orders: await benchOrders(quick) };
-}
-
-function format(value: number, digits = 0): string {
-  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
 export function printMetrics(figures: MetricsFigures): void {

@@ -23,6 +23,7 @@ import { makeFlow, type ThroughputSizes } from './durable/throughput.js';
 import { runLoad, type LoadResult } from './load/client.js';
 import { summarizeProfiles, type ProfileSummary } from './support/profile.js';
 import { threadCpuSeconds } from './support/spawn.js';
+import { format } from './support/format.js';
 
 interface Sizes {
   readonly accounts: number;
@@ -94,10 +95,6 @@ interface ServerFigures {
   readonly latencyRate: number;
   readonly auth: AuthCost | undefined;
   readonly profiles: readonly ProfileSummary[];
-}
-
-function format(value: number, digits = 0): string {
-  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
 function threadsBetween(pid: number, before: Map<number, number>, after: Map<number, number>): ThreadShare[] {

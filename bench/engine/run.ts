@@ -11,6 +11,7 @@ import { runCancelDepth, type CancelDepthResult } from './micro.js';
 import {
   measureLatency, measureThroughput, replayPrefill, stopGcObserver, type LatencyResult, type ThroughputResult,
 } from './throughput.js';
+import { format } from '../support/format.js';
 
 interface Sizes {
   /** Timed commands per flow for clobd (throughput and latency passes each). */
@@ -73,10 +74,6 @@ async function runFlow(kind: FlowKind, sizes: Sizes, ids: string[], accounts: st
   const clobd = await measure(() => new ClobdAdapter(flow), flow, sizes.clobd);
   const baseline = await measure(() => new BaselineAdapter(), flow, sizes.baseline[kind]);
   return { flow: kind, clobd, baseline };
-}
-
-function format(value: number, digits = 0): string {
-  return value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }
 
 function printFlow(figures: FlowFigures): void {
