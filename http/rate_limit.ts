@@ -1,6 +1,5 @@
 // Request caps (interface.md "Limits", contract §7): token buckets in a SharedArrayBuffer,
-// updated under per-bucket locks taken with Atomics, so every thread that serves requests
-// shares them.
+// updated under locks taken with Atomics, so every thread that serves requests shares them.
 //
 // A cap allows `requests` per `windowS`: its bucket holds at most `requests` tokens and refills
 // evenly across the window. Amounts are integers: a bucket counts tokens × window-milliseconds,
@@ -9,9 +8,11 @@
 // endpoint's cap and its listener's combined cap) is admitted only if every bucket has the
 // tokens, and then charged to all of them; otherwise to none.
 //
-// The table has a fixed number of slots: a key (cap, client address or API key) hashes to a
-// window of WINDOW slots; when none is free, the slot used longest ago is taken over. A flood
-// of distinct addresses therefore cannot grow memory, and the keys it evicts were idle longest.
+// The table has a fixed number of slots in regions of REGION_SLOTS, one lock per region. A key
+// (client address or API key) hashes to one region, and every bucket of that key (one per cap)
+// lives in it, so a charge takes exactly one lock whatever its caps. When a region has no free
+// slot, the slot used longest ago is taken over: a flood of distinct addresses therefore cannot
+// grow memory, and the buckets it evicts were idle longest.
 import { HttpError } from './errors.js';
 
 export type CapScope = 'ip' | 'key';
@@ -54,11 +55,12 @@ export const CANCEL_CAPS = ['DELETE /order burst', 'DELETE /order sustained'] as
 
 /** Slots of the shared table (32 bytes each: 2 MiB). */
 export const BUCKET_SLOTS = 1 << 16;
-/** Slots a key may live in, from its hash on. */
-const WINDOW = 8;
+/** Slots of a region: the buckets of every key that hashes to it (16 caps exist today). */
+const REGION_SLOTS = 32;
 const SLOT_INT32 = 8;
 const SLOT_FLOAT64 = 4;
-// Int32 words of a slot: lock, key hash (two words), cap id + 1 (0: free).
+// Int32 words of a slot: lock (used in a region's first slot), key hash (two words), cap id + 1
+// (0: free; a slot once claimed is never freed, only taken over).
 const LOCK = 0;
 const HASH_HIGH = 1;
 const HASH_LOW = 2;
@@ -66,50 +68,30 @@ const CAP = 3;
 // Float64 words: tokens × window ms, time of the last charge or refill (ms).
 const TOKENS = 2;
 const TOUCHED = 3;
-/** Attempts at locking a set of buckets before giving up on a contended charge (never seen). */
-const ATTEMPTS = 64;
+/** Caps one charge may name (routes name their own and their listener's, or two windows). */
+const CAPS_PER_CHARGE_MAX = 8;
 
 export function allocateBuckets(slots = BUCKET_SLOTS): SharedArrayBuffer {
-  if (!(slots >= WINDOW && (slots & (slots - 1)) === 0)) throw new Error('bucket slots must be a power of two');
+  if (!(slots >= REGION_SLOTS && (slots & (slots - 1)) === 0)) throw new Error(`bucket slots must be a power of two, at least ${REGION_SLOTS}`);
   return new SharedArrayBuffer(slots * SLOT_INT32 * 4);
-}
-
-/** Two independent 32-bit FNV-style hashes of the key (a cap is mixed in per bucket). */
-function hashKey(key: Uint8Array | string, out: Int32Array): void {
-  let high = 0x811c9dc5;
-  let low = 0x050c5d1f;
-  const length = key.length;
-  for (let index = 0; index < length; index++) {
-    const unit = typeof key === 'string' ? key.charCodeAt(index) : key[index]!;
-    high = Math.imul(high ^ unit, 0x01000193);
-    low = Math.imul((low ^ unit) + 0x9e3779b9, 0x85ebca6b);
-  }
-  out[0] = high;
-  out[1] = low;
-}
-
-/** The bucket hash of (cap, key hash) into out[2], out[3]; the low word is never 0. */
-function mixCap(cap: number, out: Int32Array): void {
-  const high = Math.imul(out[0]! ^ Math.imul(cap + 1, 0x27d4eb2d), 0x01000193);
-  const low = Math.imul((out[1]! ^ (cap + 1)) + 0x165667b1, 0xc2b2ae35);
-  out[2] = high ^ (high >>> 15);
-  const mixed = low ^ (low >>> 13);
-  out[3] = mixed === 0 ? 1 : mixed;
 }
 
 export class RateLimiter {
   private readonly words: Int32Array;
   private readonly numbers: Float64Array;
-  private readonly mask: number;
+  private readonly regionMask: number;
   private readonly byName = new Map<string, number>();
-  /** [0, 1]: the key's hash; [2, 3]: one bucket's (see mixCap). */
-  private readonly hash = new Int32Array(4);
-  // Scratch of one charge, by position in its caps: slot and key hash; and the slots to lock.
-  private readonly found: number[] = [];
-  private readonly highs: number[] = [];
-  private readonly lows: number[] = [];
-  private readonly locked: number[] = [];
-  private readonly short: boolean[] = [];
+  // Per cap id: tokens refilled per millisecond (= requests, in tokens × window ms) and the
+  // window in ms (what one token costs), so a charge reads no cap object.
+  private readonly requests: Float64Array;
+  private readonly windowMs: Float64Array;
+  // The key's two hashes, and the bucket hash of (cap, key) after mixCap.
+  private keyHigh = 0;
+  private keyLow = 0;
+  private bucketHigh = 0;
+  private bucketLow = 0;
+  /** Scratch of one charge: the slot of each of its caps, by position. */
+  private readonly found = new Int32Array(CAPS_PER_CHARGE_MAX);
   /**
    * Charges this limiter refused, by cap id (a charge refused by two caps counts under both), for
    * the operator's metrics: counted by the thread that charged, without a lock.
@@ -120,7 +102,9 @@ export class RateLimiter {
     this.refusals = new Float64Array(caps.length);
     this.words = new Int32Array(buffer);
     this.numbers = new Float64Array(buffer);
-    this.mask = this.words.length / SLOT_INT32 - 1;
+    this.regionMask = this.words.length / SLOT_INT32 / REGION_SLOTS - 1;
+    this.requests = Float64Array.from(caps, (cap) => cap.requests);
+    this.windowMs = Float64Array.from(caps, (cap) => cap.windowS * 1000);
     caps.forEach((cap, id) => this.byName.set(cap.name, id));
   }
 
@@ -133,119 +117,139 @@ export class RateLimiter {
    * Charges `cost` tokens to `key` under every cap of `caps`: all or none. Returns 0 when
    * admitted, else the whole seconds until the charge could be admitted (at least 1).
    */
-  charge(caps: readonly number[], key: Uint8Array | string, cost = 1): number {
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const result = this.tryCharge(caps, key, cost);
-      if (result >= 0) return result;
-    }
-    // Contended past reason: refuse rather than spin, as an over-cap request is refused.
-    return 1;
-  }
-
-  /** One attempt: -1 when a bucket changed hands between finding and locking it. */
-  private tryCharge(caps: readonly number[], key: Uint8Array | string, cost: number): number {
-    const { found, highs, lows, locked, short } = this;
-    const nowMs = this.now();
+  charge(caps: readonly number[], key: Int32Array | string, cost = 1): number {
     const count = caps.length;
-    locked.length = 0;
-    hashKey(key, this.hash);
-    for (let index = 0; index < count; index++) {
-      const slot = this.find(caps[index]!, nowMs);
-      found[index] = slot;
-      highs[index] = this.hash[2]!;
-      lows[index] = this.hash[3]!;
-      if (!locked.includes(slot)) locked.push(slot);
-    }
-    // Locks in slot order, so two charges never wait on each other in a cycle.
-    locked.sort((a, b) => a - b);
-    for (const slot of locked) this.lock(slot);
+    if (count > CAPS_PER_CHARGE_MAX) throw new RangeError(`a charge names at most ${CAPS_PER_CHARGE_MAX} caps`);
+    if (typeof key === 'string') this.hashText(key);
+    else this.hashWords(key);
+    const { found, numbers } = this;
+    const nowMs = this.now();
+    const region = (this.keyHigh & this.regionMask) * REGION_SLOTS;
+    this.lock(region);
     try {
       let retryMs = 0;
       for (let index = 0; index < count; index++) {
-        const slot = found[index]!;
-        const base = slot * SLOT_INT32;
         const cap = caps[index]!;
-        if (this.words[base + CAP] !== cap + 1 || this.words[base + HASH_HIGH] !== highs[index] || this.words[base + HASH_LOW] !== lows[index]) return -1;
-        const { requests, windowS } = this.caps[cap]!;
-        const windowMs = windowS * 1000;
+        const slot = this.find(region, cap, index, nowMs);
+        found[index] = slot;
+        const requests = this.requests[cap]!;
+        const windowMs = this.windowMs[cap]!;
         const deficit = cost * windowMs - this.refill(slot, requests, windowMs, nowMs);
-        short[index] = deficit > 0;
         if (deficit > 0) retryMs = Math.max(retryMs, cost > requests ? windowMs : Math.ceil(deficit / requests));
       }
       if (retryMs > 0) {
-        for (let index = 0; index < count; index++) if (short[index]) this.refusals[caps[index]!]!++;
+        for (let index = 0; index < count; index++) {
+          const cap = caps[index]!;
+          if (numbers[found[index]! * SLOT_FLOAT64 + TOKENS]! < cost * this.windowMs[cap]!) this.refusals[cap]!++;
+        }
         return Math.max(1, Math.ceil(retryMs / 1000));
       }
       for (let index = 0; index < count; index++) {
         const at = found[index]! * SLOT_FLOAT64 + TOKENS;
-        this.numbers[at] = this.numbers[at]! - cost * this.caps[caps[index]!]!.windowS * 1000;
+        numbers[at] = numbers[at]! - cost * this.windowMs[caps[index]!]!;
       }
       return 0;
     } finally {
-      for (const slot of locked) this.unlock(slot);
+      this.unlock(region);
     }
   }
 
-  /** Tokens of a locked slot after refilling it to `nowMs` (×window ms). */
-  private refill(slot: number, requests: number, windowMs: number, nowMs: number): number {
-    const at = slot * SLOT_FLOAT64;
-    const elapsed = Math.max(0, nowMs - this.numbers[at + TOUCHED]!);
-    const tokens = Math.min(requests * windowMs, this.numbers[at + TOKENS]! + elapsed * requests);
-    this.numbers[at + TOKENS] = tokens;
-    this.numbers[at + TOUCHED] = Math.max(nowMs, this.numbers[at + TOUCHED]!);
-    return tokens;
+  // Two independent 32-bit FNV-style hashes of the key (a cap is mixed in per bucket), by UTF-16
+  // unit or by 32-bit word (a client address: 4 or 16 bytes); one loop per key type, so neither
+  // tests the type per unit.
+  private hashText(key: string): void {
+    let high = 0x811c9dc5;
+    let low = 0x050c5d1f;
+    for (let index = 0; index < key.length; index++) {
+      const unit = key.charCodeAt(index);
+      high = Math.imul(high ^ unit, 0x01000193);
+      low = Math.imul((low ^ unit) + 0x9e3779b9, 0x85ebca6b);
+    }
+    this.keyHigh = high ^ (high >>> 16);
+    this.keyLow = low;
+  }
+
+  private hashWords(key: Int32Array): void {
+    let high = 0x811c9dc5;
+    let low = 0x050c5d1f;
+    for (let index = 0; index < key.length; index++) {
+      const unit = key[index]!;
+      high = Math.imul(high ^ unit, 0x01000193);
+      low = Math.imul((low ^ unit) + 0x9e3779b9, 0x85ebca6b);
+    }
+    this.keyHigh = high ^ (high >>> 16);
+    this.keyLow = low;
+  }
+
+  /** The bucket hash of (cap, key) into bucketHigh, bucketLow. */
+  private mixCap(cap: number): void {
+    const high = Math.imul(this.keyHigh ^ Math.imul(cap + 1, 0x27d4eb2d), 0x01000193);
+    const low = Math.imul((this.keyLow ^ (cap + 1)) + 0x165667b1, 0xc2b2ae35);
+    this.bucketHigh = high ^ (high >>> 15);
+    this.bucketLow = low ^ (low >>> 13);
   }
 
   /**
-   * The slot of (cap, key): found in its window, or claimed (a free slot, else the one touched
-   * longest ago) and filled to capacity.
+   * The slot of (cap, key) in its locked region: found, or claimed (a free slot, else the one
+   * touched longest ago, never one of this charge's own) and filled to capacity. Probing starts
+   * at the bucket's hash; since a claimed slot is never freed, a free slot ends the search.
    */
-  private find(cap: number, nowMs: number): number {
-    mixCap(cap, this.hash);
-    const high = this.hash[2]!;
-    const low = this.hash[3]!;
-    const start = low & this.mask;
+  private find(region: number, cap: number, position: number, nowMs: number): number {
+    this.mixCap(cap);
+    const { words, numbers, bucketHigh: high, bucketLow: low } = this;
+    const start = low & (REGION_SLOTS - 1);
     let victim = -1;
     let victimTouched = Number.POSITIVE_INFINITY;
-    for (let step = 0; step < WINDOW; step++) {
-      const slot = (start + step) & this.mask;
+    for (let step = 0; step < REGION_SLOTS; step++) {
+      const slot = region + ((start + step) & (REGION_SLOTS - 1));
       const base = slot * SLOT_INT32;
-      const owner = Atomics.load(this.words, base + CAP);
-      if (owner === cap + 1 && Atomics.load(this.words, base + HASH_HIGH) === high && Atomics.load(this.words, base + HASH_LOW) === low) return slot;
-      const touched = owner === 0 ? Number.NEGATIVE_INFINITY : this.numbers[slot * SLOT_FLOAT64 + TOUCHED]!;
-      if (touched < victimTouched) {
+      const owner = words[base + CAP]!;
+      if (owner === 0) {
+        victim = slot;
+        break;
+      }
+      if (owner === cap + 1 && words[base + HASH_LOW] === low && words[base + HASH_HIGH] === high) return slot;
+      const touched = numbers[slot * SLOT_FLOAT64 + TOUCHED]!;
+      if (touched < victimTouched && !this.taken(slot, position)) {
         victim = slot;
         victimTouched = touched;
       }
     }
-    this.lock(victim);
-    try {
-      const base = victim * SLOT_INT32;
-      // Another thread may have claimed it for this very key meanwhile: then it is ours as is.
-      const mine = this.words[base + CAP] === cap + 1 && this.words[base + HASH_HIGH] === high && this.words[base + HASH_LOW] === low;
-      if (!mine) {
-        this.words[base + HASH_HIGH] = high;
-        this.words[base + HASH_LOW] = low;
-        this.numbers[victim * SLOT_FLOAT64 + TOKENS] = this.caps[cap]!.requests * this.caps[cap]!.windowS * 1000;
-        this.numbers[victim * SLOT_FLOAT64 + TOUCHED] = nowMs;
-        Atomics.store(this.words, base + CAP, cap + 1);
-      }
-    } finally {
-      this.unlock(victim);
-    }
+    const base = victim * SLOT_INT32;
+    words[base + HASH_HIGH] = high;
+    words[base + HASH_LOW] = low;
+    words[base + CAP] = cap + 1;
+    numbers[victim * SLOT_FLOAT64 + TOKENS] = this.requests[cap]! * this.windowMs[cap]!;
+    numbers[victim * SLOT_FLOAT64 + TOUCHED] = nowMs;
     return victim;
   }
 
-  // A lock word is 0 (free), 1 (held) or 2 (held, and a thread may be waiting): the release
-  // wakes a waiter only when there may be one, so an uncontended charge makes no futex call.
-  private lock(slot: number): void {
-    const at = slot * SLOT_INT32 + LOCK;
+  /** Whether one of the first `count` caps of this charge has its bucket in `slot`. */
+  private taken(slot: number, count: number): boolean {
+    for (let index = 0; index < count; index++) if (this.found[index] === slot) return true;
+    return false;
+  }
+
+  /** Tokens of a slot of the locked region after refilling it to `nowMs` (×window ms). */
+  private refill(slot: number, requests: number, windowMs: number, nowMs: number): number {
+    const at = slot * SLOT_FLOAT64;
+    const touched = this.numbers[at + TOUCHED]!;
+    const tokens = Math.min(requests * windowMs, this.numbers[at + TOKENS]! + Math.max(0, nowMs - touched) * requests);
+    this.numbers[at + TOKENS] = tokens;
+    if (nowMs > touched) this.numbers[at + TOUCHED] = nowMs;
+    return tokens;
+  }
+
+  // A region's lock word is 0 (free), 1 (held) or 2 (held, and a thread may be waiting): the
+  // release wakes a waiter only when there may be one, so an uncontended charge makes no futex call.
+  private lock(region: number): void {
+    const at = region * SLOT_INT32 + LOCK;
     if (Atomics.compareExchange(this.words, at, 0, 1) === 0) return;
     while (Atomics.exchange(this.words, at, 2) !== 0) Atomics.wait(this.words, at, 2, 1);
   }
 
-  private unlock(slot: number): void {
-    const at = slot * SLOT_INT32 + LOCK;
+  private unlock(region: number): void {
+    const at = region * SLOT_INT32 + LOCK;
     if (Atomics.exchange(this.words, at, 0) === 2) Atomics.notify(this.words, at, 1);
   }
 }

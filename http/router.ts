@@ -233,7 +233,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       if (listener.lifecycle.draining) return answer(res, draining, startedMs, requestId);
       if (limiter !== undefined && capIds.length > 0) {
         // Charged before anything else is read or done: a refused request costs a lookup.
-        const retryAfterS = limiter.charge(capIds, new Uint8Array(res.getRemoteAddress()));
+        const retryAfterS = limiter.charge(capIds, new Int32Array(res.getRemoteAddress()));
         if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs, requestId);
       }
       const rawQuery = req.getQuery() ?? '';
