@@ -5,7 +5,8 @@
 //
 //   node dist/bench/durable.js            full (several minutes)
 //   node dist/bench/durable.js --quick    well under a minute, for CI
-import { postBatched, postRoundTrip, ringBatched, ringRoundTrip, SHARD_SPINS, type BatchedThroughput, type RoundTrip } from './durable/ring.js';
+import { SPIN_US } from '../engine/shard/protocol.js';
+import { postBatched, postRoundTrip, ringBatched, ringRoundTrip, type BatchedThroughput, type RoundTrip } from './durable/ring.js';
 import { measureRestart, type RestartFigures } from './durable/restart.js';
 import { makeFlow, measureBaselines, measureShards, type Baselines, type ShardsFigures, type ThroughputSizes } from './durable/throughput.js';
 import { format } from './support/format.js';
@@ -26,8 +27,6 @@ const FULL: Sizes = {
   throughput: { warmupRows: 30_000, timedRows: 300_000, latencyRowsMax: 200_000, latencySeconds: 10, inFlight: 4000, accounts: 300 },
   roundTrips: 100_000, batchedFrames: 5_000_000, restingOrders: 1_000_000, restingAccounts: 200,
 };
-/** A spin long enough to outlast a thread's wake-up here (~30 µs): what it would take to stay awake. */
-const LONG_SPINS = 5000;
 /** Frames per batch in the batched ring figures: about what one shard batch drains under load. */
 const RING_BATCH = 256;
 
@@ -56,7 +55,8 @@ function printThroughput(baselines: Baselines, rows: ShardsFigures[]): void {
 interface RingFigures {
   readonly ring: RoundTrip;
   readonly ringNoSpin: RoundTrip;
-  readonly ringLongSpin: RoundTrip;
+  /** The reply awaited on the event loop, as the server's front end does. */
+  readonly ringEventLoop: RoundTrip;
   readonly post: RoundTrip;
   readonly ringBatched: BatchedThroughput;
   readonly postBatched: BatchedThroughput;
@@ -65,9 +65,9 @@ interface RingFigures {
 async function measureRing(sizes: Sizes): Promise<RingFigures> {
   return {
     post: await postRoundTrip(sizes.roundTrips),
-    ring: await ringRoundTrip(sizes.roundTrips, SHARD_SPINS),
+    ring: await ringRoundTrip(sizes.roundTrips, SPIN_US),
     ringNoSpin: await ringRoundTrip(sizes.roundTrips, 0),
-    ringLongSpin: await ringRoundTrip(sizes.roundTrips, LONG_SPINS),
+    ringEventLoop: await ringRoundTrip(sizes.roundTrips, SPIN_US, true),
     postBatched: await postBatched(sizes.batchedFrames, RING_BATCH),
     ringBatched: await ringBatched(sizes.batchedFrames, RING_BATCH),
   };
@@ -76,8 +76,8 @@ async function measureRing(sizes: Sizes): Promise<RingFigures> {
 function printRing(figures: RingFigures): void {
   const post = figures.post;
   console.log('round trip front end → worker → front end, one frame at a time, ratio to postMessage (p50)');
-  for (const trip of [figures.post, figures.ring, figures.ringNoSpin, figures.ringLongSpin]) {
-    console.log(`  ${trip.name.padEnd(40)} p50 ${format(trip.p50Us, 1).padStart(6)} µs  p99 ${format(trip.p99Us, 1).padStart(7)} µs  ${format(trip.p50Us / post.p50Us, 2)}×`);
+  for (const trip of [figures.post, figures.ring, figures.ringNoSpin, figures.ringEventLoop]) {
+    console.log(`  ${trip.name.padEnd(56)} p50 ${format(trip.p50Us, 1).padStart(6)} µs  p99 ${format(trip.p99Us, 1).padStart(7)} µs  ${format(trip.p50Us / post.p50Us, 2)}×`);
   }
   console.log('batched command frames, encodeFrame → other thread → decodeFrame, ratio to postMessage');
   for (const batched of [figures.postBatched, figures.ringBatched]) {

@@ -17,7 +17,8 @@ export interface EchoWorkerData {
   readonly replies: SharedArrayBuffer;
   /** [0]: frames decoded so far (drain modes); notified on every batch. */
   readonly counter: SharedArrayBuffer;
-  readonly spins: number;
+  /** Microseconds each wait polls before sleeping. */
+  readonly spinUs: number;
 }
 
 /** A posted batch: frames back to back, each [u32 length][frame]. */
@@ -39,7 +40,7 @@ async function ringEcho(): Promise<void> {
   const replies = new Ring(data.replies, data.layout);
   while (!stopping) {
     for (let turn = 0; turn < 10_000 && !stopping; turn++) {
-      if (!requests.waitForFrame(data.spins, 5)) break;
+      if (!requests.waitForFrame(data.spinUs, 5)) break;
       const head = requests.peek()!;
       // The main thread reads each reply before its next request, so the reply ring has room.
       const claim = replies.claim(head.length)!;
@@ -55,7 +56,7 @@ async function ringDrain(): Promise<void> {
   const requests = new Ring(data.requests, data.layout);
   while (!stopping) {
     for (let turn = 0; turn < 10_000 && !stopping; turn++) {
-      if (!requests.waitForFrame(data.spins, 5)) break;
+      if (!requests.waitForFrame(data.spinUs, 5)) break;
       let decoded = 0;
       for (let head = requests.peek(); head !== undefined; head = requests.peek()) {
         decodeFrame(frame, requests.view, requests.bytes, head.offset, head.length);

@@ -1,6 +1,6 @@
 // The SAB ring against postMessage, both with the same small echo worker:
 // - round trip: one command frame there and back, one at a time. The ring side is what the
-//   runtime does (write, the other thread spins a bounded number of times, then sleeps on
+//   runtime does (write, the other thread polls for a bounded time, then sleeps on
 //   Atomics.wait); this thread waits for the reply the same way, which a benchmark may do.
 // - batched throughput: real command frames (encodeFrame) written back to back; the worker
 //   decodes them (decodeFrame). The baseline posts the same frames in transferred buffers of
@@ -10,12 +10,10 @@ import { Worker } from 'node:worker_threads';
 import { Command, CommandKind, OrderType, Side } from '../../engine/command.js';
 import { Ring, type RingLayout } from '../../engine/ring.js';
 import { encodeFrame, Frame, frameLength } from '../../engine/shard/frame.js';
-import { COMMAND_LAYOUT } from '../../engine/shard/protocol.js';
+import { COMMAND_LAYOUT, SPIN_US } from '../../engine/shard/protocol.js';
 import type { EchoWorkerData, PostedBatch } from './echo_worker.js';
 import { makeAccounts } from './flow.js';
 
-/** The shard worker's spin count (engine/shard/worker.ts), so the ring is measured as used. */
-export const SHARD_SPINS = 200;
 const WAIT_MS = 1000;
 
 export interface RoundTrip {
@@ -29,9 +27,9 @@ export interface BatchedThroughput {
   readonly framesPerSecond: number;
 }
 
-function startWorker(mode: EchoWorkerData['mode'], layout: RingLayout, spins: number) {
+function startWorker(mode: EchoWorkerData['mode'], layout: RingLayout, spinUs: number) {
   const data: EchoWorkerData = {
-    mode, layout, spins, requests: Ring.allocate(layout), replies: Ring.allocate(layout), counter: new SharedArrayBuffer(4),
+    mode, layout, spinUs, requests: Ring.allocate(layout), replies: Ring.allocate(layout), counter: new SharedArrayBuffer(4),
   };
   const worker = new Worker(new URL('./echo_worker.js', import.meta.url), { workerData: data });
   const online = new Promise<void>((resolve) => worker.once('online', () => resolve()));
@@ -67,9 +65,13 @@ function summarise(name: string, histogram: RecordableHistogram): RoundTrip {
   return { name, p50Us: histogram.percentile(50) / 1000, p99Us: histogram.percentile(99) / 1000 };
 }
 
-/** Ring round trips; `spins` on both sides (0: every wait sleeps). */
-export async function ringRoundTrip(count: number, spins: number): Promise<RoundTrip> {
-  const echo = startWorker('ring-echo', COMMAND_LAYOUT, spins);
+/**
+ * Ring round trips; the worker polls for `spinUs` before sleeping (0: every wait sleeps), and
+ * this thread waits the same way, or, with `onEventLoop`, as the server's front end does: with
+ * Atomics.waitAsync, which resumes through the event loop.
+ */
+export async function ringRoundTrip(count: number, spinUs: number, onEventLoop = false): Promise<RoundTrip> {
+  const echo = startWorker('ring-echo', COMMAND_LAYOUT, spinUs);
   await echo.online;
   const frame = sampleFrames(1)[0]!;
   const length = frameLength(frame);
@@ -80,12 +82,20 @@ export async function ringRoundTrip(count: number, spins: number): Promise<Round
     const claim = echo.requests.claim(length)!;
     encodeFrame(frame, echo.requests.view, echo.requests.bytes, claim.offset);
     echo.requests.publish(claim, length);
-    if (!echo.replies.waitForFrame(spins, WAIT_MS)) throw new Error('ring echo did not answer');
+    if (onEventLoop) {
+      while (echo.replies.peek() === undefined) {
+        if (performance.now() - started > WAIT_MS) throw new Error('ring echo did not answer');
+        await echo.replies.waitForFrameAsync(WAIT_MS);
+      }
+    } else if (!echo.replies.waitForFrame(spinUs, WAIT_MS)) {
+      throw new Error('ring echo did not answer');
+    }
     echo.replies.consume(echo.replies.peek()!);
     if (trip >= warmup) histogram.record(Math.max(1, Math.round((performance.now() - started) * 1e6)));
   }
   await echo.stop();
-  return summarise(spins === 0 ? 'ring, no spin (Atomics.wait each time)' : `ring, ${spins} spins then Atomics.wait`, histogram);
+  const worker = spinUs === 0 ? 'no spin (Atomics.wait each time)' : `${spinUs} µs spin then Atomics.wait`;
+  return summarise(onEventLoop ? `ring, ${worker}; reply by waitAsync` : `ring, ${worker}`, histogram);
 }
 
 /** postMessage round trips of the same frame's bytes. */
@@ -115,7 +125,7 @@ function awaitDecoded(counter: Int32Array, total: number): void {
 
 /** `total` frames through the command ring in batches of `batch`, decoded by the worker. */
 export async function ringBatched(total: number, batch: number): Promise<BatchedThroughput> {
-  const drain = startWorker('ring-drain', COMMAND_LAYOUT, SHARD_SPINS);
+  const drain = startWorker('ring-drain', COMMAND_LAYOUT, SPIN_US);
   await drain.online;
   const frames = sampleFrames(1024);
   const lengths = frames.map(frameLength);

@@ -16,12 +16,10 @@ import { AnswerEncoder } from './answer_codec.js';
 import { ShardCounters } from './counters.js';
 import { decodeFrame, Frame } from './frame.js';
 import {
-  type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus, type ShardWorkerData,
+  type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus, type ShardWorkerData, SPIN_US,
 } from './protocol.js';
 import { emptyChanges, ShardStore, type BatchChanges } from './store.js';
 
-/** Ring polls before sleeping: enough to catch a burst without a wake-up, ~10 µs. */
-const SPINS = 200;
 /** Longest sleep on an empty ring before looking at control messages. */
 const IDLE_WAIT_MS = 5;
 /** Longest stretch of work before the loop lets control messages in. */
@@ -315,7 +313,7 @@ async function loop(): Promise<void> {
       commitOpenBatch();
       continue;
     }
-    if (commandRing.waitForFrame(SPINS, IDLE_WAIT_MS)) {
+    if (commandRing.waitForFrame(SPIN_US, IDLE_WAIT_MS)) {
       drain();
       commitOpenBatch();
     } else if (store.snapshotPending()) {

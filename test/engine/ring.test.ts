@@ -107,25 +107,45 @@ test('many producers on other threads: every frame arrives once, each producer i
   assert.ok(reports.some((report) => report.fullCount > 0), 'the ring filled up at least once under contention');
 });
 
-test('a consumer sleeping in Atomics.wait wakes when a frame is published', async () => {
-  const layout: RingLayout = { slotCount: 8, slotBytes: 16 };
-  const buffer = Ring.allocate(layout);
-  const ring = new Ring(buffer, layout);
-  const sleeper = new Worker(
+/** A worker thread that waits on the ring with `waitForFrame(0, timeoutMs)` and reports. */
+function sleeper(buffer: SharedArrayBuffer, layout: RingLayout, timeoutMs: number): { answer: Promise<{ woke: boolean; waitedMs: number }>; worker: Worker } {
+  const worker = new Worker(
     `const { workerData, parentPort } = require('node:worker_threads');
      import(workerData.ringPath).then(({ Ring }) => {
        const ring = new Ring(workerData.buffer, workerData.layout);
        const started = Date.now();
-       const woke = ring.waitForFrame(0, 10000);
+       const woke = ring.waitForFrame(0, workerData.timeoutMs);
        parentPort.postMessage({ woke, waitedMs: Date.now() - started });
      });`,
-    { eval: true, workerData: { buffer, layout, ringPath: new URL('../../engine/ring.js', import.meta.url).href } },
+    { eval: true, workerData: { buffer, layout, timeoutMs, ringPath: new URL('../../engine/ring.js', import.meta.url).href } },
   );
-  const answer = new Promise<{ woke: boolean; waitedMs: number }>((resolve) => sleeper.once('message', resolve));
+  return { worker, answer: new Promise((resolve) => worker.once('message', resolve)) };
+}
+
+test('a consumer sleeping in Atomics.wait wakes when a frame is published', async () => {
+  const layout: RingLayout = { slotCount: 8, slotBytes: 16 };
+  const buffer = Ring.allocate(layout);
+  const ring = new Ring(buffer, layout);
+  const { worker, answer } = sleeper(buffer, layout, 10_000);
   await new Promise((resolve) => setTimeout(resolve, 100));
   assert.ok(ring.write(frame(1, 5)));
   const { woke, waitedMs } = await answer;
-  await sleeper.terminate();
+  await worker.terminate();
   assert.equal(woke, true);
   assert.ok(waitedMs < 5000, `woke after ${waitedMs} ms, not at the timeout`);
+});
+
+test('a late wake-up meant for an earlier sleep does not end a wait before its timeout', async () => {
+  const layout: RingLayout = { slotCount: 8, slotBytes: 16 };
+  const buffer = Ring.allocate(layout);
+  const { worker, answer } = sleeper(buffer, layout, 400);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  // What a producer does when it saw the sleep word set by an earlier wait (ring.ts publish).
+  const control = new Int32Array(buffer, 0, 4);
+  Atomics.store(control, 2, 0);
+  Atomics.notify(control, 2);
+  const { woke, waitedMs } = await answer;
+  await worker.terminate();
+  assert.equal(woke, false, 'no frame was published');
+  assert.ok(waitedMs >= 390, `returned after ${waitedMs} ms, before its 400 ms timeout`);
 });
