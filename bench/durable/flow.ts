@@ -45,7 +45,7 @@ export function demoMarketSpecs(): MarketSpec[] {
   const store = CatalogStore.open(dir);
   try {
     for (const body of demoEvents()) store.createEvent(readEvent(body, '', 'create', TIME_MS));
-    return store.allMarkets().filter((market) => market.enableOrderBook).map(marketSpecOf);
+    return store.allMarkets().filter((market) => market.enableOrderBook && market.acceptingOrders).map(marketSpecOf);
   } finally {
     void store.close().then(() => rmSync(dir, { recursive: true, force: true }));
   }

@@ -11,6 +11,7 @@ import type { ShardStatus } from '../../engine/shard/protocol.js';
 import { loadConfig } from '../../http/config.js';
 import { createLogger } from '../../http/log.js';
 import { startServer, type Server } from '../../http/server.js';
+import { DEMO_MAKER_ADDRESS } from '../../http/trading/demo_quotes.js';
 import type { TradeResult, TradingClient } from '../../http/trading/client.js';
 import { DEPOSIT_MICROS, ROW_CANCEL, type OrderFlow } from './flow.js';
 
@@ -25,8 +26,14 @@ export function benchConfig(dataDir: string, shards: number) {
   return loadConfig({ DATA_DIR: dataDir, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', SHARDS: String(shards), LOG_LEVEL: 'warn' }, new Map());
 }
 
+/**
+ * Starts the server on a fresh (or the given) DATA_DIR with the demo catalog, and cancels the
+ * demo market maker's quotes: the flows' oracle engine starts from empty books, so the runtime
+ * must too, or crossing orders fill against quotes the oracle never saw.
+ */
 export async function startRuntime(shards: number, dataDir = mkdtempSync(join(tmpdir(), 'clobd-bench-durable-'))): Promise<BenchRuntime> {
   const server = await startServer(benchConfig(dataDir, shards), createLogger('warn'));
+  await server.trading.client.cancelAll(DEMO_MAKER_ADDRESS);
   return {
     server, dataDir,
     async close() {
