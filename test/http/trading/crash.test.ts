@@ -49,25 +49,37 @@ function runProcess(mode: 'drive' | 'check', env: Record<string, string>, killAf
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   // SIGKILL can land while the driver writes a line: the last line may then be cut short. It is
   // work the driver never fully reported, as if the kill had come a moment sooner; a cut line
-  // followed by more lines, or in a run that was not killed, is an error.
-  let cut: string | undefined;
+  // followed by more lines, or in a run that was not killed, is an error, reported with the
+  // exit, the parse error and the line's end (the start of a state line says little).
+  let cut: { text: string; error: string } | undefined;
+  let late = '';
   createInterface({ input: child.stdout }).on('line', (text) => {
-    if (cut !== undefined) throw new Error(`a line after an unreadable line: ${cut}`);
+    if (cut !== undefined) {
+      late ||= text.slice(0, 300);
+      return;
+    }
     let line: CrashLine;
     try {
       line = JSON.parse(text) as CrashLine;
-    } catch {
-      cut = text;
+    } catch (error) {
+      cut = { text, error: error instanceof Error ? error.message : String(error) };
       return;
     }
     lines.push(line);
     if (line.k === 'order' || line.k === 'cancel' || line.k === 'withdraw') acks++;
     if (killAfterAcks >= 0 && (acks >= killAfterAcks || line.k === 'error') && line.k !== 'deposit') kill();
   });
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (cut !== undefined && signal !== 'SIGKILL') throw new Error(`unreadable line from the driver: ${cut}`);
+      if (cut !== undefined && (signal !== 'SIGKILL' || late !== '')) {
+        reject(new Error(
+          `unreadable line from the ${mode} process (exit code ${code}, signal ${signal}): ${cut.error}; ` +
+          `${cut.text.length} characters, ending ${JSON.stringify(cut.text.slice(-300))}` +
+          (late === '' ? '' : `; followed by ${JSON.stringify(late)}`) + `\nstderr: ${stderr.slice(-2000)}`,
+        ));
+        return;
+      }
       resolve({ lines, code, signal, stderr });
     });
   });
