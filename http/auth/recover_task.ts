@@ -7,6 +7,6 @@ export interface RecoverTask {
   readonly signatures: string[];
 }
 
-export default function recoverBatch(task: RecoverTask): (string | null)[] {
+export function recoverBatch(task: RecoverTask): (string | null)[] {
   return task.digests.map((digest, index) => recoverAddress(digest, task.signatures[index]!) ?? null);
 }

@@ -43,8 +43,11 @@ export class PoolVerifier implements SignatureVerifier {
   private scheduled = false;
 
   constructor(threads = Math.max(1, availableParallelism() - 1)) {
+    // A named export, not a default one: piscina require()s the task file first, and Node 20's
+    // require() of an ES module with a default export builds a facade module that, now and
+    // then, fails a native assertion and aborts the whole process (seen in the crash test).
     this.pool = new Piscina({
-      filename: new URL('./recover_task.js', import.meta.url).href, minThreads: threads, maxThreads: threads, maxQueue: QUEUE_MAX,
+      filename: new URL('./recover_task.js', import.meta.url).href, name: 'recoverBatch', minThreads: threads, maxThreads: threads, maxQueue: QUEUE_MAX,
     });
   }
 
