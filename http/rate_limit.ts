@@ -90,6 +90,8 @@ export class RateLimiter {
   private keyLow = 0;
   private bucketHigh = 0;
   private bucketLow = 0;
+  /** Scratch: a string key's units (grown to the longest key seen). */
+  private units = new Int32Array(64);
   /** Scratch of one charge: the slot of each of its caps, by position. */
   private readonly found = new Int32Array(CAPS_PER_CHARGE_MAX);
   /**
@@ -120,8 +122,8 @@ export class RateLimiter {
   charge(caps: readonly number[], key: Int32Array | string, cost = 1): number {
     const count = caps.length;
     if (count > CAPS_PER_CHARGE_MAX) throw new RangeError(`a charge names at most ${CAPS_PER_CHARGE_MAX} caps`);
-    if (typeof key === 'string') this.hashText(key);
-    else this.hashWords(key);
+    if (typeof key === 'string') this.hashKey(this.textUnits(key), key.length);
+    else this.hashKey(key, key.length);
     const { found, numbers } = this;
     const nowMs = this.now();
     const region = (this.keyHigh & this.regionMask) * REGION_SLOTS;
@@ -154,25 +156,21 @@ export class RateLimiter {
     }
   }
 
-  // Two independent 32-bit FNV-style hashes of the key (a cap is mixed in per bucket), by UTF-16
-  // unit or by 32-bit word (a client address: 4 or 16 bytes); one loop per key type, so neither
-  // tests the type per unit.
-  private hashText(key: string): void {
-    let high = 0x811c9dc5;
-    let low = 0x050c5d1f;
-    for (let index = 0; index < key.length; index++) {
-      const unit = key.charCodeAt(index);
-      high = Math.imul(high ^ unit, 0x01000193);
-      low = Math.imul((low ^ unit) + 0x9e3779b9, 0x85ebca6b);
-    }
-    this.keyHigh = high ^ (high >>> 16);
-    this.keyLow = low;
+  /** A string key as one 32-bit word per UTF-16 unit, so both kinds of key hash in one loop. */
+  private textUnits(key: string): Int32Array {
+    if (this.units.length < key.length) this.units = new Int32Array(key.length * 2);
+    for (let index = 0; index < key.length; index++) this.units[index] = key.charCodeAt(index);
+    return this.units;
   }
 
-  private hashWords(key: Int32Array): void {
+  /**
+   * Two independent 32-bit FNV-style hashes of the key's first `length` words (a client address
+   * is 1 or 4 words; a string key one word per unit); a cap is mixed in per bucket.
+   */
+  private hashKey(key: Int32Array, length: number): void {
     let high = 0x811c9dc5;
     let low = 0x050c5d1f;
-    for (let index = 0; index < key.length; index++) {
+    for (let index = 0; index < length; index++) {
       const unit = key[index]!;
       high = Math.imul(high ^ unit, 0x01000193);
       low = Math.imul((low ^ unit) + 0x9e3779b9, 0x85ebca6b);
