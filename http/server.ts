@@ -20,7 +20,6 @@ import { bookRoutes, type TokenBook } from './market/book_routes.js';
 import { feedRoutes } from './market/feed_routes.js';
 import { historyRoutes } from './market/history.js';
 import { tradingMarketRoutes } from './market/trading_markets.js';
-import type { MarketRecord } from './catalog/model.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument, type OpenApiInput } from './openapi.js';
 import { operatorMetrics } from './operator_metrics.js';
@@ -74,15 +73,10 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
   });
 }
 
-function marketOf(store: CatalogStore, conditionId: string): MarketRecord | undefined {
-  const id = store.find('condition', conditionId.toLowerCase());
-  return id === undefined ? undefined : store.market(id);
-}
-
 /** The public feeds: GET /trades on the CLOB and data listeners, GET /activity on the data listener. */
 function publicFeeds(config: Config, store: CatalogStore, profiles: ProfileStore, trading: TradingRuntime): Route[] {
   return feedRoutes({
-    feeds: trading.marketData.feeds, market: (conditionId) => marketOf(store, conditionId),
+    feeds: trading.marketData.feeds, market: (conditionId) => store.marketOfCondition(conditionId),
     eventSlug: (market) => store.event(market.eventId)?.slug ?? '', profile: (address) => profiles.get(address),
     deposits: (address, count) => trading.treasury.depositsOf(address, count), allowlist: config.feedIpAllowlist,
   });
@@ -151,7 +145,7 @@ function clobRoutes(
     ...accountRoutes({
       keys, authWindowS, now, pool: trading.pool, token: trading.token,
       freeCollateral: (address) => trading.treasury.freeOf(address),
-      market: (conditionId) => marketOf(store, conditionId),
+      market: (conditionId) => store.marketOfCondition(conditionId),
     }),
     ...adminRoutes({
       adminToken: config.adminToken, store, now, openMarkets: trading.openMarkets,
@@ -212,7 +206,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   if (firstDemoStart) seedDemo(store, now(), log);
   const keys = resources.add(new ApiKeyStore(config.dataDir), (r) => r.close());
   const profiles = resources.add(new ProfileStore(config.dataDir), (r) => r.close());
-  const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), (conditionId) => marketOf(store, conditionId), now)), (r) => r.stop());
+  const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), (conditionId) => store.marketOfCondition(conditionId), now)), (r) => r.stop());
   if (firstDemoStart) await resources.guard(() => seedDemoQuotes(store.allMarkets(), config, keys, trading.client, trading.token, now, log));
   const verifier: SignatureVerifier = resources.add(
     config.verifyThreads === 0 ? new InlineVerifier() : new PoolVerifier(config.verifyThreads), (r) => r.close(),
@@ -224,7 +218,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const limiter = new RateLimiter(allocateBuckets(), config.rateLimits, now);
   const tokenBook = tokenBooks(trading);
   const channels = resources.add(new LiveChannels({
-    tokenBook, market: (conditionId) => marketOf(store, conditionId), keys,
+    tokenBook, market: (conditionId) => store.marketOfCondition(conditionId), keys,
     bookAt: (shard, index) => trading.marketData.bookAt(shard, index), socketsPerIp: config.wsSocketsPerIp,
   }), (c) => c.close());
   trading.marketData.listen(channels);

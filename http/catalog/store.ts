@@ -37,8 +37,18 @@ export interface WriteSummary {
   readonly series: number;
 }
 
+/** Markets the by-condition cache holds before it starts over. */
+const BY_CONDITION_CACHED_MAX = 65_536;
+
 export class CatalogStore {
   private versionCounter = 1;
+  /**
+   * Markets by lower-case condition id as of `byConditionVersion`: the trading path looks one up
+   * for every fill and every order event it publishes, and a lookup plus a record read from LMDB
+   * cost more than the rest of that path. Any write starts the cache over.
+   */
+  private readonly byCondition = new Map<string, MarketRecord | undefined>();
+  private byConditionVersion = 0;
 
   private constructor(
     private readonly root: RootDatabase,
@@ -96,6 +106,20 @@ export class CatalogStore {
 
   tag(id: number): TagRecord | undefined {
     return storable(id) ? this.tags.get(id) : undefined;
+  }
+
+  /** The market of a condition id (any case), from the cache while the catalog is unchanged. */
+  marketOfCondition(conditionId: string): MarketRecord | undefined {
+    if (this.byConditionVersion !== this.versionCounter || this.byCondition.size >= BY_CONDITION_CACHED_MAX) {
+      this.byCondition.clear();
+      this.byConditionVersion = this.versionCounter;
+    }
+    const key = conditionId.toLowerCase();
+    if (this.byCondition.has(key)) return this.byCondition.get(key);
+    const id = this.find('condition', key);
+    const market = id === undefined ? undefined : this.market(id);
+    this.byCondition.set(key, market);
+    return market;
   }
 
   find(kind: LookupKind, key: string): number | undefined {
