@@ -57,6 +57,8 @@ export class Ring {
   readonly frameBytesMax: number;
   /** The slots' bytes, as a Buffer so frames' strings decode with one latin1 slice. */
   readonly bytes: Buffer;
+  /** The same bytes as a plain Uint8Array, whose slice copies (a Buffer's is a view). */
+  private readonly plain: Uint8Array;
   readonly view: DataView;
   private readonly control: Int32Array;
   private readonly sequence: Int32Array;
@@ -83,6 +85,7 @@ export class Ring {
     this.sequence = new Int32Array(buffer, headerWords * 4, layout.slotCount);
     this.dataOffset = (headerWords + layout.slotCount) * 4;
     this.bytes = Buffer.from(buffer, this.dataOffset, layout.slotCount * layout.slotBytes);
+    this.plain = new Uint8Array(buffer, this.dataOffset, layout.slotCount * layout.slotBytes);
     this.view = new DataView(buffer, this.dataOffset, layout.slotCount * layout.slotBytes);
     if (buffer.byteLength !== this.dataOffset + layout.slotCount * layout.slotBytes) throw new Error('ring buffer does not match its layout');
   }
@@ -167,8 +170,7 @@ export class Ring {
   read(): Uint8Array | undefined {
     const frame = this.peek();
     if (frame === undefined) return undefined;
-    // A copy (a Buffer's slice would be a view into the ring).
-    const copy = new Uint8Array(this.bytes.subarray(frame.offset, frame.offset + frame.length));
+    const copy = this.plain.slice(frame.offset, frame.offset + frame.length);
     this.consume(frame);
     return copy;
   }

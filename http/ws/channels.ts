@@ -130,6 +130,12 @@ export class LiveChannels implements MarketDataListener {
   applied(answer: AppliedAnswer): void {
     const app = this.app;
     if (app === undefined) return;
+    if (this.sockets.size === 0) {
+      // No socket, so no subscriber: skip the per-token topic checks, but keep each book's
+      // announced state current for whoever subscribes later.
+      for (const book of answer.states) this.publishState(app, book, answer.appliedMs);
+      return;
+    }
     this.publishLevels(app, answer);
     for (const { book, event } of answer.fills) {
       if (book === undefined) continue;
