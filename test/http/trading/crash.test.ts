@@ -52,10 +52,10 @@ function runProcess(mode: 'drive' | 'check', env: Record<string, string>, killAf
   // followed by more lines, or in a run that was not killed, is an error, reported with the
   // exit, the parse error and the line's end (the start of a state line says little).
   let cut: { text: string; error: string } | undefined;
-  let late = '';
+  let late: string | undefined;
   createInterface({ input: child.stdout }).on('line', (text) => {
     if (cut !== undefined) {
-      late ||= text.slice(0, 300);
+      late ??= text.slice(0, 300);
       return;
     }
     let line: CrashLine;
@@ -72,11 +72,11 @@ function runProcess(mode: 'drive' | 'check', env: Record<string, string>, killAf
   return new Promise((resolve, reject) => {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (cut !== undefined && (signal !== 'SIGKILL' || late !== '')) {
+      if (cut !== undefined && (signal !== 'SIGKILL' || late !== undefined)) {
         reject(new Error(
           `unreadable line from the ${mode} process (exit code ${code}, signal ${signal}): ${cut.error}; ` +
           `${cut.text.length} characters, ending ${JSON.stringify(cut.text.slice(-300))}` +
-          (late === '' ? '' : `; followed by ${JSON.stringify(late)}`) + `\nstderr: ${stderr.slice(-2000)}`,
+          (late === undefined ? '' : `; followed by ${JSON.stringify(late)}`) + `\nstderr: ${stderr.slice(-2000)}`,
         ));
         return;
       }
