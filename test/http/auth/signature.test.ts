@@ -106,7 +106,7 @@ test('the native keccak-256 agrees with @noble/hashes on every length around the
   }
 });
 
-test('digests equal viem\'s hashTypedData for ClobAuth and Order (an independent EIP-712 implementation)', () => {
+test('digests equal viem\'s hashTypedData for ClobAuth and Order (an independent EIP-712 implementation), small and huge integers alike', () => {
   const { address } = wallet(11);
   const clobAuth = hashTypedData({
     domain: { name: 'ClobAuthDomain', version: '1', chainId: 137 },
@@ -115,8 +115,21 @@ test('digests equal viem\'s hashTypedData for ClobAuth and Order (an independent
     message: { address: address as `0x${string}`, timestamp: '1700000000', nonce: 3n, message: 'This message attests that I control the given wallet' },
   });
   assert.equal(toHex(clobAuthDigest(137, address, '1700000000', 3n)), clobAuth);
-  const struct = order(address);
-  const viaViem = hashTypedData({
+  // Integers take two encodings (numbers below 2^53, bigints above), so values on both sides of
+  // that edge, and the smallest and largest uint256, are compared too.
+  const variants: Partial<OrderStruct>[] = [
+    {}, { salt: '0', timestamp: '0' }, { salt: '999999999999999' }, { salt: '1000000000000000' },
+    { salt: String(Number.MAX_SAFE_INTEGER) }, { salt: '9007199254740993' }, { makerAmount: '4294967296', takerAmount: '4294967295' },
+    { tokenId: ((1n << 256n) - 1n).toString(), side: 1, signatureType: 255 }, { tokenId: '1', salt: ((1n << 255n) + 7n).toString() },
+  ];
+  for (const variant of variants) {
+    const struct = { ...order(address), ...variant };
+    assert.equal(toHex(orderDigest(domain, struct)), viemOrderDigest(struct), JSON.stringify(variant));
+  }
+});
+
+function viemOrderDigest(struct: OrderStruct): string {
+  return hashTypedData({
     domain: { name: domain.name, version: '2', chainId: domain.chainId, verifyingContract: domain.verifyingContract as `0x${string}` },
     types: {
       Order: [
@@ -133,5 +146,4 @@ test('digests equal viem\'s hashTypedData for ClobAuth and Order (an independent
       timestamp: BigInt(struct.timestamp), metadata: struct.metadata as `0x${string}`, builder: struct.builder as `0x${string}`,
     },
   });
-  assert.equal(toHex(orderDigest(domain, struct)), viaViem);
-});
+}
