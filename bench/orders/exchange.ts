@@ -73,9 +73,12 @@ function spreadOverShards(created: readonly CreatedMarket[], count: number, shar
 
 /**
  * Spawns a server with `env` on a fresh DATA_DIR and creates plain markets (tick 0.01, min 5),
- * of which `markets` spread evenly over its `shards` are used.
+ * of which `markets` are used: spread evenly over `spreadOver` shards (by default the server's
+ * own `shards`), so servers with other shard counts can trade the very same markets.
  */
-export async function startExchange(markets: number, shards: number, env: Readonly<Record<string, string>>, nodeArgs: readonly string[] = []): Promise<Exchange> {
+export async function startExchange(
+  markets: number, shards: number, env: Readonly<Record<string, string>>, nodeArgs: readonly string[] = [], spreadOver = shards,
+): Promise<Exchange> {
   const server = await spawnBenchServer({
     ADMIN_TOKEN, AUTH_WINDOW_S: String(AUTH_WINDOW_S), RATE_LIMITS: 'off', SEED_DEMO: '0', SHARDS: String(shards), ...env,
   }, nodeArgs);
@@ -84,7 +87,7 @@ export async function startExchange(markets: number, shards: number, env: Readon
       title: 'Order benchmark', endDate: '2031-01-01T00:00:00Z',
       markets: Array.from({ length: markets * CANDIDATES_PER_MARKET }, (_, index) => ({ question: `Order benchmark market ${index}?` })),
     }, 201)) as { markets: CreatedMarket[] };
-    const tokens = spreadOverShards(created.markets, markets, shards).map((market) => JSON.parse(market.clobTokenIds) as [string, string]);
+    const tokens = spreadOverShards(created.markets, markets, spreadOver).map((market) => JSON.parse(market.clobTokenIds) as [string, string]);
     return { server, tokens };
   } catch (error) {
     await server.stop();
