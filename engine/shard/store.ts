@@ -9,13 +9,11 @@
 //   funding   address → netFunding (see core.ts); absent = 0
 //   snapshots [id, part, chunk] → the engine snapshot in chunks; meta 'snapshot' → the newest
 //             complete one
-// The environment is opened with noSync/noMetaSync false, so a transaction's promise resolves
-// only once the commit is on disk: a batch's answers are released after that, never before.
-// Commits are asynchronous (lmdb-js commits and syncs on its own write thread), so the worker
-// applies the next batch while the previous one is being synced; transactions commit in the
-// order they were scheduled. Snapshots are
-// written a few chunks per batch, and a snapshot becomes the recovery point (and the journal up
-// to it is dropped) only when its last chunk is in.
+// The environment is opened with noSync/noMetaSync false and commits are synchronous, so a
+// batch's commit is on disk (data and meta pages synced) when commitBatch returns: its answers
+// are released after that, never before. Snapshots are written a few chunks per batch, and a
+// snapshot becomes the recovery point (and the journal up to it is dropped) only when its last
+// chunk is in.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
@@ -180,13 +178,12 @@ export class ShardStore {
   }
 
   /**
-   * Commits one batch durably: its frames (copied now), its state changes, and the next chunks
-   * of a snapshot being written. Resolves once the commit is on disk.
+   * Commits one batch durably, in one transaction: its frames, its state changes, and the next
+   * chunks of a snapshot being written. Returns once the commit is on disk; throws if it failed.
    */
-  commitBatch(batch: number, frames: Uint8Array, changes: BatchChanges, snapshotChunks: number): Promise<void> {
-    const journalEntry = frames.length > 0 ? Buffer.from(frames) : undefined;
-    return this.root.transaction(() => {
-      if (journalEntry !== undefined) this.journal.putSync(batch, journalEntry);
+  commitBatch(batch: number, frames: Buffer, changes: BatchChanges, snapshotChunks: number): void {
+    this.root.transactionSync(() => {
+      if (frames.length > 0) this.journal.putSync(batch, frames);
       for (const [id, view] of changes.orders) this.orders.putSync(id, view);
       for (const fill of changes.fills) {
         this.fills.putSync([fill.seq, fill.fillIndex], fill);
