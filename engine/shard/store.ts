@@ -5,15 +5,22 @@
 //   fills     [seq, fill index] → FillEvent
 //   account-fills [address, seq, fill index] → 0, for the taker and the maker of every fill
 //   redemptions [seq, index] → Redemption: what resolving a market paid each holder
-//   balances  [address, market, outcome] → [free, reserved] (market -1: collateral)
+//   balance-changes batch number → the batch's balance changes in order, each
+//             [address, market, outcome, free, reserved] (market -1: collateral)
 //   funding   address → netFunding (see core.ts); absent = 0
 //   snapshots [id, part, chunk] → the engine snapshot in chunks; meta 'snapshot' → the newest
 //             complete one
 // The environment is opened with noSync/noMetaSync false and commits are synchronous, so a
 // batch's commit is on disk (data and meta pages synced) when commitBatch returns: its answers
 // are released after that, never before. Snapshots are written a few chunks per batch, and a
-// snapshot becomes the recovery point (and the journal up to it is dropped) only when its last
-// chunk is in.
+// snapshot becomes the recovery point (and the journal and balance changes up to it are
+// dropped) only when its last chunk is in.
+//
+// Balances are written as one record per batch, not as a row per balance: nothing reads them
+// back (the engine holds them; recovery replays the journal over a snapshot), and rows keyed by
+// address put every change on a page of its own, which each commit then rewrites in full (4 KB
+// for a 16-byte change). The orders, fills and account-fills tables are read by id and by
+// account, so they keep their keys.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
@@ -46,16 +53,19 @@ export interface FeedRecords {
   readonly redemptions: StoredRedemption[];
 }
 
+export type BalanceChange = [address: string, market: number, outcome: number, freeMicros: number, reservedMicros: number];
+
 export interface BatchChanges {
   readonly orders: Map<string, OrderView>;
   readonly fills: StoredFill[];
   readonly redemptions: StoredRedemption[];
-  readonly balances: Map<string, [string, number, number, number, number]>;
+  /** Every balance change of the batch, in order: [address, market, outcome, free, reserved]. */
+  readonly balances: BalanceChange[];
   readonly funding: Map<string, number>;
 }
 
 export function emptyChanges(): BatchChanges {
-  return { orders: new Map(), fills: [], redemptions: [], balances: new Map(), funding: new Map() };
+  return { orders: new Map(), fills: [], redemptions: [], balances: [], funding: new Map() };
 }
 
 type ChunkKey = [number, number, number];
@@ -80,7 +90,7 @@ export class ShardStore {
   private readonly fills: Database<StoredFill, [number, number]>;
   private readonly accountFills: Database<number, [string, number, number]>;
   private readonly redemptions: Database<StoredRedemption, [number, number]>;
-  private readonly balances: Database<[number, number], [string, number, number]>;
+  private readonly balanceChanges: Database<BalanceChange[], number>;
   private readonly funding: Database<number, string>;
   private readonly snapshots: Database<unknown[], ChunkKey>;
   private pending: PendingSnapshot | undefined;
@@ -98,7 +108,7 @@ export class ShardStore {
     this.fills = this.root.openDB({ name: 'fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.accountFills = this.root.openDB({ name: 'account-fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.redemptions = this.root.openDB({ name: 'redemptions', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
-    this.balances = this.root.openDB({ name: 'balances', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+    this.balanceChanges = this.root.openDB({ name: 'balance-changes', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.funding = this.root.openDB({ name: 'funding', encoding: 'msgpack' });
     this.snapshots = this.root.openDB({ name: 'snapshots', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.snapshotId = (this.meta.get('snapshot') as SnapshotHead | undefined)?.id ?? 0;
@@ -172,6 +182,11 @@ export class ShardStore {
     return { head, engine };
   }
 
+  /** The balance changes of the batches after `batch` that made any, oldest first. */
+  *balanceChangesAfter(batch: number): Generator<[number, BalanceChange[]]> {
+    for (const { key, value } of this.balanceChanges.getRange({ start: batch + 1 })) yield [key, value];
+  }
+
   /** Journal entries after `batch`, oldest first. */
   *journalAfter(batch: number): Generator<[number, Buffer]> {
     for (const { key, value } of this.journal.getRange({ start: batch + 1 })) yield [key, value];
@@ -191,9 +206,7 @@ export class ShardStore {
         if (fill.makerAccount !== fill.takerAccount) this.accountFills.putSync([fill.makerAccount, fill.seq, fill.fillIndex], 0);
       }
       for (const redemption of changes.redemptions) this.redemptions.putSync([redemption.seq, redemption.index], redemption);
-      for (const [address, market, outcome, free, reserved] of changes.balances.values()) {
-        this.balances.putSync([address, market, outcome], [free, reserved]);
-      }
+      if (changes.balances.length > 0) this.balanceChanges.putSync(batch, changes.balances);
       for (const [address, micros] of changes.funding) {
         if (micros === 0) this.funding.removeSync(address);
         else this.funding.putSync(address, micros);
@@ -250,6 +263,7 @@ export class ShardStore {
     if (pending.next < pending.chunks.length) return;
     this.meta.putSync('snapshot', pending.head);
     for (const { key } of this.journal.getRange({ end: pending.head.batch + 1 })) this.journal.removeSync(key);
+    for (const { key } of this.balanceChanges.getRange({ end: pending.head.batch + 1 })) this.balanceChanges.removeSync(key);
     const previousId = pending.previousId;
     if (previousId > 0) {
       for (const { key } of this.snapshots.getRange({ start: [previousId], end: [previousId + 1] })) this.snapshots.removeSync(key);

@@ -151,7 +151,7 @@ function record(result: FrameResult, changes: BatchChanges, touched: Set<string>
         touched.add(event.takerOrderId);
         break;
       case 'BALANCE':
-        changes.balances.set(`${event.account}\n${event.market}\n${event.outcome}`, [event.account, event.market, event.outcome, event.freeMicros, event.reservedMicros]);
+        changes.balances.push([event.account, event.market, event.outcome, event.freeMicros, event.reservedMicros]);
         break;
       default:
         break;

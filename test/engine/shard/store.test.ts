@@ -1,0 +1,54 @@
+// The shard store on real LMDB: a batch's balance changes are one record, in the order they
+// happened, committed with the batch's journal entry; a snapshot that covers a batch drops its
+// journal entry and its balance changes together, and later batches keep both.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ShardCore } from '../../../engine/shard/core.js';
+import { emptyChanges, ShardStore, type BalanceChange } from '../../../engine/shard/store.js';
+
+const ALICE = '0x00000000000000000000000000000000000000a1';
+const BOB = '0x00000000000000000000000000000000000000b2';
+
+function frames(text: string): Buffer {
+  return Buffer.from(text, 'latin1');
+}
+
+function commit(store: ShardStore, batch: number, balances: BalanceChange[], snapshotChunks = 0): void {
+  const changes = emptyChanges();
+  changes.balances.push(...balances);
+  store.commitBatch(batch, frames(`frames of batch ${batch}`), changes, snapshotChunks);
+}
+
+test('balance changes are one record per batch, in order, and a snapshot drops them with the journal it covers', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'clobd-store-'));
+  try {
+    const store = new ShardStore(dataDir, 0);
+    const first: BalanceChange[] = [[ALICE, -1, -1, 900, 100], [BOB, 3, 1, 5_000_000, 0], [ALICE, -1, -1, 850, 150]];
+    const second: BalanceChange[] = [[BOB, -1, -1, 42, 0]];
+    commit(store, 1, first);
+    commit(store, 2, second);
+    commit(store, 3, []);
+    assert.deepEqual([...store.balanceChangesAfter(0)], [[1, first], [2, second]], 'batch 3 changed no balance and wrote no record');
+    assert.deepEqual([...store.journalAfter(0)].map(([batch]) => batch), [1, 2, 3]);
+
+    const core = new ShardCore({ operatorAddress: ALICE });
+    store.beginSnapshot(2, core.coreState(), core.engine.snapshot());
+    const third: BalanceChange[] = [[ALICE, 7, 0, 1, 2]];
+    commit(store, 4, third, Number.MAX_SAFE_INTEGER);
+    assert.equal(store.snapshotPending(), false);
+    assert.deepEqual([...store.balanceChangesAfter(0)], [[4, third]], 'the snapshot of batch 2 covers batches 1 and 2');
+    assert.deepEqual([...store.journalAfter(0)].map(([batch]) => batch), [3, 4]);
+    assert.equal(store.loadSnapshot()?.head.batch, 2);
+    await store.close();
+
+    const reopened = new ShardStore(dataDir, 0);
+    assert.deepEqual([...reopened.balanceChangesAfter(0)], [[4, third]], 'the records are on disk');
+    assert.equal(reopened.lastBatch(), 4);
+    await reopened.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
