@@ -1,7 +1,8 @@
 // A shard's LMDB environment (DATA_DIR/shard-<i>, its own writer lock). Per batch, one
 // synchronous transaction holds the batch's journal entry and the state it changed:
 //   journal   batch number → the batch's command frames, back to back ([u32 length][frame])
-//   orders    order id → OrderView as it stands after the batch (every accepted order)
+//   orders    order id → OrderView of every finished order (filled, cancelled, expired), as
+//             it stood when it finished; live orders are in the engine (snapshot + journal)
 //   fills     [seq, fill index] → FillEvent
 //   account-fills [address, seq, fill index] → 0, for the taker and the maker of every fill
 //   redemptions [seq, index] → Redemption: what resolving a market paid each holder
@@ -20,7 +21,8 @@
 // back (the engine holds them; recovery replays the journal over a snapshot), and rows keyed by
 // address put every change on a page of its own, which each commit then rewrites in full (4 KB
 // for a 16-byte change). The orders, fills and account-fills tables are read by id and by
-// account, so they keep their keys.
+// account, so they keep their keys; an order is written once, when it finishes, since a live
+// order is always in the engine's memory.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';

@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Command, CommandKind } from '../command.js';
+import { OrderStatus } from '../order_status.js';
 import { Reject } from '../reject.js';
 import { Ring } from '../ring.js';
 import { emptyResult, ShardCore, type FrameResult } from './core.js';
@@ -207,7 +208,7 @@ function drain(): void {
 }
 
 /**
- * Commits the open batch (its frames, the orders it touched as they now stand, its fills,
+ * Commits the open batch (its frames, the orders it finished as they now stand, its fills,
  * balances and funding, and the next snapshot chunks) in one transaction, synchronously: the
  * commit is on disk when it returns, and only then are the batch's answers written.
  *
@@ -220,9 +221,12 @@ function commitOpenBatch(): void {
   const closed = open;
   open = new OpenBatch();
   const changes = closed.changes;
+  // Finished orders only: a live one is in the engine, which recovery rebuilds from the snapshot
+  // and the journal, and writing it on every placement and partial fill cost each of them a
+  // random page of the table.
   for (const id of closed.touched) {
     const view = core.engine.getOrder(id);
-    if (view !== undefined) changes.orders.set(id, view);
+    if (view !== undefined && view.status !== OrderStatus.LIVE) changes.orders.set(id, view);
   }
   for (const address of closed.funded) changes.funding.set(address, core.netFunding.get(address) ?? 0);
   if (journal.length > 0) batch++;

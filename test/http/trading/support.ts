@@ -210,7 +210,10 @@ export async function runFlow(client: TradingClient, flow: OrderFlow, count: num
 
 export interface RuntimeState {
   readonly statuses: ShardStatus[];
-  /** Stored orders and fills of every shard, with the shard each came from. */
+  /**
+   * Every order of every shard, with the shard each came from: the finished ones from the orders
+   * table, the live ones (which the table leaves to the engine) from the engine; and the stored fills.
+   */
   readonly orders: [number, OrderView][];
   readonly fills: [number, FillEvent][];
   /** The engine's view of each stored order, in the same order (null: the engine lost it). */
@@ -225,8 +228,14 @@ export async function readRuntimeState(trading: TradingRuntime, accounts: readon
   const { pool, treasury, client } = trading;
   const shards = Array.from({ length: pool.count }, (_, shard) => shard);
   const statuses = await client.statuses();
-  const orders = (await Promise.all(shards.map((shard) => pool.read<OrderView[]>(shard, { kind: 'storedOrders' }))))
+  const finished = (await Promise.all(shards.map((shard) => pool.read<OrderView[]>(shard, { kind: 'storedOrders' }))))
     .flatMap((list, shard) => list.map((view): [number, OrderView] => [shard, view]));
+  for (const [shard, view] of finished) assert.notEqual(view.status, OrderStatus.LIVE, `shard ${shard}: live order ${view.orderId} in the table`);
+  const live = (await Promise.all(shards.flatMap((shard) => accounts.map(async (account) => {
+    const views = await pool.read<OrderView[]>(shard, { kind: 'openOrders', account });
+    return views.map((view): [number, OrderView] => [shard, view]);
+  })))).flat();
+  const orders = [...finished, ...live];
   const fills = (await Promise.all(shards.map((shard) => pool.read<FillEvent[]>(shard, { kind: 'storedFills' }))))
     .flatMap((list, shard) => list.map((fill): [number, FillEvent] => [shard, fill]));
   const engineOrders = await Promise.all(orders.map(([shard, view]) => pool.read<OrderView | null>(shard, { kind: 'order', orderId: view.orderId })));
