@@ -24,10 +24,16 @@ const RATE_BITS = 1088;
 const CAPACITY_BITS = 512;
 const DIGEST_BYTES = 32;
 
-/** One state, reset for every hash: hashing is synchronous, so no two hashes ever share it. */
-const state = new KeccakStateClass();
+/**
+ * One state, reset for every hash: hashing is synchronous, so no two hashes ever share it. Made
+ * at the first hash, not when the module loads: a pool thread that is terminated while it loads
+ * (a server stopped as it starts) must not be inside the addon then; a native object made during
+ * that teardown aborted the whole process ("terminate called after throwing Napi::Error").
+ */
+let state: KeccakState | undefined;
 
 export function keccak256(data: Uint8Array): Uint8Array {
+  state ??= new KeccakStateClass();
   state.initialize(RATE_BITS, CAPACITY_BITS);
   state.absorb(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   return state.squeeze(DIGEST_BYTES);
