@@ -19,7 +19,7 @@ import {
   type BalanceView, type BookView, type HolderView, type MarketView, type OrderView,
 } from './reads.js';
 import type { BookSide } from './book.js';
-import { restoreState, takeSnapshot, type EngineSnapshot } from './snapshot.js';
+import { restoreState, takeColumnarSnapshot, takeSnapshot, type ColumnarSnapshot, type EngineSnapshot } from './snapshot.js';
 import { EngineState, resolveOptions, type EngineConfig, type EngineOptions } from './state.js';
 import { stateHash } from './state_hash.js';
 
@@ -105,6 +105,11 @@ export class Engine {
 
   snapshot(): EngineSnapshot {
     return takeSnapshot(this.state);
+  }
+
+  /** The same snapshot with its finished-order history still as copied columns (cheap to take). */
+  columnarSnapshot(): ColumnarSnapshot {
+    return takeColumnarSnapshot(this.state);
   }
 
   getOrder(orderId: string): OrderView | undefined {

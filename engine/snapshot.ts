@@ -8,6 +8,7 @@ import { bookSideOf } from './book.js';
 import { OrderType } from './command.js';
 import { NIL, type Ladder } from './ladder.js';
 import { historyRef } from './order_lifecycle.js';
+import type { OrderHistory } from './order_history.js';
 import type { CancelReason } from './order_status.js';
 import { EngineState, type EngineConfig } from './state.js';
 
@@ -41,7 +42,20 @@ export interface EngineSnapshot {
   readonly history: SnapshotFinished[];
 }
 
+/**
+ * A snapshot whose finished-order history is still columns: copied in one pass of memcpy-like
+ * slices when the snapshot is taken (~25 ms for 10^6 orders here, where building 10^6 entries
+ * took ~0.5 s of the shard's time) and turned into entries a chunk at a time as they are
+ * written.
+ */
+export type ColumnarSnapshot = Omit<EngineSnapshot, 'history'> & { readonly history: HistoryColumns };
+
 export function takeSnapshot(state: EngineState): EngineSnapshot {
+  const snapshot = takeColumnarSnapshot(state);
+  return { ...snapshot, history: snapshot.history.entries(0, snapshot.history.count) };
+}
+
+export function takeColumnarSnapshot(state: EngineState): ColumnarSnapshot {
   const ledger = state.ledger;
   const accounts: SnapshotAccount[] = ledger.accounts.addresses.map((address, account) => [
     address, ledger.accounts.collateralFree[account]!, ledger.accounts.collateralReserved[account]!,
@@ -62,7 +76,7 @@ export function takeSnapshot(state: EngineState): EngineSnapshot {
   return {
     version: SNAPSHOT_VERSION, config: state.config, timeMs: state.timeMs, serialNext: state.serialNext,
     supplyMicros: ledger.supplyMicros, feesMicros: ledger.feesMicros, accounts, markets, positions, orders,
-    history: snapshotHistory(state),
+    history: new HistoryColumns(state.history),
   };
 }
 
@@ -90,18 +104,65 @@ function snapshotLadder(state: EngineState, ladder: Ladder, into: SnapshotOrder[
   }
 }
 
-function snapshotHistory(state: EngineState): SnapshotFinished[] {
-  const h = state.history;
-  const result: SnapshotFinished[] = [];
-  for (let index = 0; index < h.count(); index += 1) {
-    const e = h.entryAt(index);
-    result.push([
-      h.id[e]!, h.account[e]!, h.market[e]!, h.outcome[e]!, h.side[e]!, h.orderType[e]!, h.bookPrice[e]!,
-      h.originalMicros[e]!, h.matchedMicros[e]!, h.cancelReason[e]!, h.createdAtMs[e]!, h.expirationMs[e]!,
-      h.finishedAtMs[e]!,
-    ]);
+/** Copies `count` entries of a ring column from `oldest` on into a new array, oldest first. */
+function unroll<T extends Float64Array | Int32Array | Uint8Array>(column: T, oldest: number, count: number): T {
+  const out = new (column.constructor as new (length: number) => T)(count);
+  const first = Math.min(count, column.length - oldest);
+  out.set(column.subarray(oldest, oldest + first));
+  out.set(column.subarray(0, count - first), first);
+  return out;
+}
+
+/** The finished-order history as it stood, column by column, oldest first. */
+export class HistoryColumns {
+  readonly count: number;
+  private readonly id: string[];
+  private readonly account: Int32Array;
+  private readonly market: Int32Array;
+  private readonly outcome: Uint8Array;
+  private readonly side: Uint8Array;
+  private readonly orderType: Uint8Array;
+  private readonly bookPrice: Int32Array;
+  private readonly originalMicros: Float64Array;
+  private readonly matchedMicros: Float64Array;
+  private readonly cancelReason: Uint8Array;
+  private readonly createdAtMs: Float64Array;
+  private readonly expirationMs: Float64Array;
+  private readonly finishedAtMs: Float64Array;
+
+  constructor(h: OrderHistory) {
+    const count = h.count();
+    const oldest = count === 0 ? 0 : h.entryAt(0);
+    const first = Math.min(count, h.capacity - oldest);
+    this.count = count;
+    this.id = h.id.slice(oldest, oldest + first).concat(h.id.slice(0, count - first));
+    this.account = unroll(h.account, oldest, count);
+    this.market = unroll(h.market, oldest, count);
+    this.outcome = unroll(h.outcome, oldest, count);
+    this.side = unroll(h.side, oldest, count);
+    this.orderType = unroll(h.orderType, oldest, count);
+    this.bookPrice = unroll(h.bookPrice, oldest, count);
+    this.originalMicros = unroll(h.originalMicros, oldest, count);
+    this.matchedMicros = unroll(h.matchedMicros, oldest, count);
+    this.cancelReason = unroll(h.cancelReason, oldest, count);
+    this.createdAtMs = unroll(h.createdAtMs, oldest, count);
+    this.expirationMs = unroll(h.expirationMs, oldest, count);
+    this.finishedAtMs = unroll(h.finishedAtMs, oldest, count);
   }
-  return result;
+
+  /** Entries [from, to), oldest first. */
+  entries(from: number, to: number): SnapshotFinished[] {
+    assert(from >= 0 && from <= to && to <= this.count, 'history entries in range');
+    const result: SnapshotFinished[] = [];
+    for (let e = from; e < to; e += 1) {
+      result.push([
+        this.id[e]!, this.account[e]!, this.market[e]!, this.outcome[e]!, this.side[e]!, this.orderType[e]!, this.bookPrice[e]!,
+        this.originalMicros[e]!, this.matchedMicros[e]!, this.cancelReason[e]!, this.createdAtMs[e]!, this.expirationMs[e]!,
+        this.finishedAtMs[e]!,
+      ]);
+    }
+    return result;
+  }
 }
 
 /** Rebuilds engine state from a snapshot; `verify` overrides the snapshot's setting. */

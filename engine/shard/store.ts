@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { FillEvent } from '../event_objects.js';
 import type { OrderView } from '../reads.js';
-import type { EngineSnapshot } from '../snapshot.js';
+import type { ColumnarSnapshot, EngineSnapshot } from '../snapshot.js';
 import type { CoreState, Redemption } from './core.js';
 
 /**
@@ -83,7 +83,8 @@ interface PendingSnapshot {
   readonly head: SnapshotHead;
   /** The snapshot this one replaces (0: none); its chunks go when this head is written. */
   readonly previousId: number;
-  readonly chunks: [ChunkKey, unknown[]][];
+  /** Each chunk's key and its entries, made when the chunk is written. */
+  readonly chunks: [ChunkKey, () => unknown[]][];
   next: number;
 }
 
@@ -228,22 +229,23 @@ export class ShardStore {
   }
 
   /** Starts writing `engine` + `core` as of `batch` (taken between batches). */
-  beginSnapshot(batch: number, core: CoreState, engine: EngineSnapshot): void {
+  beginSnapshot(batch: number, core: CoreState, engine: ColumnarSnapshot): void {
     const previousId = this.snapshotId;
     const id = previousId + 1;
     this.snapshotId = id;
-    const chunks: [ChunkKey, unknown[]][] = [];
-    const cut = (part: number, entries: unknown[]): number => {
-      let count = 0;
-      for (let from = 0; from < entries.length; from += CHUNK_ENTRIES) {
-        chunks.push([[id, part, count], entries.slice(from, from + CHUNK_ENTRIES)]);
-        count++;
+    const chunks: [ChunkKey, () => unknown[]][] = [];
+    const cut = (part: number, count: number, entries: (from: number, to: number) => unknown[]): number => {
+      let chunk = 0;
+      for (let from = 0; from < count; from += CHUNK_ENTRIES) {
+        const to = Math.min(count, from + CHUNK_ENTRIES);
+        chunks.push([[id, part, chunk], () => entries(from, to)]);
+        chunk++;
       }
-      return count;
+      return chunk;
     };
     const { orders, history, ...rest } = engine;
-    const orderChunks = cut(PART_ORDERS, orders);
-    const historyChunks = cut(PART_HISTORY, history);
+    const orderChunks = cut(PART_ORDERS, orders.length, (from, to) => orders.slice(from, to));
+    const historyChunks = cut(PART_HISTORY, history.count, (from, to) => history.entries(from, to));
     this.pending = { head: { id, batch, core, engine: rest, orderChunks, historyChunks }, previousId, chunks, next: 0 };
   }
 
@@ -263,7 +265,7 @@ export class ShardStore {
     if (pending === undefined) return;
     for (let written = 0; written < count && pending.next < pending.chunks.length; written++) {
       const [key, entries] = pending.chunks[pending.next]!;
-      this.snapshots.putSync(key, entries);
+      this.snapshots.putSync(key, entries());
       pending.next++;
     }
     if (pending.next < pending.chunks.length) return;

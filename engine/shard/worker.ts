@@ -248,7 +248,7 @@ function commitOpenBatch(): void {
 }
 
 function startSnapshot(): void {
-  store.beginSnapshot(batch, core.coreState(), core.engine.snapshot());
+  store.beginSnapshot(batch, core.coreState(), core.engine.columnarSnapshot());
   framesSinceSnapshot = 0;
 }
 

@@ -35,7 +35,7 @@ test('balance changes are one record per batch, in order, and a snapshot drops t
     assert.deepEqual([...store.journalAfter(0)].map(([batch]) => batch), [1, 2, 3]);
 
     const core = new ShardCore({ operatorAddress: ALICE });
-    store.beginSnapshot(2, core.coreState(), core.engine.snapshot());
+    store.beginSnapshot(2, core.coreState(), core.engine.columnarSnapshot());
     const third: BalanceChange[] = [[ALICE, 7, 0, 1, 2]];
     commit(store, 4, third, Number.MAX_SAFE_INTEGER);
     assert.equal(store.snapshotPending(), false);
