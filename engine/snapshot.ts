@@ -113,22 +113,18 @@ function unroll<T extends Float64Array | Int32Array | Uint8Array>(column: T, old
   return out;
 }
 
+/** The history's numeric columns, in the order a SnapshotFinished lists them after the id. */
+const HISTORY_COLUMNS = [
+  'account', 'market', 'outcome', 'side', 'orderType', 'bookPrice', 'originalMicros', 'matchedMicros', 'cancelReason',
+  'createdAtMs', 'expirationMs', 'finishedAtMs',
+] as const;
+type HistoryColumn = (typeof HISTORY_COLUMNS)[number];
+
 /** The finished-order history as it stood, column by column, oldest first. */
 export class HistoryColumns {
   readonly count: number;
   private readonly id: string[];
-  private readonly account: Int32Array;
-  private readonly market: Int32Array;
-  private readonly outcome: Uint8Array;
-  private readonly side: Uint8Array;
-  private readonly orderType: Uint8Array;
-  private readonly bookPrice: Int32Array;
-  private readonly originalMicros: Float64Array;
-  private readonly matchedMicros: Float64Array;
-  private readonly cancelReason: Uint8Array;
-  private readonly createdAtMs: Float64Array;
-  private readonly expirationMs: Float64Array;
-  private readonly finishedAtMs: Float64Array;
+  private readonly columns: { readonly [C in HistoryColumn]: OrderHistory[C] };
 
   constructor(h: OrderHistory) {
     const count = h.count();
@@ -136,29 +132,18 @@ export class HistoryColumns {
     const first = Math.min(count, h.capacity - oldest);
     this.count = count;
     this.id = h.id.slice(oldest, oldest + first).concat(h.id.slice(0, count - first));
-    this.account = unroll(h.account, oldest, count);
-    this.market = unroll(h.market, oldest, count);
-    this.outcome = unroll(h.outcome, oldest, count);
-    this.side = unroll(h.side, oldest, count);
-    this.orderType = unroll(h.orderType, oldest, count);
-    this.bookPrice = unroll(h.bookPrice, oldest, count);
-    this.originalMicros = unroll(h.originalMicros, oldest, count);
-    this.matchedMicros = unroll(h.matchedMicros, oldest, count);
-    this.cancelReason = unroll(h.cancelReason, oldest, count);
-    this.createdAtMs = unroll(h.createdAtMs, oldest, count);
-    this.expirationMs = unroll(h.expirationMs, oldest, count);
-    this.finishedAtMs = unroll(h.finishedAtMs, oldest, count);
+    this.columns = Object.fromEntries(HISTORY_COLUMNS.map((name) => [name, unroll(h[name], oldest, count)])) as HistoryColumns['columns'];
   }
 
   /** Entries [from, to), oldest first. */
   entries(from: number, to: number): SnapshotFinished[] {
     assert(from >= 0 && from <= to && to <= this.count, 'history entries in range');
+    const c = this.columns;
     const result: SnapshotFinished[] = [];
     for (let e = from; e < to; e += 1) {
       result.push([
-        this.id[e]!, this.account[e]!, this.market[e]!, this.outcome[e]!, this.side[e]!, this.orderType[e]!, this.bookPrice[e]!,
-        this.originalMicros[e]!, this.matchedMicros[e]!, this.cancelReason[e]!, this.createdAtMs[e]!, this.expirationMs[e]!,
-        this.finishedAtMs[e]!,
+        this.id[e]!, c.account[e]!, c.market[e]!, c.outcome[e]!, c.side[e]!, c.orderType[e]!, c.bookPrice[e]!,
+        c.originalMicros[e]!, c.matchedMicros[e]!, c.cancelReason[e]!, c.createdAtMs[e]!, c.expirationMs[e]!, c.finishedAtMs[e]!,
       ]);
     }
     return result;
