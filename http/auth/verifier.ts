@@ -4,6 +4,7 @@
 // batch of up to BATCH_MAX signatures, which keeps the message-passing cost per signature small.
 // Nothing is cached: every order's own digest and signature are checked every time.
 import { availableParallelism } from 'node:os';
+import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { recoverAddress } from './recover.js';
 import type { RecoverTask } from './recover_task.js';
@@ -26,6 +27,8 @@ export class InlineVerifier implements SignatureVerifier {
 }
 
 const BATCH_MAX = 64;
+/** Longest close waits for a pool thread still loading its task module. */
+const LOAD_WAIT_MS = 10_000;
 /** Tasks waiting for a pool thread; past this the verifier refuses with a 503 upstream. */
 const QUEUE_MAX = 4096;
 
@@ -41,6 +44,8 @@ export class PoolVerifier implements SignatureVerifier {
   private readonly pool: Piscina<RecoverTask, (string | null)[]>;
   private waiting: Waiting[] = [];
   private scheduled = false;
+  /** Settles once every pool thread has loaded the task module (or exited). */
+  private readonly loaded: Promise<void>;
 
   constructor(threads = Math.max(1, availableParallelism() - 1)) {
     // A named export, not a default one: piscina require()s the task file first, and Node 20's
@@ -49,6 +54,7 @@ export class PoolVerifier implements SignatureVerifier {
     this.pool = new Piscina({
       filename: new URL('./recover_task.js', import.meta.url).href, name: 'recoverBatch', minThreads: threads, maxThreads: threads, maxQueue: QUEUE_MAX,
     });
+    this.loaded = Promise.all(this.pool.threads.map(untilLoaded)).then(() => undefined);
   }
 
   recover(digest: Uint8Array, signature: string): Promise<string | undefined> {
@@ -62,8 +68,14 @@ export class PoolVerifier implements SignatureVerifier {
     });
   }
 
-  close(): Promise<void> {
-    return this.pool.destroy();
+  /**
+   * Stops the pool once its threads have loaded: a thread terminated while it loads the native
+   * addons (a server stopped as it starts) can abort the whole process inside an addon's
+   * initialisation ("FATAL ERROR: Error::Error napi_create_reference", seen in the crash test).
+   */
+  async close(): Promise<void> {
+    await this.loaded;
+    await this.pool.destroy();
   }
 
   private flush(): void {
@@ -76,4 +88,24 @@ export class PoolVerifier implements SignatureVerifier {
       (error: Error) => batch.forEach((w) => w.reject(error)),
     );
   }
+}
+
+/**
+ * Settles when a piscina thread has loaded its task module (the first message it posts to its
+ * parent is the ready message piscina sends after preloading the module), exits, or
+ * LOAD_WAIT_MS passes.
+ */
+function untilLoaded(worker: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      worker.off('message', done);
+      worker.off('exit', done);
+      resolve();
+    };
+    const timer = setTimeout(done, LOAD_WAIT_MS);
+    timer.unref();
+    worker.on('message', done);
+    worker.on('exit', done);
+  });
 }
