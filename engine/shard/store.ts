@@ -25,7 +25,7 @@
 // order is always in the engine's memory.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { open, type Database, type Key, type RootDatabase } from 'lmdb';
 import type { FillEvent } from '../event_objects.js';
 import type { OrderView } from '../reads.js';
 import type { ColumnarSnapshot, EngineSnapshot } from '../snapshot.js';
@@ -75,14 +75,14 @@ export function emptyChanges(): BatchChanges {
 }
 
 type ChunkKey = [number, number, number];
+/** Entries pruned per commit (journal entries, balance changes, old snapshot chunks). */
+const PRUNE_ENTRIES_MAX = 16;
 const PART_ORDERS = 0;
 const PART_HISTORY = 1;
 
 /** A snapshot being written a few chunks at a time. */
 interface PendingSnapshot {
   readonly head: SnapshotHead;
-  /** The snapshot this one replaces (0: none); its chunks go when this head is written. */
-  readonly previousId: number;
   /** Each chunk's key and its entries, made when the chunk is written. */
   readonly chunks: [ChunkKey, () => unknown[]][];
   next: number;
@@ -103,6 +103,10 @@ export class ShardStore {
   private pending: PendingSnapshot | undefined;
   /** Id of the newest snapshot begun (written or not): commits may still be on their way. */
   private snapshotId: number;
+  /** The newest complete snapshot: what it covers may be pruned. */
+  private recoveryPoint: { readonly id: number; readonly batch: number } | undefined;
+  /** Whether the last commit left something to prune (true at start: a crash may have). */
+  private pruning = true;
 
   constructor(dataDir: string, shard: number) {
     this.path = join(dataDir, `shard-${shard}`);
@@ -118,7 +122,9 @@ export class ShardStore {
     this.balanceChanges = this.root.openDB({ name: 'balance-changes', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.funding = this.root.openDB({ name: 'funding', encoding: 'msgpack' });
     this.snapshots = this.root.openDB({ name: 'snapshots', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
-    this.snapshotId = (this.meta.get('snapshot') as SnapshotHead | undefined)?.id ?? 0;
+    const head = this.meta.get('snapshot') as SnapshotHead | undefined;
+    this.snapshotId = head?.id ?? 0;
+    this.recoveryPoint = head === undefined ? undefined : { id: head.id, batch: head.batch };
   }
 
   /** The last committed batch number (0 before the first). */
@@ -220,18 +226,18 @@ export class ShardStore {
       }
       this.meta.putSync('batch', batch);
       this.writeSnapshotChunks(snapshotChunks);
+      this.prune();
     });
   }
 
-  /** Whether a snapshot is still being written. */
+  /** Whether a snapshot is still being written, or what one covers still being pruned. */
   snapshotPending(): boolean {
-    return this.pending !== undefined;
+    return this.pending !== undefined || this.pruning;
   }
 
   /** Starts writing `engine` + `core` as of `batch` (taken between batches). */
   beginSnapshot(batch: number, core: CoreState, engine: ColumnarSnapshot): void {
-    const previousId = this.snapshotId;
-    const id = previousId + 1;
+    const id = this.snapshotId + 1;
     this.snapshotId = id;
     const chunks: [ChunkKey, () => unknown[]][] = [];
     const cut = (part: number, count: number, entries: (from: number, to: number) => unknown[]): number => {
@@ -246,13 +252,16 @@ export class ShardStore {
     const { orders, history, ...rest } = engine;
     const orderChunks = cut(PART_ORDERS, orders.length, (from, to) => orders.slice(from, to));
     const historyChunks = cut(PART_HISTORY, history.count, (from, to) => history.entries(from, to));
-    this.pending = { head: { id, batch, core, engine: rest, orderChunks, historyChunks }, previousId, chunks, next: 0 };
+    this.pending = { head: { id, batch, core, engine: rest, orderChunks, historyChunks }, chunks, next: 0 };
   }
 
   /** Writes everything a pending snapshot still needs in one transaction (clean stop). */
   finishSnapshot(): void {
     if (this.pending === undefined) return;
-    this.root.transactionSync(() => this.writeSnapshotChunks(Number.MAX_SAFE_INTEGER));
+    this.root.transactionSync(() => {
+      this.writeSnapshotChunks(Number.MAX_SAFE_INTEGER);
+      while (this.pruning) this.prune();
+    });
   }
 
   close(): Promise<void> {
@@ -270,12 +279,37 @@ export class ShardStore {
     }
     if (pending.next < pending.chunks.length) return;
     this.meta.putSync('snapshot', pending.head);
-    for (const { key } of this.journal.getRange({ end: pending.head.batch + 1 })) this.journal.removeSync(key);
-    for (const { key } of this.balanceChanges.getRange({ end: pending.head.batch + 1 })) this.balanceChanges.removeSync(key);
-    const previousId = pending.previousId;
-    if (previousId > 0) {
-      for (const { key } of this.snapshots.getRange({ start: [previousId], end: [previousId + 1] })) this.snapshots.removeSync(key);
-    }
+    this.recoveryPoint = { id: pending.head.id, batch: pending.head.batch };
+    this.pruning = true;
     this.pending = undefined;
+  }
+
+  /**
+   * Inside a write transaction: removes at most PRUNE_ENTRIES_MAX of what the recovery point
+   * covers (journal entries and balance changes up to its batch, chunks of older snapshots).
+   * A snapshot covers hundreds of thousands of frames, and removing them all in one commit held
+   * a batch's answers back for a third of a second; spread over the next commits, each pays a
+   * few milliseconds. Recovery reads only what lies after the recovery point, so what is not
+   * pruned yet is never replayed.
+   */
+  private prune(): void {
+    const point = this.recoveryPoint;
+    if (point === undefined || !this.pruning) {
+      this.pruning = false;
+      return;
+    }
+    let removed = 0;
+    const ranges: [Database<unknown, Key>, Key][] = [
+      [this.journal as Database<unknown, Key>, point.batch + 1],
+      [this.balanceChanges as Database<unknown, Key>, point.batch + 1],
+      [this.snapshots as Database<unknown, Key>, [point.id]],
+    ];
+    for (const [database, end] of ranges) {
+      for (const key of database.getKeys({ end, limit: PRUNE_ENTRIES_MAX - removed })) {
+        database.removeSync(key);
+        removed++;
+      }
+    }
+    this.pruning = removed === PRUNE_ENTRIES_MAX;
   }
 }

@@ -52,3 +52,33 @@ test('balance changes are one record per batch, in order, and a snapshot drops t
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('what a snapshot covers is pruned a few entries per commit, and recovery reads past it meanwhile', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'clobd-store-'));
+  try {
+    const store = new ShardStore(dataDir, 0);
+    const core = new ShardCore({ operatorAddress: ALICE });
+    const change = (batch: number): BalanceChange[] => [[ALICE, -1, -1, batch, 0]];
+    for (let batch = 1; batch <= 40; batch++) commit(store, batch, change(batch));
+    store.beginSnapshot(40, core.coreState(), core.engine.columnarSnapshot());
+    commit(store, 41, change(41), Number.MAX_SAFE_INTEGER);
+    const batchesOf = (): number[] => [...store.journalAfter(0)].map(([batch]) => batch);
+    assert.ok(batchesOf().some((batch) => batch <= 40), 'one commit does not prune 80 entries');
+    assert.equal(store.snapshotPending(), true, 'pruning keeps the shard committing');
+    assert.deepEqual([...store.journalAfter(40)].map(([batch]) => batch), [41], 'recovery replays only what follows the snapshot');
+    let batch = 41;
+    while (store.snapshotPending()) commit(store, ++batch, change(batch));
+    assert.ok(batch - 41 >= 4, `pruning took ${batch - 41} further commits`);
+    assert.deepEqual(batchesOf(), Array.from({ length: batch - 40 }, (_, index) => 41 + index));
+    assert.deepEqual([...store.balanceChangesAfter(0)].map(([key]) => key), batchesOf());
+
+    // A second snapshot replaces the first, whose chunks go the same way.
+    store.beginSnapshot(batch, core.coreState(), core.engine.columnarSnapshot());
+    commit(store, ++batch, change(batch), Number.MAX_SAFE_INTEGER);
+    while (store.snapshotPending()) commit(store, ++batch, change(batch));
+    assert.equal(store.loadSnapshot()?.head.id, 2);
+    await store.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
