@@ -14,8 +14,8 @@
 // The environment is opened with noSync/noMetaSync false and commits are synchronous, so a
 // batch's commit is on disk (data and meta pages synced) when commitBatch returns: its answers
 // are released after that, never before. Snapshots are written a few chunks per batch, and a
-// snapshot becomes the recovery point (and the journal and balance changes up to it are
-// dropped) only when its last chunk is in.
+// snapshot becomes the recovery point only when its last chunk is in; what it covers (journal
+// entries, balance changes, older snapshots' chunks) is then pruned a few entries per commit.
 //
 // Balances are written as one record per batch, not as a row per balance: nothing reads them
 // back (the engine holds them; recovery replays the journal over a snapshot), and rows keyed by
@@ -101,7 +101,7 @@ export class ShardStore {
   private readonly funding: Database<number, string>;
   private readonly snapshots: Database<unknown[], ChunkKey>;
   private pending: PendingSnapshot | undefined;
-  /** Id of the newest snapshot begun (written or not): commits may still be on their way. */
+  /** Id of the newest snapshot begun, complete or still being written. */
   private snapshotId: number;
   /** The newest complete snapshot: what it covers may be pruned. */
   private recoveryPoint: { readonly id: number; readonly batch: number } | undefined;
