@@ -112,6 +112,11 @@ export class Engine {
     return takeColumnarSnapshot(this.state);
   }
 
+  /** Whether the engine holds `orderId`, live or remembered as finished (no view is built). */
+  knowsOrder(orderId: string): boolean {
+    return this.state.ids.find(orderId, this.state.ids.hash(orderId)) !== -1;
+  }
+
   getOrder(orderId: string): OrderView | undefined {
     return getOrder(this.state, orderId);
   }

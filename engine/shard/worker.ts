@@ -189,7 +189,10 @@ function drain(): void {
       continue;
     }
     const command = frame.command;
-    if (command.kind === CommandKind.PlaceOrder && store.hasOrder(command.orderId)) {
+    // An order id seen before is refused as a duplicate ahead of every other check, whether the
+    // order is live (only the engine has it), finished (both) or forgotten by the engine (only
+    // the orders table has it), so a replay always reads "Duplicated".
+    if (command.kind === CommandKind.PlaceOrder && (core.engine.knowsOrder(command.orderId) || store.hasOrder(command.orderId))) {
       commandRing.consume(head);
       open.encoded.push(answers.encode(duplicateOf(frame)));
       continue;

@@ -118,12 +118,21 @@ describe('a reused order id', () => {
   });
 });
 
-test('an id the engine forgot is still DUPLICATE_ORDER: the shard checks its stored orders', async () => {
-  // A pool of its own with a tiny order history, so finished orders leave the engine's memory.
+/** What a test on a one-shard pool of its own gets: a client, one funded account, one market. */
+interface OwnPool {
+  readonly pool: ShardPool;
+  readonly treasury: Treasury;
+  readonly client: TradingClient;
+  readonly account: string;
+  readonly marketKey: string;
+}
+
+/** Runs `body` on a fresh one-shard pool (the engine's default order history unless given), then removes it. */
+async function withOwnPool(orderHistory: number | undefined, body: (own: OwnPool) => Promise<void>): Promise<void> {
   const dataDir = temporaryDataDir();
-  const log = createLogger('silent');
   const treasury = new Treasury(dataDir, 1);
-  const pool = new ShardPool({ dataDir, shards: 1, engine: { operatorAddress: accountAddress(99), orderHistory: 4 } }, treasury, log);
+  const engine = { operatorAddress: accountAddress(99), ...(orderHistory === undefined ? {} : { orderHistory }) };
+  const pool = new ShardPool({ dataDir, shards: 1, engine }, treasury, createLogger('silent'));
   try {
     await pool.start();
     const client = new TradingClient(pool, treasury, Date.now);
@@ -131,6 +140,17 @@ test('an id the engine forgot is still DUPLICATE_ORDER: the shard checks its sto
     await client.addMarket({ key: marketKey, tickUnits: 100, minSizeMicros: ONE_MICROS, feeBps: 0 });
     const account = accountAddress(0);
     assert.equal(client.deposit(account, 1_000 * ONE_MICROS), true);
+    await body({ pool, treasury, client, account, marketKey });
+  } finally {
+    await pool.stop();
+    await treasury.close();
+    removeDataDir(dataDir);
+  }
+}
+
+test('an id the engine forgot is still DUPLICATE_ORDER: the shard checks its stored orders', async () => {
+  // A tiny order history, so finished orders leave the engine's memory.
+  await withOwnPool(4, async ({ pool, treasury, client, account, marketKey }) => {
     const order = (orderId: string): PlaceOrder => ({
       account, orderId, marketKey, outcome: 0, side: Side.Buy, orderType: OrderType.GTC, priceUnits: 5000, sizeMicros: 2 * ONE_MICROS,
     });
@@ -151,9 +171,19 @@ test('an id the engine forgot is still DUPLICATE_ORDER: the shard checks its sto
     assert.equal(treasury.totalFree() + (status.stats['supplyMicros'] ?? -1), treasury.totalExternal());
     // The refusal was never journaled: a fresh id right after it is accepted and the shard moves on.
     assert.equal(rejectionOf((await client.placeOrder(order('fresh'))).events, 'fresh'), 0);
-  } finally {
-    await pool.stop();
-    await treasury.close();
-    removeDataDir(dataDir);
-  }
+  });
+});
+
+test('a resting order sent again as another type is DUPLICATE_ORDER before any other check', async () => {
+  // The orders table holds finished orders only, so for a live order the shard asks its engine;
+  // the engine alone would refuse a post-only FOK first (its checks run in a fixed order).
+  await withOwnPool(undefined, async ({ client, account, marketKey }) => {
+    const order = (orderType: OrderType): PlaceOrder => ({
+      account, orderId: 'resting-post-only', marketKey, outcome: 0, side: Side.Buy, orderType, postOnly: true, priceUnits: 4000, sizeMicros: 2 * ONE_MICROS,
+    });
+    assert.equal(rejectionOf((await client.placeOrder(order(OrderType.GTC))).events, 'resting-post-only'), 0);
+    for (const orderType of [OrderType.FOK, OrderType.FAK, OrderType.GTC]) {
+      assert.equal(rejectionOf((await client.placeOrder(order(orderType))).events, 'resting-post-only'), Reject.DUPLICATE_ORDER, `as type ${orderType}`);
+    }
+  });
 });
