@@ -132,6 +132,11 @@ export class FeedStore {
   private pending: [Database<unknown, Key>, Key, unknown][] = [];
   private readonly dirtyCursors = new Set<number>();
   private readonly dirtyLast = new Map<string, LastTrade>();
+  /**
+   * History rows recorded since the last commit, by token and minute: every fill rewrites its
+   * minute's row, so only the last write of each row in a commit is made.
+   */
+  private readonly dirtyMinutes = new Map<string, [key: [string, number], priceUnits: number]>();
   private readonly flusher: NodeJS.Timeout;
 
   constructor(dataDir: string) {
@@ -153,7 +158,7 @@ export class FeedStore {
 
   /** Commits every write recorded so far (reads call it first). */
   flush(): void {
-    if (this.pending.length === 0 && this.dirtyCursors.size === 0 && this.dirtyLast.size === 0) return;
+    if (this.pending.length === 0 && this.dirtyCursors.size === 0 && this.dirtyLast.size === 0 && this.dirtyMinutes.size === 0) return;
     const pending = this.pending;
     this.pending = [];
     this.root.transactionSync(() => {
@@ -163,9 +168,11 @@ export class FeedStore {
         this.cursors.putSync(shard, [cursor.fill[0], cursor.fill[1], cursor.redemption[0], cursor.redemption[1]]);
       }
       for (const [tokenId, trade] of this.dirtyLast) this.last.putSync(tokenId, [trade.priceUnits, trade.side, trade.timeMs]);
+      for (const [key, priceUnits] of this.dirtyMinutes.values()) this.history.putSync(key, priceUnits);
     });
     this.dirtyCursors.clear();
     this.dirtyLast.clear();
+    this.dirtyMinutes.clear();
   }
 
   private write(database: Database<unknown, Key>, key: Key, value: unknown): void {
@@ -313,7 +320,8 @@ export class FeedStore {
     if (newest !== undefined && newestFirst(key, newest) > 0) return;
     this.newest.set(tokenId, key);
     this.dirtyLast.set(tokenId, trade);
-    this.write(this.history as Database<unknown, Key>, [tokenId, Math.floor(trade.timeMs / SECOND_MS / MINUTE_S) * MINUTE_S] as Key, trade.priceUnits);
+    const minute = Math.floor(trade.timeMs / SECOND_MS / MINUTE_S) * MINUTE_S;
+    this.dirtyMinutes.set(`${tokenId}\n${minute}`, [[tokenId, minute], trade.priceUnits]);
   }
 
   private *allItems(): Generator<PublicItem> {
