@@ -43,8 +43,8 @@ export function parseUint256(value: string, name: string): bigint {
 }
 
 /**
- * A uint256 from a decimal string for a word of a digest: a number when it is safe (every
- * amount, side and timestamp), a bigint only when it is not (token ids, large salts).
+ * A uint256 from a decimal string for a word of a digest: a number when it is safe (amounts,
+ * timestamps, most salts), a bigint only when it is not (token ids, large salts).
  */
 function parseWord(value: string, name: string): number | bigint {
   if (value.length <= SAFE_DIGITS_MAX && DECIMAL.test(value)) return Number(value);
