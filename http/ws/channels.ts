@@ -130,13 +130,26 @@ export class LiveChannels implements MarketDataListener {
   applied(answer: AppliedAnswer): void {
     const app = this.app;
     if (app === undefined) return;
-    if (this.sockets.size === 0) {
-      // No socket, so no subscriber: skip the per-token topic checks, but keep each book's
-      // announced state current for whoever subscribes later.
-      for (const book of answer.states) this.publishState(app, book, answer.appliedMs);
-      return;
+    // With no socket open there is no subscriber: the per-token topic checks of levels and trades
+    // are skipped, but each book's announced state is kept current for whoever subscribes later
+    // (and `users` is empty then too: a user channel lives as long as its socket).
+    if (this.sockets.size > 0) {
+      this.publishLevels(app, answer);
+      this.publishFills(app, answer);
     }
-    this.publishLevels(app, answer);
+    for (const book of answer.states) this.publishState(app, book, answer.appliedMs);
+    if (this.users.size > 0) {
+      for (const event of answer.orders) {
+        if (!('account' in event) || !('market' in event)) continue;
+        const book = this.deps.bookAt(answer.shard, event.market);
+        const market = book === undefined ? undefined : this.deps.market(book.conditionId);
+        if (market !== undefined) this.toUser(event.account, market, (apiKey) => orderMessage(event, market, apiKey, answer.timeMs));
+      }
+    }
+  }
+
+  /** Each fill to its tokens' market channels, and to the taker's and the maker's user channels. */
+  private publishFills(app: TemplatedApp, answer: AppliedAnswer): void {
     for (const { book, event } of answer.fills) {
       if (book === undefined) continue;
       const market = this.deps.market(book.conditionId);
@@ -148,15 +161,6 @@ export class LiveChannels implements MarketDataListener {
       this.toUser(event.takerAccount, market, (apiKey) => tradeMessage(answer.shard, event, market, apiKey, answer.timeMs));
       if (event.makerAccount !== event.takerAccount) {
         this.toUser(event.makerAccount, market, (apiKey) => tradeMessage(answer.shard, event, market, apiKey, answer.timeMs));
-      }
-    }
-    for (const book of answer.states) this.publishState(app, book, answer.appliedMs);
-    if (this.users.size > 0) {
-      for (const event of answer.orders) {
-        if (!('account' in event) || !('market' in event)) continue;
-        const book = this.deps.bookAt(answer.shard, event.market);
-        const market = book === undefined ? undefined : this.deps.market(book.conditionId);
-        if (market !== undefined) this.toUser(event.account, market, (apiKey) => orderMessage(event, market, apiKey, answer.timeMs));
       }
     }
   }
