@@ -6,7 +6,7 @@ import { assert } from './assert.js';
 import { OUTCOME_ANY, type Command } from './command.js';
 import { CANCEL_IDS_MAX, ORDER_ID_LENGTH_MAX } from './constants.js';
 import { NIL } from './ladder.js';
-import { cancelLive, historyEntryOf } from './order_lifecycle.js';
+import { cancelLive } from './order_lifecycle.js';
 import { CancelReason } from './order_status.js';
 import { Reject } from './reject.js';
 import type { EngineState } from './state.js';
@@ -34,11 +34,12 @@ function cancelOne(state: EngineState, address: string, account: number, orderId
 /** The live slot the account may cancel, or a rejection as a negative number. */
 function findCancellable(state: EngineState, account: number, orderId: string): number {
   if (orderId.length === 0 || orderId.length > ORDER_ID_LENGTH_MAX) return -Reject.ORDER_NOT_FOUND;
-  const position = state.ids.find(orderId, state.ids.hash(orderId));
-  if (position === -1) return -Reject.ORDER_NOT_FOUND;
-  const ref = state.ids.valueAt(position);
-  if (ref >= 0) return state.orders.accountOf(ref) === account ? ref : -Reject.NOT_OWNER;
-  return state.history.account[historyEntryOf(ref)] === account ? -Reject.ALREADY_DONE : -Reject.NOT_OWNER;
+  const hash = state.hashId(orderId);
+  const slot = state.live.find(orderId, hash);
+  if (slot !== -1) return state.orders.accountOf(slot) === account ? slot : -Reject.NOT_OWNER;
+  const entry = state.finished.find(orderId, hash);
+  if (entry === -1) return -Reject.ORDER_NOT_FOUND;
+  return state.history.account[entry] === account ? -Reject.ALREADY_DONE : -Reject.NOT_OWNER;
 }
 
 export function cancelAccount(state: EngineState, command: Command): void {

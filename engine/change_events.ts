@@ -2,19 +2,28 @@
 // BALANCE event per (account, asset) whose free or reserved amount changed, each group in key
 // order (market, side, price; account index, asset). Coalescing per command keeps the stream
 // small when one order sweeps a level, and items that changed and changed back emit nothing.
+import { KEY_SPAN } from './dirty_list.js';
 import { COLLATERAL_ASSET } from './ledger.js';
-import type { BookSide } from './book.js';
 import type { EngineState } from './state.js';
 
 export function pushLevelChanges(state: EngineState): void {
   const dirty = state.levels;
-  if (dirty.count() > 1) dirty.sort();
-  for (let index = 0; index < dirty.count(); index += 1) {
-    const market = dirty.first(index) >> 1;
-    const side = (dirty.first(index) & 1) as BookSide;
-    const price = dirty.second(index);
-    const size = state.markets.book(market).ladder(side).sizeAt(price);
-    if (size !== dirty.startA(index)) state.events.pushLevel(market, side, price, size);
+  const length = dirty.length;
+  if (length === 0) return;
+  dirty.sort();
+  const keys = dirty.keys;
+  const order = dirty.order;
+  const starts = dirty.startsA;
+  for (let index = 0; index < length; index += 1) {
+    const item = order[index]!;
+    const key = keys[item]!;
+    const bookKey = Math.floor(key / KEY_SPAN);
+    const price = key - bookKey * KEY_SPAN;
+    const market = bookKey >> 1;
+    const side = bookKey & 1;
+    const book = state.markets.book(market);
+    const size = (side === 0 ? book.bids : book.asks).sizeAt(price);
+    if (size !== starts[item]) state.events.pushLevel(market, side, price, size);
   }
   dirty.clear();
 }
@@ -22,25 +31,39 @@ export function pushLevelChanges(state: EngineState): void {
 export function pushBalanceChanges(state: EngineState): void {
   const ledger = state.ledger;
   const dirty = ledger.dirty;
-  if (dirty.count() > 1) dirty.sort();
-  for (let index = 0; index < dirty.count(); index += 1) {
-    const account = dirty.first(index);
-    const asset = dirty.second(index);
+  const length = dirty.length;
+  if (length === 0) return;
+  dirty.sort();
+  const keys = dirty.keys;
+  const order = dirty.order;
+  const refs = dirty.refs;
+  const startsFree = dirty.startsA;
+  const startsReserved = dirty.startsB;
+  const accounts = ledger.accounts;
+  const positions = ledger.positions;
+  const events = state.events;
+  for (let index = 0; index < length; index += 1) {
+    const item = order[index]!;
+    const key = keys[item]!;
+    const account = Math.floor(key / KEY_SPAN);
+    const asset = key - account * KEY_SPAN;
     let free: number;
     let reserved: number;
+    let market = -1;
+    let outcome = -1;
     if (asset === COLLATERAL_ASSET) {
-      free = ledger.accounts.collateralFree[account]!;
-      reserved = ledger.accounts.collateralReserved[account]!;
+      free = accounts.collateralFree[account]!;
+      reserved = accounts.collateralReserved[account]!;
     } else {
       // A position freed by a resolution during the command reads as zero, as it was left.
-      const share = 2 * dirty.ref(index) + ((asset - 1) & 1);
-      free = ledger.positions.sharesFree[share]!;
-      reserved = ledger.positions.sharesReserved[share]!;
+      market = (asset - 1) >> 1;
+      outcome = (asset - 1) & 1;
+      const share = 2 * refs[item]! + outcome;
+      free = positions.sharesFree[share]!;
+      reserved = positions.sharesReserved[share]!;
     }
-    if (free !== dirty.startA(index) || reserved !== dirty.startB(index)) {
-      const market = asset === COLLATERAL_ASSET ? -1 : (asset - 1) >> 1;
-      const outcome = asset === COLLATERAL_ASSET ? -1 : (asset - 1) & 1;
-      state.events.pushBalance(ledger.accounts.addressOf(account), market, outcome, free, reserved);
+    if (free !== startsFree[item] || reserved !== startsReserved[item]) {
+      events.pushBalance(accounts.addresses[account]!, market, outcome, free, reserved);
     }
   }
   dirty.clear();

@@ -1,62 +1,52 @@
 // What one command touched (price levels, balances) and the values they had before it, so the
 // engine emits one event per changed item at the end of the command, in key order, instead of
 // one per intermediate step. An item's key is a pair of small integers (for a level: market and
-// side, then price; for a balance: account, then asset) plus a reference the owner uses to read
-// the current value. Owners mark items with the current `stamp` to record each item once per
-// command without a lookup; clearing bumps the stamp, which unmarks everything at once.
+// side, then price; for a balance: account, then asset), kept as one number, first × KEY_SPAN +
+// second, plus a reference the owner uses to read the current value. Owners mark items with the
+// current `stamp` to record each item once per command without a lookup; clearing bumps the
+// stamp, which unmarks everything at once.
+//
+// A command usually touches a handful of items, so they are put in key order by an insertion
+// sort of their indices (`order`; a heap sort when there are many); the items never move. The columns are public so the end of
+// the command reads them in one tight loop.
 import { assert } from './assert.js';
+import { DIRTY_KEY_SPAN } from './constants.js';
+
+/** The second half of a key is below this (a price ≤ 10 000, an asset ≤ 2 × 4096 + 1). */
+export const KEY_SPAN = DIRTY_KEY_SPAN;
+
+/** Up to this many items an insertion sort is cheapest; past it a heap sort bounds the work. */
+const INSERTION_SORT_MAX = 32;
 
 export class DirtyList {
   /** Items whose stamp equals this were already recorded in the current command. */
   stamp = 1;
-  private firstColumn: Int32Array;
-  private secondColumn: Int32Array;
-  private refColumn: Int32Array;
-  private startAColumn: Float64Array;
-  private startBColumn: Float64Array;
-  private length = 0;
+  /** Items recorded in the current command. */
+  length = 0;
+  keys: Float64Array;
+  refs: Int32Array;
+  startsA: Float64Array;
+  startsB: Float64Array;
+  /** After sort(): item indices in key order. */
+  order: Int32Array;
 
   constructor(initialCapacity: number) {
     assert(Number.isInteger(initialCapacity) && initialCapacity > 0, 'dirty list capacity');
-    this.firstColumn = new Int32Array(initialCapacity);
-    this.secondColumn = new Int32Array(initialCapacity);
-    this.refColumn = new Int32Array(initialCapacity);
-    this.startAColumn = new Float64Array(initialCapacity);
-    this.startBColumn = new Float64Array(initialCapacity);
+    this.keys = new Float64Array(initialCapacity);
+    this.refs = new Int32Array(initialCapacity);
+    this.startsA = new Float64Array(initialCapacity);
+    this.startsB = new Float64Array(initialCapacity);
+    this.order = new Int32Array(initialCapacity);
   }
 
-  count(): number {
-    return this.length;
-  }
-
-  first(index: number): number {
-    return this.firstColumn[index]!;
-  }
-
-  second(index: number): number {
-    return this.secondColumn[index]!;
-  }
-
-  ref(index: number): number {
-    return this.refColumn[index]!;
-  }
-
-  startA(index: number): number {
-    return this.startAColumn[index]!;
-  }
-
-  startB(index: number): number {
-    return this.startBColumn[index]!;
-  }
-
+  /** Records an item: its key pair, its owner's reference and its values before the command. */
   add(first: number, second: number, ref: number, startA: number, startB: number): void {
-    if (this.length === this.firstColumn.length) this.grow();
     const index = this.length;
-    this.firstColumn[index] = first;
-    this.secondColumn[index] = second;
-    this.refColumn[index] = ref;
-    this.startAColumn[index] = startA;
-    this.startBColumn[index] = startB;
+    if (index === this.keys.length) this.grow();
+    this.keys[index] = first * KEY_SPAN + second;
+    this.refs[index] = ref;
+    this.startsA[index] = startA;
+    this.startsB[index] = startB;
     this.length = index + 1;
   }
 
@@ -66,62 +56,70 @@ export class DirtyList {
     this.stamp += 1;
   }
 
-  /** Sorts the items by (first, second), which are distinct: insertion sort within Shell gaps. */
+  /** Fills `order` with the item indices sorted by key (keys are distinct). */
   sort(): void {
-    let gap = 1;
-    while (gap < this.length / 3) gap = 3 * gap + 1;
-    for (; gap >= 1; gap = (gap - 1) / 3) {
-      for (let index = gap; index < this.length; index += 1) this.insertWithGap(index, gap);
+    if (this.length <= INSERTION_SORT_MAX) this.insertionSort();
+    else this.heapSort();
+  }
+
+  private insertionSort(): void {
+    const keys = this.keys;
+    const order = this.order;
+    const length = this.length;
+    for (let index = 0; index < length; index += 1) {
+      const key = keys[index]!;
+      let hole = index;
+      while (hole > 0 && keys[order[hole - 1]!]! > key) {
+        order[hole] = order[hole - 1]!;
+        hole -= 1;
+      }
+      order[hole] = index;
     }
   }
 
-  private insertWithGap(index: number, gap: number): void {
-    const first = this.firstColumn[index]!;
-    const second = this.secondColumn[index]!;
-    const ref = this.refColumn[index]!;
-    const startA = this.startAColumn[index]!;
-    const startB = this.startBColumn[index]!;
-    let hole = index;
-    while (hole >= gap && this.isAfter(hole - gap, first, second)) {
-      this.move(hole - gap, hole);
-      hole -= gap;
+  /** O(n log n) in place, for the commands that touch many items (cancel-all, resolution). */
+  private heapSort(): void {
+    const order = this.order;
+    const length = this.length;
+    for (let index = 0; index < length; index += 1) order[index] = index;
+    for (let root = (length >> 1) - 1; root >= 0; root -= 1) this.siftDown(root, length);
+    for (let end = length - 1; end > 0; end -= 1) {
+      const top = order[0]!;
+      order[0] = order[end]!;
+      order[end] = top;
+      this.siftDown(0, end);
     }
-    this.firstColumn[hole] = first;
-    this.secondColumn[hole] = second;
-    this.refColumn[hole] = ref;
-    this.startAColumn[hole] = startA;
-    this.startBColumn[hole] = startB;
   }
 
-  private isAfter(index: number, first: number, second: number): boolean {
-    const own = this.firstColumn[index]!;
-    return own > first || (own === first && this.secondColumn[index]! > second);
-  }
-
-  private move(from: number, to: number): void {
-    this.firstColumn[to] = this.firstColumn[from]!;
-    this.secondColumn[to] = this.secondColumn[from]!;
-    this.refColumn[to] = this.refColumn[from]!;
-    this.startAColumn[to] = this.startAColumn[from]!;
-    this.startBColumn[to] = this.startBColumn[from]!;
+  /** Restores the max-heap below `root` within order[0, end). */
+  private siftDown(root: number, end: number): void {
+    const keys = this.keys;
+    const order = this.order;
+    const item = order[root]!;
+    const key = keys[item]!;
+    let hole = root;
+    for (;;) {
+      let child = 2 * hole + 1;
+      if (child >= end) break;
+      if (child + 1 < end && keys[order[child + 1]!]! > keys[order[child]!]!) child += 1;
+      if (keys[order[child]!]! <= key) break;
+      order[hole] = order[child]!;
+      hole = child;
+    }
+    order[hole] = item;
   }
 
   private grow(): void {
-    const capacity = this.firstColumn.length * 2;
-    const first = new Int32Array(capacity);
-    const second = new Int32Array(capacity);
-    const ref = new Int32Array(capacity);
-    const startsA = new Float64Array(capacity);
-    const startsB = new Float64Array(capacity);
-    first.set(this.firstColumn);
-    second.set(this.secondColumn);
-    ref.set(this.refColumn);
-    startsA.set(this.startAColumn);
-    startsB.set(this.startBColumn);
-    this.firstColumn = first;
-    this.secondColumn = second;
-    this.refColumn = ref;
-    this.startAColumn = startsA;
-    this.startBColumn = startsB;
+    const capacity = this.keys.length * 2;
+    this.keys = grown(this.keys, new Float64Array(capacity));
+    this.refs = grown(this.refs, new Int32Array(capacity));
+    this.startsA = grown(this.startsA, new Float64Array(capacity));
+    this.startsB = grown(this.startsB, new Float64Array(capacity));
+    this.order = new Int32Array(capacity);
   }
+}
+
+function grown<T extends Float64Array | Int32Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
 }

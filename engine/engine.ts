@@ -114,7 +114,7 @@ export class Engine {
 
   /** Whether the engine holds `orderId`, live or remembered as finished (no view is built). */
   knowsOrder(orderId: string): boolean {
-    return this.state.ids.find(orderId, this.state.ids.hash(orderId)) !== -1;
+    return this.state.knowsOrder(orderId, this.state.hashId(orderId));
   }
 
   getOrder(orderId: string): OrderView | undefined {

@@ -2,7 +2,9 @@
 // persistence and debugging read when allocation does not matter. The hot path never builds
 // these; it writes rows into the EventBuffer, and eventsToObjects turns rows into objects.
 import { unreachable } from './command.js';
-import { ACCEPTED_RESTS, EventKind, MARKET_ACCEPTING, MARKET_RESOLVED, type EventBuffer, type FillKind } from './events.js';
+import {
+  ACCEPTED_RESTS, EventKind, Field, MARKET_ACCEPTING, MARKET_RESOLVED, Text, type EventBuffer, type FillKind,
+} from './events.js';
 import type { BookSide } from './book.js';
 import type { CancelReason } from './order_status.js';
 import type { Reject } from './reject.js';
@@ -125,50 +127,50 @@ export function eventsToObjects(buffer: EventBuffer, from = 0, to = buffer.count
 }
 
 export function eventAt(buffer: EventBuffer, row: number): EngineEvent {
-  const kind = buffer.kind[row] as EventKind;
+  const kind = buffer.kindOf(row);
   switch (kind) {
     case EventKind.ORDER_ACCEPTED:
       return {
-        kind: 'ORDER_ACCEPTED', ...orderFields(buffer, row), orderType: buffer.orderType[row]!,
-        matchedMicros: buffer.matchedMicros[row]!, remainingMicros: buffer.remainingMicros[row]!,
-        rests: (buffer.flags[row]! & ACCEPTED_RESTS) !== 0,
+        kind: 'ORDER_ACCEPTED', ...orderFields(buffer, row), orderType: buffer.get(row, Field.orderType),
+        matchedMicros: buffer.get(row, Field.matchedMicros), remainingMicros: buffer.get(row, Field.remainingMicros),
+        rests: (buffer.get(row, Field.flags) & ACCEPTED_RESTS) !== 0,
       };
     case EventKind.ORDER_REJECTED:
       return {
-        kind: 'ORDER_REJECTED', ...orderFields(buffer, row), orderType: buffer.orderType[row]!,
-        reason: buffer.code[row] as Reject,
+        kind: 'ORDER_REJECTED', ...orderFields(buffer, row), orderType: buffer.get(row, Field.orderType),
+        reason: buffer.get(row, Field.code) as Reject,
       };
     case EventKind.ORDER_UPDATED:
       return {
         kind: 'ORDER_UPDATED', ...orderFields(buffer, row),
-        matchedMicros: buffer.matchedMicros[row]!, remainingMicros: buffer.remainingMicros[row]!,
+        matchedMicros: buffer.get(row, Field.matchedMicros), remainingMicros: buffer.get(row, Field.remainingMicros),
       };
     case EventKind.ORDER_CANCELLED:
       return {
-        kind: 'ORDER_CANCELLED', ...orderFields(buffer, row), matchedMicros: buffer.matchedMicros[row]!,
-        remainingMicros: buffer.remainingMicros[row]!, reason: buffer.code[row] as CancelReason,
+        kind: 'ORDER_CANCELLED', ...orderFields(buffer, row), matchedMicros: buffer.get(row, Field.matchedMicros),
+        remainingMicros: buffer.get(row, Field.remainingMicros), reason: buffer.get(row, Field.code) as CancelReason,
       };
     case EventKind.CANCEL_REJECTED:
       return {
-        kind: 'CANCEL_REJECTED', seq: buffer.seq[row]!, orderId: buffer.orderId[row]!,
-        account: buffer.account[row]!, reason: buffer.code[row] as Reject,
+        kind: 'CANCEL_REJECTED', seq: buffer.get(row, Field.seq), orderId: buffer.text(row, Text.orderId),
+        account: buffer.text(row, Text.account), reason: buffer.get(row, Field.code) as Reject,
       };
     case EventKind.FILL: return fillAt(buffer, row);
     case EventKind.LEVEL:
       return {
-        kind: 'LEVEL', seq: buffer.seq[row]!, market: buffer.market[row]!,
-        side: buffer.side[row] as BookSide, priceUnits: buffer.priceUnits[row]!, sizeMicros: buffer.sizeMicros[row]!,
+        kind: 'LEVEL', seq: buffer.get(row, Field.seq), market: buffer.get(row, Field.market),
+        side: buffer.get(row, Field.side) as BookSide, priceUnits: buffer.get(row, Field.priceUnits), sizeMicros: buffer.get(row, Field.sizeMicros),
       };
     case EventKind.BALANCE:
       return {
-        kind: 'BALANCE', seq: buffer.seq[row]!, account: buffer.account[row]!, market: buffer.market[row]!,
-        outcome: buffer.outcome[row]!, freeMicros: buffer.freeMicros[row]!, reservedMicros: buffer.reservedMicros[row]!,
+        kind: 'BALANCE', seq: buffer.get(row, Field.seq), account: buffer.text(row, Text.account), market: buffer.get(row, Field.market),
+        outcome: buffer.get(row, Field.outcome), freeMicros: buffer.get(row, Field.freeMicros), reservedMicros: buffer.get(row, Field.reservedMicros),
       };
     case EventKind.MARKET: return marketAt(buffer, row);
     case EventKind.COMMAND_REJECTED:
       return {
-        kind: 'COMMAND_REJECTED', seq: buffer.seq[row]!, market: buffer.market[row]!,
-        account: buffer.account[row]!, reason: buffer.code[row] as Reject,
+        kind: 'COMMAND_REJECTED', seq: buffer.get(row, Field.seq), market: buffer.get(row, Field.market),
+        account: buffer.text(row, Text.account), reason: buffer.get(row, Field.code) as Reject,
       };
     default: return unreachable(kind);
   }
@@ -176,30 +178,30 @@ export function eventAt(buffer: EventBuffer, row: number): EngineEvent {
 
 function orderFields(buffer: EventBuffer, row: number): OrderFields {
   return {
-    seq: buffer.seq[row]!, orderId: buffer.orderId[row]!, account: buffer.account[row]!,
-    market: buffer.market[row]!, outcome: buffer.outcome[row]!, side: buffer.side[row]!,
-    priceUnits: buffer.priceUnits[row]!, sizeMicros: buffer.sizeMicros[row]!,
+    seq: buffer.get(row, Field.seq), orderId: buffer.text(row, Text.orderId), account: buffer.text(row, Text.account),
+    market: buffer.get(row, Field.market), outcome: buffer.get(row, Field.outcome), side: buffer.get(row, Field.side),
+    priceUnits: buffer.get(row, Field.priceUnits), sizeMicros: buffer.get(row, Field.sizeMicros),
   };
 }
 
 function fillAt(buffer: EventBuffer, row: number): FillEvent {
   return {
-    kind: 'FILL', seq: buffer.seq[row]!, fillIndex: buffer.fillIndex[row]!, market: buffer.market[row]!,
-    takerOrderId: buffer.orderId[row]!, takerAccount: buffer.account[row]!,
-    takerOutcome: buffer.outcome[row]!, takerSide: buffer.side[row]!, takerPriceUnits: buffer.priceUnits[row]!,
-    makerOrderId: buffer.makerOrderId[row]!, makerAccount: buffer.makerAccount[row]!,
-    makerOutcome: buffer.makerOutcome[row]!, makerSide: buffer.makerSide[row]!,
-    makerPriceUnits: buffer.makerPriceUnits[row]!, sizeMicros: buffer.sizeMicros[row]!,
-    takerFeeMicros: buffer.feeMicros[row]!, fillKind: buffer.code[row] as FillKind,
+    kind: 'FILL', seq: buffer.get(row, Field.seq), fillIndex: buffer.get(row, Field.fillIndex), market: buffer.get(row, Field.market),
+    takerOrderId: buffer.text(row, Text.orderId), takerAccount: buffer.text(row, Text.account),
+    takerOutcome: buffer.get(row, Field.outcome), takerSide: buffer.get(row, Field.side), takerPriceUnits: buffer.get(row, Field.priceUnits),
+    makerOrderId: buffer.text(row, Text.makerOrderId), makerAccount: buffer.text(row, Text.makerAccount),
+    makerOutcome: buffer.get(row, Field.makerOutcome), makerSide: buffer.get(row, Field.makerSide),
+    makerPriceUnits: buffer.get(row, Field.makerPriceUnits), sizeMicros: buffer.get(row, Field.sizeMicros),
+    takerFeeMicros: buffer.get(row, Field.feeMicros), fillKind: buffer.get(row, Field.code) as FillKind,
   };
 }
 
 function marketAt(buffer: EventBuffer, row: number): MarketEvent {
-  const flags = buffer.flags[row]!;
+  const flags = buffer.get(row, Field.flags);
   return {
-    kind: 'MARKET', seq: buffer.seq[row]!, market: buffer.market[row]!, tickUnits: buffer.tickUnits[row]!,
-    minSizeMicros: buffer.sizeMicros[row]!, feeBps: buffer.feeBps[row]!,
+    kind: 'MARKET', seq: buffer.get(row, Field.seq), market: buffer.get(row, Field.market), tickUnits: buffer.get(row, Field.tickUnits),
+    minSizeMicros: buffer.get(row, Field.sizeMicros), feeBps: buffer.get(row, Field.feeBps),
     accepting: (flags & MARKET_ACCEPTING) !== 0, resolved: (flags & MARKET_RESOLVED) !== 0,
-    winner: buffer.outcome[row]!,
+    winner: buffer.get(row, Field.outcome),
   };
 }

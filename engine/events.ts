@@ -1,11 +1,12 @@
-// Events out of the engine, written into a reusable struct-of-arrays buffer: typed-array
-// columns for numbers and plain arrays holding references to the command's strings (order ids,
-// addresses), so writing an event allocates nothing. The consumer reads the rows after each
-// command or batch and clears the buffer; the buffer doubles when a command needs more rows.
-// Each kind uses the columns listed on it; other columns of its row hold leftovers.
+// Events out of the engine, written into a reusable buffer of rows: NUMBERS_PER_ROW numbers in
+// one Float64Array and STRINGS_PER_ROW references to the command's strings (order ids,
+// addresses) in one array, so writing an event allocates nothing and touches two arrays (with a
+// typed array per column, every field written cost a load of its column's base and length).
+// The consumer reads the rows after each command or batch and clears the buffer; the buffer
+// doubles when a command needs more rows. Each kind uses the fields listed on it; the other
+// fields of its row hold leftovers.
 import { assert } from './assert.js';
 import { EVENTS_CAPACITY_LIMIT } from './constants.js';
-import { grownFloat64, grownInt32 } from './grow.js';
 
 export const EventKind = {
   /** orderId account market outcome side orderType priceUnits sizeMicros matchedMicros
@@ -51,43 +52,55 @@ export const ACCEPTED_RESTS = 1;
 export const MARKET_ACCEPTING = 1;
 export const MARKET_RESOLVED = 2;
 
+/** Numeric fields of a row (offsets into its NUMBERS_PER_ROW numbers). */
+export const Field = {
+  kind: 0,
+  seq: 1,
+  code: 2,
+  market: 3,
+  outcome: 4,
+  side: 5,
+  orderType: 6,
+  priceUnits: 7,
+  makerOutcome: 8,
+  makerSide: 9,
+  makerPriceUnits: 10,
+  fillIndex: 11,
+  flags: 12,
+  tickUnits: 13,
+  feeBps: 14,
+  sizeMicros: 15,
+  matchedMicros: 16,
+  remainingMicros: 17,
+  feeMicros: 18,
+  freeMicros: 19,
+  reservedMicros: 20,
+} as const;
+export type Field = (typeof Field)[keyof typeof Field];
+
+/** String fields of a row. */
+export const Text = { orderId: 0, account: 1, makerOrderId: 2, makerAccount: 3 } as const;
+export type Text = (typeof Text)[keyof typeof Text];
+
+const NUMBERS_PER_ROW = 24;
+const STRINGS_PER_ROW = 4;
+
 export class EventBuffer {
   count = 0;
   /** The sequence number written into every row until the engine sets the next one. */
   seqCurrent = 0;
-  kind = new Uint8Array(0);
-  seq = new Float64Array(0);
-  code = new Int32Array(0);
-  market = new Int32Array(0);
-  outcome = new Int32Array(0);
-  side = new Int32Array(0);
-  orderType = new Int32Array(0);
-  priceUnits = new Int32Array(0);
-  makerOutcome = new Int32Array(0);
-  makerSide = new Int32Array(0);
-  makerPriceUnits = new Int32Array(0);
-  fillIndex = new Int32Array(0);
-  flags = new Int32Array(0);
-  tickUnits = new Int32Array(0);
-  feeBps = new Int32Array(0);
-  sizeMicros = new Float64Array(0);
-  matchedMicros = new Float64Array(0);
-  remainingMicros = new Float64Array(0);
-  feeMicros = new Float64Array(0);
-  freeMicros = new Float64Array(0);
-  reservedMicros = new Float64Array(0);
-  orderId: string[] = [];
-  account: string[] = [];
-  makerOrderId: string[] = [];
-  makerAccount: string[] = [];
+  private numbers: Float64Array;
+  private strings: string[] = [];
+  private rowsMax = 0;
 
   constructor(initialCapacity: number) {
     assert(Number.isInteger(initialCapacity) && initialCapacity > 0, 'event buffer capacity');
+    this.numbers = new Float64Array(0);
     this.resize(initialCapacity);
   }
 
   capacity(): number {
-    return this.kind.length;
+    return this.rowsMax;
   }
 
   /** Forgets every row (string references are overwritten as rows are reused). */
@@ -95,150 +108,174 @@ export class EventBuffer {
     this.count = 0;
   }
 
-  pushOrder(
-    kind: EventKind, orderId: string, account: string, market: number, outcome: number,
-    side: number, priceUnits: number, sizeMicros: number,
-  ): number {
+  kindOf(row: number): EventKind {
+    return this.numbers[row * NUMBERS_PER_ROW]! as EventKind;
+  }
+
+  /** A numeric field of a row. */
+  get(row: number, field: Field): number {
+    return this.numbers[row * NUMBERS_PER_ROW + field]!;
+  }
+
+  /** A string field of a row. */
+  text(row: number, field: Text): string {
+    return this.strings[row * STRINGS_PER_ROW + field]!;
+  }
+
+  /** ORDER_ACCEPTED, after the order's fills. */
+  pushAccepted(
+    orderId: string, account: string, market: number, outcome: number, side: number, orderType: number,
+    priceUnits: number, sizeMicros: number, matchedMicros: number, remainingMicros: number, flags: number,
+  ): void {
+    const row = this.row(EventKind.ORDER_ACCEPTED);
+    this.setOrderAndAccount(row, orderId, account);
+    const base = row * NUMBERS_PER_ROW;
+    this.setOrder(base, market, outcome, side, priceUnits, sizeMicros);
+    const numbers = this.numbers;
+    numbers[base + Field.orderType] = orderType;
+    numbers[base + Field.matchedMicros] = matchedMicros;
+    numbers[base + Field.remainingMicros] = remainingMicros;
+    numbers[base + Field.flags] = flags;
+  }
+
+  pushRejected(
+    orderId: string, account: string, market: number, outcome: number, side: number, orderType: number,
+    priceUnits: number, sizeMicros: number, code: number,
+  ): void {
+    const row = this.row(EventKind.ORDER_REJECTED);
+    this.setOrderAndAccount(row, orderId, account);
+    const base = row * NUMBERS_PER_ROW;
+    this.setOrder(base, market, outcome, side, priceUnits, sizeMicros);
+    const numbers = this.numbers;
+    numbers[base + Field.orderType] = orderType;
+    numbers[base + Field.code] = code;
+  }
+
+  /**
+   * ORDER_UPDATED (a resting order was filled; code unused) or ORDER_CANCELLED (code is the
+   * CancelReason): the order's progress after the change.
+   */
+  pushProgress(
+    kind: typeof EventKind.ORDER_UPDATED | typeof EventKind.ORDER_CANCELLED, orderId: string, account: string,
+    market: number, outcome: number, side: number, priceUnits: number, sizeMicros: number, matchedMicros: number,
+    remainingMicros: number, code: number,
+  ): void {
     const row = this.row(kind);
-    this.orderId[row] = orderId;
-    this.account[row] = account;
-    this.market[row] = market;
-    this.outcome[row] = outcome;
-    this.side[row] = side;
-    this.priceUnits[row] = priceUnits;
-    this.sizeMicros[row] = sizeMicros;
-    return row;
-  }
-
-  /** Adds the progress columns to an order row. */
-  setProgress(row: number, matchedMicros: number, remainingMicros: number): void {
-    this.matchedMicros[row] = matchedMicros;
-    this.remainingMicros[row] = remainingMicros;
-  }
-
-  setCode(row: number, code: number): void {
-    this.code[row] = code;
-  }
-
-  setOrderType(row: number, orderType: number): void {
-    this.orderType[row] = orderType;
-  }
-
-  setFlags(row: number, flags: number): void {
-    this.flags[row] = flags;
+    this.setOrderAndAccount(row, orderId, account);
+    const base = row * NUMBERS_PER_ROW;
+    this.setOrder(base, market, outcome, side, priceUnits, sizeMicros);
+    const numbers = this.numbers;
+    numbers[base + Field.matchedMicros] = matchedMicros;
+    numbers[base + Field.remainingMicros] = remainingMicros;
+    numbers[base + Field.code] = code;
   }
 
   pushCancelRejected(orderId: string, account: string, code: number): void {
     const row = this.row(EventKind.CANCEL_REJECTED);
-    this.orderId[row] = orderId;
-    this.account[row] = account;
-    this.code[row] = code;
+    this.setOrderAndAccount(row, orderId, account);
+    const base = row * NUMBERS_PER_ROW;
+    this.numbers[base + Field.code] = code;
   }
 
-  /** Writes the taker's columns of a fill; the caller adds the maker's with setFillMaker. */
+  /** A fill: the taker's order, token, side and price, then the maker's. */
   pushFill(
-    fillIndex: number, orderId: string, account: string, market: number, outcome: number,
-    side: number, priceUnits: number, sizeMicros: number, feeMicros: number, fillKind: FillKind,
-  ): number {
+    fillIndex: number, orderId: string, account: string, market: number, outcome: number, side: number,
+    priceUnits: number, sizeMicros: number, feeMicros: number, fillKind: FillKind, makerOrderId: string,
+    makerAccount: string, makerOutcome: number, makerSide: number, makerPriceUnits: number,
+  ): void {
     const row = this.row(EventKind.FILL);
-    this.fillIndex[row] = fillIndex;
-    this.orderId[row] = orderId;
-    this.account[row] = account;
-    this.market[row] = market;
-    this.outcome[row] = outcome;
-    this.side[row] = side;
-    this.priceUnits[row] = priceUnits;
-    this.sizeMicros[row] = sizeMicros;
-    this.feeMicros[row] = feeMicros;
-    this.code[row] = fillKind;
-    return row;
-  }
-
-  setFillMaker(row: number, orderId: string, account: string, outcome: number, side: number, priceUnits: number): void {
-    this.makerOrderId[row] = orderId;
-    this.makerAccount[row] = account;
-    this.makerOutcome[row] = outcome;
-    this.makerSide[row] = side;
-    this.makerPriceUnits[row] = priceUnits;
+    this.setOrderAndAccount(row, orderId, account);
+    const base = row * NUMBERS_PER_ROW;
+    this.setOrder(base, market, outcome, side, priceUnits, sizeMicros);
+    const numbers = this.numbers;
+    numbers[base + Field.fillIndex] = fillIndex;
+    numbers[base + Field.feeMicros] = feeMicros;
+    numbers[base + Field.code] = fillKind;
+    numbers[base + Field.makerOutcome] = makerOutcome;
+    numbers[base + Field.makerSide] = makerSide;
+    numbers[base + Field.makerPriceUnits] = makerPriceUnits;
+    const strings = row * STRINGS_PER_ROW;
+    this.strings[strings + Text.makerOrderId] = makerOrderId;
+    this.strings[strings + Text.makerAccount] = makerAccount;
   }
 
   pushLevel(market: number, bookSide: number, priceUnits: number, sizeMicros: number): void {
     const row = this.row(EventKind.LEVEL);
-    this.market[row] = market;
-    this.side[row] = bookSide;
-    this.priceUnits[row] = priceUnits;
-    this.sizeMicros[row] = sizeMicros;
+    const base = row * NUMBERS_PER_ROW;
+    const numbers = this.numbers;
+    numbers[base + Field.market] = market;
+    numbers[base + Field.side] = bookSide;
+    numbers[base + Field.priceUnits] = priceUnits;
+    numbers[base + Field.sizeMicros] = sizeMicros;
   }
 
   pushBalance(account: string, market: number, outcome: number, freeMicros: number, reservedMicros: number): void {
     const row = this.row(EventKind.BALANCE);
-    this.account[row] = account;
-    this.market[row] = market;
-    this.outcome[row] = outcome;
-    this.freeMicros[row] = freeMicros;
-    this.reservedMicros[row] = reservedMicros;
+    this.strings[row * STRINGS_PER_ROW + Text.account] = account;
+    const base = row * NUMBERS_PER_ROW;
+    const numbers = this.numbers;
+    numbers[base + Field.market] = market;
+    numbers[base + Field.outcome] = outcome;
+    numbers[base + Field.freeMicros] = freeMicros;
+    numbers[base + Field.reservedMicros] = reservedMicros;
   }
 
   pushMarket(
     market: number, tickUnits: number, minSizeMicros: number, feeBps: number, flags: number, winner: number,
   ): void {
     const row = this.row(EventKind.MARKET);
-    this.market[row] = market;
-    this.tickUnits[row] = tickUnits;
-    this.sizeMicros[row] = minSizeMicros;
-    this.feeBps[row] = feeBps;
-    this.flags[row] = flags;
-    this.outcome[row] = winner;
+    const base = row * NUMBERS_PER_ROW;
+    const numbers = this.numbers;
+    numbers[base + Field.market] = market;
+    numbers[base + Field.tickUnits] = tickUnits;
+    numbers[base + Field.sizeMicros] = minSizeMicros;
+    numbers[base + Field.feeBps] = feeBps;
+    numbers[base + Field.flags] = flags;
+    numbers[base + Field.outcome] = winner;
   }
 
   pushCommandRejected(code: number, market: number, account: string): void {
     const row = this.row(EventKind.COMMAND_REJECTED);
-    this.code[row] = code;
-    this.market[row] = market;
-    this.account[row] = account;
+    this.strings[row * STRINGS_PER_ROW + Text.account] = account;
+    const base = row * NUMBERS_PER_ROW;
+    this.numbers[base + Field.code] = code;
+    this.numbers[base + Field.market] = market;
   }
 
-  /** Claims the next row, writing its kind and sequence number. */
-  row(kind: EventKind): number {
-    if (this.count === this.kind.length) this.resize(this.kind.length * 2);
+  /** Claims the next row, writing its kind and sequence number; returns its index. */
+  private row(kind: EventKind): number {
     const row = this.count;
+    if (row === this.rowsMax) this.resize(2 * row);
     this.count = row + 1;
-    this.kind[row] = kind;
-    this.seq[row] = this.seqCurrent;
+    const base = row * NUMBERS_PER_ROW;
+    this.numbers[base + Field.kind] = kind;
+    this.numbers[base + Field.seq] = this.seqCurrent;
     return row;
   }
 
-  private resize(capacity: number): void {
-    assert(capacity <= EVENTS_CAPACITY_LIMIT, 'event buffer: the consumer clears it');
-    this.kind = growUint8(this.kind, capacity);
-    this.seq = grownFloat64(this.seq, capacity);
-    this.code = grownInt32(this.code, capacity, 0);
-    this.market = grownInt32(this.market, capacity, 0);
-    this.outcome = grownInt32(this.outcome, capacity, 0);
-    this.side = grownInt32(this.side, capacity, 0);
-    this.orderType = grownInt32(this.orderType, capacity, 0);
-    this.priceUnits = grownInt32(this.priceUnits, capacity, 0);
-    this.makerOutcome = grownInt32(this.makerOutcome, capacity, 0);
-    this.makerSide = grownInt32(this.makerSide, capacity, 0);
-    this.makerPriceUnits = grownInt32(this.makerPriceUnits, capacity, 0);
-    this.fillIndex = grownInt32(this.fillIndex, capacity, 0);
-    this.flags = grownInt32(this.flags, capacity, 0);
-    this.tickUnits = grownInt32(this.tickUnits, capacity, 0);
-    this.feeBps = grownInt32(this.feeBps, capacity, 0);
-    this.sizeMicros = grownFloat64(this.sizeMicros, capacity);
-    this.matchedMicros = grownFloat64(this.matchedMicros, capacity);
-    this.remainingMicros = grownFloat64(this.remainingMicros, capacity);
-    this.feeMicros = grownFloat64(this.feeMicros, capacity);
-    this.freeMicros = grownFloat64(this.freeMicros, capacity);
-    this.reservedMicros = grownFloat64(this.reservedMicros, capacity);
-    for (const column of [this.orderId, this.account, this.makerOrderId, this.makerAccount]) {
-      while (column.length < capacity) column.push('');
-    }
+  /** The fields every order event has: market, token, side, price and size. */
+  private setOrder(base: number, market: number, outcome: number, side: number, priceUnits: number, sizeMicros: number): void {
+    const numbers = this.numbers;
+    numbers[base + Field.market] = market;
+    numbers[base + Field.outcome] = outcome;
+    numbers[base + Field.side] = side;
+    numbers[base + Field.priceUnits] = priceUnits;
+    numbers[base + Field.sizeMicros] = sizeMicros;
   }
-}
 
-function growUint8(array: Uint8Array, capacity: number): Uint8Array<ArrayBuffer> {
-  const grown = new Uint8Array(capacity);
-  grown.set(array);
-  return grown;
+  /** Writes a row's order id and account (kinds without them leave the fields as they were). */
+  private setOrderAndAccount(row: number, orderId: string, account: string): void {
+    const strings = row * STRINGS_PER_ROW;
+    this.strings[strings + Text.orderId] = orderId;
+    this.strings[strings + Text.account] = account;
+  }
+
+  private resize(rows: number): void {
+    assert(rows <= EVENTS_CAPACITY_LIMIT, 'event buffer: the consumer clears it');
+    const numbers = new Float64Array(rows * NUMBERS_PER_ROW);
+    numbers.set(this.numbers);
+    this.numbers = numbers;
+    while (this.strings.length < rows * STRINGS_PER_ROW) this.strings.push('');
+    this.rowsMax = rows;
+  }
 }

@@ -14,7 +14,6 @@ import { OrderType, Side } from './command.js';
 import { isWholeLots, notionalMicros } from './notional.js';
 import { NIL } from './ladder.js';
 import { bookPriceOf } from './book.js';
-import { historyRef } from './order_lifecycle.js';
 import type { EngineState } from './state.js';
 
 /** Finished orders whose index entry one per-command check looks at. */
@@ -86,8 +85,8 @@ function checkOrder(state: EngineState, slot: number, expected: ExpectedReserves
   assert(orders.expirationOf(slot) === 0 || orders.expirationOf(slot) > state.timeMs, 'no expired order rests');
   assert(state.ledger.positions.find(orders.accountOf(slot), orders.marketOf(slot)) === orders.positionOf(slot),
     'order knows its position');
-  const position = state.ids.find(orders.idOf(slot), orders.idHashOf(slot));
-  assert(position >= 0 && state.ids.valueAt(position) === slot, 'live order is indexed');
+  assert(orders.idHashOf(slot) === state.hashId(orders.idOf(slot)), 'live order keeps its id hash');
+  assert(state.live.find(orders.idOf(slot), orders.idHashOf(slot)) === slot, 'live order is indexed');
   if (orders.sideOf(slot) === Side.Buy) {
     const price = bookPriceOf(orders.outcomeOf(slot), orders.levelOf(slot));
     const account = orders.accountOf(slot);
@@ -139,14 +138,17 @@ function checkShares(state: EngineState, expected: Map<number, number>): void {
 function checkIds(state: EngineState, wholeHistory: boolean): void {
   const orders = state.orders;
   const history = state.history;
-  assert(state.ids.size() === orders.count() + history.count(), 'ids index live and finished orders');
+  assert(state.live.size() === orders.count(), 'the live index holds the live orders');
+  assert(state.finished.size() === history.count(), 'the finished index holds the remembered orders');
   const count = history.count();
   const checks = wholeHistory ? count : Math.min(count, HISTORY_WINDOW);
   for (let check = 0; check < checks; check += 1) {
     state.historyCheckCursor = state.historyCheckCursor + 1 < count ? state.historyCheckCursor + 1 : 0;
     const entry = history.entryAt(wholeHistory ? check : state.historyCheckCursor);
-    const position = state.ids.find(history.id[entry]!, history.idHash[entry]!);
-    assert(position >= 0 && state.ids.valueAt(position) === historyRef(entry), 'finished order is indexed');
+    const id = history.id[entry]!;
+    assert(history.idHash[entry] === state.hashId(id), 'a finished order keeps its id hash');
+    assert(state.finished.find(id, state.hashId(id)) === entry, 'finished order is indexed');
+    assert(state.live.find(id, state.hashId(id)) === -1, 'a finished order is not live');
   }
 }
 

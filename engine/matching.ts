@@ -84,11 +84,11 @@ function fillResting(state: EngineState, book: Book, slot: number, level: number
   settleMaker(state, slot, notionalMicros(makerPrice, size), size);
   if (kind !== FillKind.NORMAL) state.ledger.changeSets(taker.market, kind === FillKind.MINT ? size : -size);
   taker.remainingMicros -= size;
-  const row = state.events.pushFill(
-    state.fillIndex, taker.orderId, taker.address, taker.market, taker.outcome, taker.side, takerPrice, size, fee, kind,
-  );
   const makerAddress = state.ledger.accounts.addressOf(orders.accountOf(slot));
-  state.events.setFillMaker(row, orders.idOf(slot), makerAddress, makerOutcome, makerSide, makerPrice);
+  state.events.pushFill(
+    state.fillIndex, taker.orderId, taker.address, taker.market, taker.outcome, taker.side, takerPrice, size, fee, kind,
+    orders.idOf(slot), makerAddress, makerOutcome, makerSide, makerPrice,
+  );
   state.fillIndex += 1;
   updateResting(state, book, slot, level, size, makerAddress, makerPrice);
 }
@@ -131,10 +131,9 @@ function updateResting(
   else book.reduce(side, level, sizeMicros);
   orders.setRemaining(slot, remaining);
   const original = orders.originalOf(slot);
-  const row = state.events.pushOrder(
+  state.events.pushProgress(
     EventKind.ORDER_UPDATED, orders.idOf(slot), makerAddress, orders.marketOf(slot), orders.outcomeOf(slot),
-    orders.sideOf(slot), makerPrice, original,
+    orders.sideOf(slot), makerPrice, original, original - remaining, remaining, 0,
   );
-  state.events.setProgress(row, original - remaining, remaining);
   if (remaining === 0) finishLive(state, slot, CancelReason.NONE);
 }

@@ -8,6 +8,7 @@ import type { CancelReason } from './order_status.js';
 export class OrderHistory {
   readonly capacity: number;
   readonly id: string[];
+  /** The id's hash (state.hashId), so forgetting an entry finds its index bucket without the id. */
   readonly idHash: Int32Array;
   readonly account: Int32Array;
   readonly market: Int32Array;
@@ -22,6 +23,8 @@ export class OrderHistory {
   readonly expirationMs: Float64Array;
   readonly finishedAtMs: Float64Array;
   private oldestEntry = 0;
+  /** Where the next entry goes: (oldest + count) mod capacity, kept to avoid the division. */
+  private nextEntry = 0;
   private entries = 0;
 
   constructor(capacity: number) {
@@ -68,19 +71,19 @@ export class OrderHistory {
   /** Claims the newest entry; the caller fills its columns. */
   append(): number {
     assert(this.entries < this.capacity, 'append: the caller drops the oldest first');
-    const entry = (this.oldestEntry + this.entries) % this.capacity;
+    const entry = this.nextEntry;
+    this.nextEntry = entry + 1 === this.capacity ? 0 : entry + 1;
     this.entries += 1;
     return entry;
   }
 
   /** Writes every column of `entry`. */
   record(
-    entry: number, id: string, idHash: number, account: number, market: number, outcome: number, side: number,
+    entry: number, id: string, account: number, market: number, outcome: number, side: number,
     orderType: number, bookPrice: number, originalMicros: number, matchedMicros: number, cancelReason: CancelReason,
     createdAtMs: number, expirationMs: number, finishedAtMs: number,
   ): void {
     this.id[entry] = id;
-    this.idHash[entry] = idHash;
     this.account[entry] = account;
     this.market[entry] = market;
     this.outcome[entry] = outcome;

@@ -1,7 +1,6 @@
 // How an order ends: a live order is cancelled (its remainder leaves the book and its reserve is
 // released) or filled, and every finished order, resting or not, moves into the bounded history
-// where its id keeps rejecting duplicates. The id table maps a live id to its slot (≥ 0) and a
-// finished id to its history entry (encoded below zero).
+// where its id keeps rejecting duplicates: out of the live index, into the finished one.
 import { bookPriceOf, bookSideOf } from './book.js';
 import { Side } from './command.js';
 import { notionalMicros } from './notional.js';
@@ -9,54 +8,48 @@ import { EventKind } from './events.js';
 import { CancelReason } from './order_status.js';
 import type { EngineState } from './state.js';
 
-/** Id-table value of history entry `entry`. */
-export function historyRef(entry: number): number {
-  return -entry - 1;
-}
-
-/** History entry of an id-table value below zero. */
-export function historyEntryOf(ref: number): number {
-  return -ref - 1;
-}
-
-/** Claims a history entry, forgetting the oldest finished order when the ring is full. */
-function claimHistoryEntry(state: EngineState): number {
+/**
+ * Claims a history entry for an order hashed as `idHash` and indexes it, forgetting the oldest
+ * finished order when the ring is full; the caller records the entry's columns.
+ */
+export function claimHistoryEntry(state: EngineState, idHash: number): number {
   const history = state.history;
   if (history.isFull()) {
     const oldest = history.oldest();
-    state.ids.deleteAt(state.ids.findValue(history.idHash[oldest]!, historyRef(oldest)));
+    state.finished.remove(history.idHash[oldest]!, oldest);
     history.dropOldest();
   }
-  return history.append();
+  const entry = history.append();
+  history.idHash[entry] = idHash;
+  state.finished.add(idHash, entry);
+  return entry;
 }
 
 /** Moves a live order, already off the book, into history and frees its slot. */
 export function finishLive(state: EngineState, slot: number, reason: CancelReason): void {
   const orders = state.orders;
   orders.unlinkFromAccount(slot, state.ledger.accounts);
-  const id = orders.idOf(slot);
   const idHash = orders.idHashOf(slot);
-  const entry = claimHistoryEntry(state);
+  state.live.remove(idHash, slot);
+  const entry = claimHistoryEntry(state, idHash);
   state.history.record(
-    entry, id, idHash, orders.accountOf(slot), orders.marketOf(slot), orders.outcomeOf(slot), orders.sideOf(slot),
+    entry, orders.idOf(slot), orders.accountOf(slot), orders.marketOf(slot), orders.outcomeOf(slot), orders.sideOf(slot),
     orders.orderTypeOf(slot), orders.levelOf(slot), orders.originalOf(slot),
     orders.originalOf(slot) - orders.remainingOf(slot), reason, orders.createdAtOf(slot), orders.expirationOf(slot),
     state.timeMs,
   );
-  state.ids.setValueAt(state.ids.findValue(idHash, slot), historyRef(entry));
   orders.release(slot);
 }
 
 /** Records the order being placed, which did not rest, as finished. */
 export function finishTaker(state: EngineState, reason: CancelReason): void {
   const taker = state.taker;
-  const entry = claimHistoryEntry(state);
+  const entry = claimHistoryEntry(state, taker.idHash);
   state.history.record(
-    entry, taker.orderId, taker.idHash, taker.account, taker.market, taker.outcome, taker.side, taker.orderType,
+    entry, taker.orderId, taker.account, taker.market, taker.outcome, taker.side, taker.orderType,
     taker.bookPrice, taker.sizeMicros, taker.sizeMicros - taker.remainingMicros, reason, state.timeMs,
     taker.expirationMs, state.timeMs,
   );
-  state.ids.insert(taker.orderId, taker.idHash, historyRef(entry));
 }
 
 /** Cancels a live order: off the book, reserve released, ORDER_CANCELLED, into history. */
@@ -73,11 +66,9 @@ export function cancelLive(state: EngineState, slot: number, reason: CancelReaso
   state.markets.book(market).remove(bookSideOf(outcome, side), level, slot, remaining);
   if (side === Side.Buy) state.ledger.releaseCollateral(account, notionalMicros(priceUnits, remaining));
   else state.ledger.releaseShares(orders.positionOf(slot), outcome, remaining);
-  const row = state.events.pushOrder(
+  state.events.pushProgress(
     EventKind.ORDER_CANCELLED, orders.idOf(slot), state.ledger.accounts.addressOf(account), market, outcome, side,
-    priceUnits, original,
+    priceUnits, original, original - remaining, remaining, reason,
   );
-  state.events.setProgress(row, original - remaining, remaining);
-  state.events.setCode(row, reason);
   finishLive(state, slot, reason);
 }

@@ -55,7 +55,8 @@ export class OrderTable {
   readonly links: SlotLinks;
   private readonly words: Int32Array;
   private readonly amounts: Float64Array;
-  private readonly ids: string[];
+  /** Each live slot's order id ('' once freed; holes above the high-water mark). */
+  readonly ids: string[];
   private freeHead = NIL;
   private highWater = 0;
   private liveCount = 0;

@@ -55,7 +55,7 @@ function validateOrder(state: EngineState, command: Command): number {
   if (!isWholeLots(size)) return Reject.INVALID_SIZE_PRECISION;
   if (size > SIZE_MICROS_MAX) return Reject.SIZE_ABOVE_MAX;
   if (size < markets.minSizeMicros[market]!) return Reject.SIZE_BELOW_MIN;
-  if (state.ids.find(id, state.taker.idHash) !== -1) return Reject.DUPLICATE_ORDER;
+  if (state.knowsOrder(id, state.taker.idHash)) return Reject.DUPLICATE_ORDER;
   return 0;
 }
 
@@ -69,7 +69,7 @@ function isValidExpiration(type: number, expirationMs: number, timeMs: number): 
 function loadTaker(state: EngineState, command: Command): void {
   const taker = state.taker;
   taker.orderId = command.orderId;
-  taker.idHash = state.ids.hash(command.orderId);
+  taker.idHash = state.hashId(command.orderId);
   taker.address = command.account;
   taker.account = state.ledger.accounts.find(command.account);
   taker.position = -1;
@@ -185,37 +185,30 @@ function restTaker(state: EngineState, book: Book): void {
   );
   book.rest(taker.bookSide, taker.bookPrice, slot, taker.remainingMicros);
   orders.linkToAccount(slot, state.ledger.accounts);
-  state.ids.insert(taker.orderId, taker.idHash, slot);
+  state.live.add(taker.idHash, slot);
   if (taker.orderType === OrderType.GTD) state.expiries.push(taker.expirationMs, serial, slot, state.isLive);
 }
 
 function pushAccepted(state: EngineState, rests: boolean): void {
   const taker = state.taker;
-  const events = state.events;
-  const row = events.pushOrder(
-    EventKind.ORDER_ACCEPTED, taker.orderId, taker.address, taker.market, taker.outcome, taker.side,
-    taker.priceUnits, taker.sizeMicros,
+  state.events.pushAccepted(
+    taker.orderId, taker.address, taker.market, taker.outcome, taker.side, taker.orderType, taker.priceUnits,
+    taker.sizeMicros, taker.sizeMicros - taker.remainingMicros, taker.remainingMicros, rests ? ACCEPTED_RESTS : 0,
   );
-  events.setProgress(row, taker.sizeMicros - taker.remainingMicros, taker.remainingMicros);
-  events.setOrderType(row, taker.orderType);
-  events.setFlags(row, rests ? ACCEPTED_RESTS : 0);
 }
 
 function pushTakerCancelled(state: EngineState): void {
   const taker = state.taker;
-  const row = state.events.pushOrder(
+  state.events.pushProgress(
     EventKind.ORDER_CANCELLED, taker.orderId, taker.address, taker.market, taker.outcome, taker.side,
-    taker.priceUnits, taker.sizeMicros,
+    taker.priceUnits, taker.sizeMicros, taker.sizeMicros - taker.remainingMicros, taker.remainingMicros,
+    CancelReason.CANCELED,
   );
-  state.events.setProgress(row, taker.sizeMicros - taker.remainingMicros, taker.remainingMicros);
-  state.events.setCode(row, CancelReason.CANCELED);
 }
 
 function pushRejected(state: EngineState, command: Command, reason: number): void {
-  const row = state.events.pushOrder(
-    EventKind.ORDER_REJECTED, command.orderId, command.account, command.market, command.outcome, command.side,
-    command.priceUnits, command.sizeMicros,
+  state.events.pushRejected(
+    command.orderId, command.account, command.market, command.outcome, command.side, command.orderType,
+    command.priceUnits, command.sizeMicros, reason,
   );
-  state.events.setOrderType(row, command.orderType);
-  state.events.setCode(row, reason);
 }

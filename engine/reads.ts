@@ -3,7 +3,6 @@
 import { bookPriceOf, tokenSideOf, type BookSide } from './book.js';
 import { PRICE_UNITS_PER_ONE } from './constants.js';
 import { NIL, type Ladder } from './ladder.js';
-import { historyEntryOf } from './order_lifecycle.js';
 import { CancelReason, OrderStatus, finishedStatus } from './order_status.js';
 import type { EngineState } from './state.js';
 
@@ -105,10 +104,11 @@ function finishedOrderView(state: EngineState, entry: number): OrderView {
 
 /** A live order, or a finished one still in the engine's history; undefined otherwise. */
 export function getOrder(state: EngineState, orderId: string): OrderView | undefined {
-  const position = state.ids.find(orderId, state.ids.hash(orderId));
-  if (position === -1) return undefined;
-  const ref = state.ids.valueAt(position);
-  return ref >= 0 ? liveOrderView(state, ref) : finishedOrderView(state, historyEntryOf(ref));
+  const hash = state.hashId(orderId);
+  const slot = state.live.find(orderId, hash);
+  if (slot !== -1) return liveOrderView(state, slot);
+  const entry = state.finished.find(orderId, hash);
+  return entry === -1 ? undefined : finishedOrderView(state, entry);
 }
 
 /** The account's live orders in placement order, optionally in one market only. */

@@ -7,7 +7,7 @@ import { assert } from './assert.js';
 import { bookSideOf } from './book.js';
 import { OrderType } from './command.js';
 import { NIL, type Ladder } from './ladder.js';
-import { historyRef } from './order_lifecycle.js';
+import { claimHistoryEntry } from './order_lifecycle.js';
 import type { OrderHistory } from './order_history.js';
 import type { CancelReason } from './order_status.js';
 import { EngineState, type EngineConfig } from './state.js';
@@ -196,12 +196,13 @@ function restoreOrders(state: EngineState, snapshotOrders: SnapshotOrder[]): voi
   const orders = state.orders;
   const slots: number[] = [];
   for (const [id, account, market, outcome, side, orderType, bookPrice, original, remaining, createdAt, expiration, serial] of snapshotOrders) {
+    const hash = state.hashId(id);
     const slot = orders.allocate(
-      id, state.ids.hash(id), account, state.ledger.positions.find(account, market), market, outcome, side, orderType,
+      id, hash, account, state.ledger.positions.find(account, market), market, outcome, side, orderType,
       bookPrice, original, remaining, createdAt, expiration, serial,
     );
     state.markets.book(market).rest(bookSideOf(outcome, side), bookPrice, slot, remaining);
-    state.ids.insert(id, orders.idHashOf(slot), slot);
+    state.live.add(hash, slot);
     if (orderType === OrderType.GTD) state.expiries.push(expiration, serial, slot, state.isLive);
     slots.push(slot);
   }
@@ -213,11 +214,11 @@ function restoreOrders(state: EngineState, snapshotOrders: SnapshotOrder[]): voi
 function restoreHistory(state: EngineState, finished: SnapshotFinished[]): void {
   const h = state.history;
   for (const [id, account, market, outcome, side, orderType, bookPrice, original, matched, reason, createdAt, expiration, finishedAt] of finished) {
-    const e = h.append();
+    assert(!h.isFull(), 'restore: the history fits');
+    const e = claimHistoryEntry(state, state.hashId(id));
     h.record(
-      e, id, state.ids.hash(id), account, market, outcome, side, orderType, bookPrice, original, matched,
-      reason as CancelReason, createdAt, expiration, finishedAt,
+      e, id, account, market, outcome, side, orderType, bookPrice, original, matched, reason as CancelReason, createdAt,
+      expiration, finishedAt,
     );
-    state.ids.insert(id, h.idHash[e]!, historyRef(e));
   }
 }

@@ -10,7 +10,9 @@ import {
 import { DirtyList } from './dirty_list.js';
 import { EventBuffer } from './events.js';
 import { ExpiryHeap } from './expiry_heap.js';
-import { IdTable } from './id_table.js';
+import { FinishedIndex } from './finished_index.js';
+import { hashOrderId } from './id_buckets.js';
+import { LiveIndex } from './live_index.js';
 import { Ledger } from './ledger.js';
 import { Markets } from './markets.js';
 import { OrderHistory } from './order_history.js';
@@ -91,8 +93,11 @@ function checkRange(name: string, value: number, max: number): void {
 export class EngineState {
   readonly config: EngineConfig;
   readonly orders: OrderTable;
-  readonly ids: IdTable;
+  /** Live order id → slot. */
+  readonly live: LiveIndex;
   readonly history: OrderHistory;
+  /** Finished order id → history entry. */
+  readonly finished: FinishedIndex;
   readonly expiries: ExpiryHeap;
   readonly levels: DirtyList;
   readonly markets: Markets;
@@ -114,8 +119,9 @@ export class EngineState {
   constructor(config: EngineConfig) {
     this.config = config;
     this.orders = new OrderTable(config.orderSlots);
-    this.ids = new IdTable(config.orderSlots + config.orderHistory, config.hashSeed);
+    this.live = new LiveIndex(this.orders);
     this.history = new OrderHistory(config.orderHistory);
+    this.finished = new FinishedIndex(this.history);
     this.expiries = new ExpiryHeap(2 * config.orderSlots);
     this.levels = new DirtyList(64);
     this.markets = new Markets(config.marketsMax, this.orders.links, this.levels);
@@ -123,5 +129,15 @@ export class EngineState {
     this.events = new EventBuffer(config.eventsCapacity);
     this.isLive = (slot, serial) => this.orders.isLive(slot) && this.orders.serialOf(slot) === serial;
     assert(this.expiries.capacity > this.orders.capacity, 'expiry heap outgrows the live orders');
+  }
+
+  /** The hash both id indexes use for `orderId` (seeded, 30 bits). */
+  hashId(orderId: string): number {
+    return hashOrderId(orderId, this.config.hashSeed);
+  }
+
+  /** Whether `orderId` is live or a remembered finished order. */
+  knowsOrder(orderId: string, hash: number): boolean {
+    return this.live.find(orderId, hash) !== -1 || this.finished.find(orderId, hash) !== -1;
   }
 }

@@ -1,15 +1,19 @@
 // The engine's small data structures against obvious models: the level bitmap, the order-id
-// table, the pair table, the expiry heap, the dirty list's sort, the fee formula and the event
+// indexes, the pair table, the expiry heap, the dirty list's sort, the fee formula and the event
 // buffer's growth.
 import assert from 'node:assert/strict';
 import { describe as suite, test } from 'node:test';
 import { Command, CommandKind, OrderType, Side, copyCommand, makeCommand } from '../../engine/command.js';
-import { DirtyList } from '../../engine/dirty_list.js';
+import { DirtyList, KEY_SPAN } from '../../engine/dirty_list.js';
 import { eventsToObjects } from '../../engine/event_objects.js';
-import { EventBuffer, EventKind, FillKind } from '../../engine/events.js';
+import { EventBuffer, FillKind } from '../../engine/events.js';
 import { ExpiryHeap } from '../../engine/expiry_heap.js';
 import { takerFeeMicros } from '../../engine/fee.js';
-import { IdTable } from '../../engine/id_table.js';
+import { FinishedIndex } from '../../engine/finished_index.js';
+import { hashOrderId, IdBuckets } from '../../engine/id_buckets.js';
+import { LiveIndex } from '../../engine/live_index.js';
+import { OrderHistory } from '../../engine/order_history.js';
+import { OrderTable } from '../../engine/orders.js';
 import { LevelBitmap } from '../../engine/level_bitmap.js';
 import { PairTable } from '../../engine/pair_table.js';
 import { Prng } from './prng.js';
@@ -34,28 +38,83 @@ suite('structures', () => {
     }
   });
 
-  test('the id table behaves like a Map through inserts, updates and back-shifting deletes', () => {
+  test('the id buckets behave like a Map through inserts, growth and back-shifting deletes', () => {
     const prng = new Prng(5);
-    const table = new IdTable(500, 77);
+    const buckets = new IdBuckets(600);
+    const model = new Map<number, number>();
+    for (let step = 0; step < 60_000; step += 1) {
+      // Few distinct hashes, so long probe chains, collisions and wrap-around all happen.
+      const key = prng.below(900);
+      const hash = key % 7 === 0 ? 5 : hashOrderId(String(key), 3);
+      const value = key;
+      if (!model.has(key) && model.size < 600) {
+        buckets.reserveOne();
+        buckets.insert(hash, value);
+        model.set(key, hash);
+      } else if (model.has(key)) {
+        buckets.deleteAt(buckets.find(hash, value));
+        model.delete(key);
+      }
+      assert.equal(buckets.entries, model.size);
+    }
+    for (const [key, hash] of model) assert.equal(buckets.valueAt(buckets.find(hash, key)), key);
+    assert.ok(buckets.buckets() <= buckets.bucketsMax && buckets.bucketsMax === 2048);
+  });
+
+  test('the live index finds exactly the resting ids, through collisions and removals', () => {
+    const prng = new Prng(6);
+    const orders = new OrderTable(400);
+    const index = new LiveIndex(orders);
     const model = new Map<string, number>();
-    for (let step = 0; step < 50_000; step += 1) {
+    for (let step = 0; step < 40_000; step += 1) {
       const id = `0x${prng.below(700).toString(16)}`;
-      const hash = table.hash(id);
-      const position = table.find(id, hash);
-      assert.equal(position === -1, !model.has(id));
-      if (position === -1 && model.size < 500) {
-        table.insert(id, hash, step);
-        model.set(id, step);
-      } else if (position !== -1 && prng.chance(0.5)) {
-        table.deleteAt(position);
+      // A third of the ids share one hash, so probes must compare the ids themselves.
+      const hash = id.length % 3 === 0 ? 17 : hashOrderId(id, 0);
+      const slot = model.get(id);
+      assert.equal(index.find(id, hash), slot ?? -1);
+      if (slot === undefined && orders.hasFreeSlot()) {
+        const fresh = orders.allocate(id, hash, 0, 0, 0, 0, 0, 0, 100, 1, 1, 0, 0, step);
+        index.add(hash, fresh);
+        model.set(id, fresh);
+      } else if (slot !== undefined) {
+        index.remove(hash, slot);
+        orders.release(slot);
         model.delete(id);
-      } else if (position !== -1) {
-        assert.equal(table.valueAt(position), model.get(id));
-        table.setValueAt(position, -step);
-        model.set(id, -step);
+      }
+      assert.equal(index.size(), model.size);
+    }
+  });
+
+  test('the finished index finds exactly the ids the history ring still holds', () => {
+    for (const capacity of [1, 5, 64, 1000]) {
+      const prng = new Prng(7 + capacity);
+      const history = new OrderHistory(capacity);
+      const index = new FinishedIndex(history);
+      const window: string[] = [];
+      for (let step = 0; step < 30_000; step += 1) {
+        // Ids come back after being forgotten; a fifth share one hash to force collisions.
+        const id = `0x${prng.below(3 * capacity + 5).toString(16)}`;
+        const hash = id.length % 5 === 0 ? 9 : hashOrderId(id, 1);
+        const entry = index.find(id, hash);
+        if (window.includes(id)) {
+          assert.equal(history.id[entry], id);
+          continue;
+        }
+        assert.equal(entry, -1, `step ${step}: ${id} was forgotten`);
+        if (history.isFull()) {
+          const oldest = history.oldest();
+          index.remove(history.idHash[oldest]!, oldest);
+          history.dropOldest();
+          window.shift();
+        }
+        const fresh = history.append();
+        history.id[fresh] = id;
+        history.idHash[fresh] = hash;
+        index.add(hash, fresh);
+        window.push(id);
+        assert.equal(index.size(), window.length);
       }
     }
-    assert.equal(table.size(), model.size);
   });
 
   test('the pair table behaves like a Map and keeps working as it grows', () => {
@@ -96,21 +155,28 @@ suite('structures', () => {
     assert.equal(popped.length, live.size);
   });
 
-  test('the dirty list sorts its items by key pair, carrying their reference and start values', () => {
+  test('the dirty list orders its items by key pair, each keeping its reference and start values', () => {
     const prng = new Prng(17);
     const list = new DirtyList(2);
-    const keys = new Map<string, [number, number]>();
-    while (keys.size < 3000) {
-      const pair: [number, number] = [prng.below(50), prng.below(1e6)];
-      keys.set(pair.join(':'), pair);
+    for (const count of [0, 1, 2, 7, 3000]) {
+      const keys = new Map<string, [number, number]>();
+      while (keys.size < count) {
+        const pair: [number, number] = [prng.below(1 << 22), prng.below(KEY_SPAN)];
+        keys.set(pair.join(':'), pair);
+      }
+      for (const [first, second] of keys.values()) list.add(first, second, first % 1000 + second, first * 2, second * 2);
+      list.sort();
+      const sorted = [...keys.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      assert.equal(list.length, count);
+      sorted.forEach(([first, second], index) => {
+        const item = list.order[index]!;
+        assert.deepEqual(
+          [list.keys[item], list.refs[item], list.startsA[item], list.startsB[item]],
+          [first * KEY_SPAN + second, first % 1000 + second, first * 2, second * 2],
+        );
+      });
+      list.clear();
     }
-    for (const [first, second] of keys.values()) list.add(first, second, first + second, first * 2, second * 2);
-    list.sort();
-    const sorted = [...keys.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    sorted.forEach(([first, second], index) => assert.deepEqual(
-      [list.first(index), list.second(index), list.ref(index), list.startA(index), list.startB(index)],
-      [first, second, first + second, first * 2, second * 2],
-    ));
   });
 
   test('the fee is floor(notional × bps / 10 000), exact up to the largest notional', () => {
@@ -137,8 +203,7 @@ suite('structures', () => {
     const buffer = new EventBuffer(2);
     for (let index = 0; index < 100; index += 1) {
       buffer.seqCurrent = index;
-      const row = buffer.pushFill(index, `t${index}`, 'taker', 1, 0, 0, 4000, 10_000, 1, FillKind.MINT);
-      buffer.setFillMaker(row, `m${index}`, 'maker', 1, 0, 6000);
+      buffer.pushFill(index, `t${index}`, 'taker', 1, 0, 0, 4000, 10_000, 1, FillKind.MINT, `m${index}`, 'maker', 1, 0, 6000);
     }
     assert.equal(buffer.count, 100);
     assert.ok(buffer.capacity() >= 100);
@@ -151,6 +216,7 @@ suite('structures', () => {
     });
     buffer.clear();
     assert.equal(buffer.count, 0);
-    assert.equal(buffer.row(EventKind.LEVEL), 0);
+    buffer.pushLevel(2, 1, 5000, 7);
+    assert.deepEqual(eventsToObjects(buffer), [{ kind: 'LEVEL', seq: 99, market: 2, side: 1, priceUnits: 5000, sizeMicros: 7 }]);
   });
 });
