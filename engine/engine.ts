@@ -40,17 +40,24 @@ export class Engine {
   readonly events: EventBuffer;
   private readonly state: EngineState;
 
-  /** A new, empty engine; or, given a snapshot, the engine it recorded (options.verify applies). */
+  /** A new, empty engine; or, given a snapshot, the engine it recorded (see restore). */
   constructor(options: EngineOptions, snapshot?: EngineSnapshot) {
     const config = resolveOptions(options);
-    this.state = snapshot === undefined ? new EngineState(config) : restoreState(snapshot, config.verify);
+    this.state = snapshot === undefined ? new EngineState(config) : restoreState(snapshot, config);
     this.events = this.state.events;
     if (snapshot !== undefined && config.verify) checkInvariants(this.state, true);
   }
 
-  /** An engine in exactly the state `snapshot` recorded; `verify` defaults to the snapshot's. */
-  static restore(snapshot: EngineSnapshot, verify?: boolean): Engine {
-    return new Engine({ ...snapshot.config, verify: verify ?? snapshot.config.verify }, snapshot);
+  /**
+   * An engine in exactly the state `snapshot` recorded, with the snapshot's options except
+   * those given here: `verify`, and `orderHistory` (a smaller history keeps the newest finished
+   * orders; the history is not part of the state hash).
+   */
+  static restore(snapshot: EngineSnapshot, overrides: { readonly verify?: boolean | undefined; readonly orderHistory?: number | undefined } = {}): Engine {
+    return new Engine({
+      ...snapshot.config, verify: overrides.verify ?? snapshot.config.verify,
+      orderHistory: overrides.orderHistory ?? snapshot.config.orderHistory,
+    }, snapshot);
   }
 
   get config(): EngineConfig {

@@ -25,6 +25,8 @@ export interface OrderAcceptedEvent extends OrderFields {
   readonly orderType: number;
   readonly matchedMicros: number;
   readonly remainingMicros: number;
+  /** 0 unless GTD. */
+  readonly expirationMs: number;
   readonly rests: boolean;
 }
 
@@ -34,16 +36,21 @@ export interface OrderRejectedEvent extends OrderFields {
   readonly reason: Reject;
 }
 
-export interface OrderUpdatedEvent extends OrderFields {
-  readonly kind: 'ORDER_UPDATED';
+/** What an event about a placed order's progress carries besides its fields. */
+interface ProgressFields extends OrderFields {
+  readonly orderType: number;
   readonly matchedMicros: number;
   readonly remainingMicros: number;
+  readonly createdAtMs: number;
+  readonly expirationMs: number;
 }
 
-export interface OrderCancelledEvent extends OrderFields {
+export interface OrderUpdatedEvent extends ProgressFields {
+  readonly kind: 'ORDER_UPDATED';
+}
+
+export interface OrderCancelledEvent extends ProgressFields {
   readonly kind: 'ORDER_CANCELLED';
-  readonly matchedMicros: number;
-  readonly remainingMicros: number;
   readonly reason: CancelReason;
 }
 
@@ -133,23 +140,16 @@ export function eventAt(buffer: EventBuffer, row: number): EngineEvent {
       return {
         kind: 'ORDER_ACCEPTED', ...orderFields(buffer, row), orderType: buffer.get(row, Field.orderType),
         matchedMicros: buffer.get(row, Field.matchedMicros), remainingMicros: buffer.get(row, Field.remainingMicros),
-        rests: (buffer.get(row, Field.flags) & ACCEPTED_RESTS) !== 0,
+        expirationMs: buffer.get(row, Field.expirationMs), rests: (buffer.get(row, Field.flags) & ACCEPTED_RESTS) !== 0,
       };
     case EventKind.ORDER_REJECTED:
       return {
         kind: 'ORDER_REJECTED', ...orderFields(buffer, row), orderType: buffer.get(row, Field.orderType),
         reason: buffer.get(row, Field.code) as Reject,
       };
-    case EventKind.ORDER_UPDATED:
-      return {
-        kind: 'ORDER_UPDATED', ...orderFields(buffer, row),
-        matchedMicros: buffer.get(row, Field.matchedMicros), remainingMicros: buffer.get(row, Field.remainingMicros),
-      };
+    case EventKind.ORDER_UPDATED: return { kind: 'ORDER_UPDATED', ...progressFields(buffer, row) };
     case EventKind.ORDER_CANCELLED:
-      return {
-        kind: 'ORDER_CANCELLED', ...orderFields(buffer, row), matchedMicros: buffer.get(row, Field.matchedMicros),
-        remainingMicros: buffer.get(row, Field.remainingMicros), reason: buffer.get(row, Field.code) as CancelReason,
-      };
+      return { kind: 'ORDER_CANCELLED', ...progressFields(buffer, row), reason: buffer.get(row, Field.code) as CancelReason };
     case EventKind.CANCEL_REJECTED:
       return {
         kind: 'CANCEL_REJECTED', seq: buffer.get(row, Field.seq), orderId: buffer.text(row, Text.orderId),
@@ -181,6 +181,14 @@ function orderFields(buffer: EventBuffer, row: number): OrderFields {
     seq: buffer.get(row, Field.seq), orderId: buffer.text(row, Text.orderId), account: buffer.text(row, Text.account),
     market: buffer.get(row, Field.market), outcome: buffer.get(row, Field.outcome), side: buffer.get(row, Field.side),
     priceUnits: buffer.get(row, Field.priceUnits), sizeMicros: buffer.get(row, Field.sizeMicros),
+  };
+}
+
+function progressFields(buffer: EventBuffer, row: number): ProgressFields {
+  return {
+    ...orderFields(buffer, row), orderType: buffer.get(row, Field.orderType),
+    matchedMicros: buffer.get(row, Field.matchedMicros), remainingMicros: buffer.get(row, Field.remainingMicros),
+    createdAtMs: buffer.get(row, Field.createdAtMs), expirationMs: buffer.get(row, Field.expirationMs),
   };
 }
 

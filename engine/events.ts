@@ -10,15 +10,17 @@ import { EVENTS_CAPACITY_LIMIT } from './constants.js';
 
 export const EventKind = {
   /** orderId account market outcome side orderType priceUnits sizeMicros matchedMicros
-   *  remainingMicros flags(bit 0: the remainder rests on the book). After the order's fills. */
+   *  remainingMicros expirationMs flags(bit 0: the remainder rests on the book). After the
+   *  order's fills. */
   ORDER_ACCEPTED: 1,
   /** orderId account market outcome side orderType priceUnits sizeMicros code(Reject). */
   ORDER_REJECTED: 2,
-  /** orderId account market outcome side priceUnits sizeMicros matchedMicros remainingMicros:
-   *  a resting order was (partly) filled; remainingMicros 0 means fully filled (MATCHED). */
+  /** orderId account market outcome side orderType priceUnits sizeMicros matchedMicros
+   *  remainingMicros createdAtMs expirationMs: a resting order was (partly) filled;
+   *  remainingMicros 0 means fully filled (MATCHED). */
   ORDER_UPDATED: 3,
-  /** orderId account market outcome side priceUnits sizeMicros matchedMicros remainingMicros
-   *  (the part released) code(CancelReason). */
+  /** orderId account market outcome side orderType priceUnits sizeMicros matchedMicros
+   *  remainingMicros (the part released) createdAtMs expirationMs code(CancelReason). */
   ORDER_CANCELLED: 4,
   /** orderId account code(Reject): one id of a cancel command that cancelled nothing. */
   CANCEL_REJECTED: 5,
@@ -75,6 +77,8 @@ export const Field = {
   feeMicros: 18,
   freeMicros: 19,
   reservedMicros: 20,
+  createdAtMs: 21,
+  expirationMs: 22,
 } as const;
 export type Field = (typeof Field)[keyof typeof Field];
 
@@ -125,7 +129,8 @@ export class EventBuffer {
   /** ORDER_ACCEPTED, after the order's fills. */
   pushAccepted(
     orderId: string, account: string, market: number, outcome: number, side: number, orderType: number,
-    priceUnits: number, sizeMicros: number, matchedMicros: number, remainingMicros: number, flags: number,
+    priceUnits: number, sizeMicros: number, matchedMicros: number, remainingMicros: number, expirationMs: number,
+    flags: number,
   ): void {
     const row = this.row(EventKind.ORDER_ACCEPTED);
     this.setOrderAndAccount(row, orderId, account);
@@ -135,6 +140,7 @@ export class EventBuffer {
     numbers[base + Field.orderType] = orderType;
     numbers[base + Field.matchedMicros] = matchedMicros;
     numbers[base + Field.remainingMicros] = remainingMicros;
+    numbers[base + Field.expirationMs] = expirationMs;
     numbers[base + Field.flags] = flags;
   }
 
@@ -153,12 +159,12 @@ export class EventBuffer {
 
   /**
    * ORDER_UPDATED (a resting order was filled; code unused) or ORDER_CANCELLED (code is the
-   * CancelReason): the order's progress after the change.
+   * CancelReason): the order's progress after the change, with what a record of the order needs.
    */
   pushProgress(
     kind: typeof EventKind.ORDER_UPDATED | typeof EventKind.ORDER_CANCELLED, orderId: string, account: string,
-    market: number, outcome: number, side: number, priceUnits: number, sizeMicros: number, matchedMicros: number,
-    remainingMicros: number, code: number,
+    market: number, outcome: number, side: number, orderType: number, priceUnits: number, sizeMicros: number,
+    matchedMicros: number, remainingMicros: number, createdAtMs: number, expirationMs: number, code: number,
   ): void {
     const row = this.row(kind);
     this.setOrderAndAccount(row, orderId, account);
@@ -167,6 +173,9 @@ export class EventBuffer {
     const numbers = this.numbers;
     numbers[base + Field.matchedMicros] = matchedMicros;
     numbers[base + Field.remainingMicros] = remainingMicros;
+    numbers[base + Field.orderType] = orderType;
+    numbers[base + Field.createdAtMs] = createdAtMs;
+    numbers[base + Field.expirationMs] = expirationMs;
     numbers[base + Field.code] = code;
   }
 

@@ -133,7 +133,8 @@ function updateResting(
   const original = orders.originalOf(slot);
   state.events.pushProgress(
     EventKind.ORDER_UPDATED, orders.idOf(slot), makerAddress, orders.marketOf(slot), orders.outcomeOf(slot),
-    orders.sideOf(slot), makerPrice, original, original - remaining, remaining, 0,
+    orders.sideOf(slot), orders.orderTypeOf(slot), makerPrice, original, original - remaining, remaining,
+    orders.createdAtOf(slot), orders.expirationOf(slot), 0,
   );
   if (remaining === 0) finishLive(state, slot, CancelReason.NONE);
 }

@@ -68,7 +68,8 @@ export function cancelLive(state: EngineState, slot: number, reason: CancelReaso
   else state.ledger.releaseShares(orders.positionOf(slot), outcome, remaining);
   state.events.pushProgress(
     EventKind.ORDER_CANCELLED, orders.idOf(slot), state.ledger.accounts.addressOf(account), market, outcome, side,
-    priceUnits, original, original - remaining, remaining, reason,
+    orders.orderTypeOf(slot), priceUnits, original, original - remaining, remaining, orders.createdAtOf(slot),
+    orders.expirationOf(slot), reason,
   );
   finishLive(state, slot, reason);
 }

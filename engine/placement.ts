@@ -193,7 +193,8 @@ function pushAccepted(state: EngineState, rests: boolean): void {
   const taker = state.taker;
   state.events.pushAccepted(
     taker.orderId, taker.address, taker.market, taker.outcome, taker.side, taker.orderType, taker.priceUnits,
-    taker.sizeMicros, taker.sizeMicros - taker.remainingMicros, taker.remainingMicros, rests ? ACCEPTED_RESTS : 0,
+    taker.sizeMicros, taker.sizeMicros - taker.remainingMicros, taker.remainingMicros, taker.expirationMs,
+    rests ? ACCEPTED_RESTS : 0,
   );
 }
 
@@ -201,8 +202,8 @@ function pushTakerCancelled(state: EngineState): void {
   const taker = state.taker;
   state.events.pushProgress(
     EventKind.ORDER_CANCELLED, taker.orderId, taker.address, taker.market, taker.outcome, taker.side,
-    taker.priceUnits, taker.sizeMicros, taker.sizeMicros - taker.remainingMicros, taker.remainingMicros,
-    CancelReason.CANCELED,
+    taker.orderType, taker.priceUnits, taker.sizeMicros, taker.sizeMicros - taker.remainingMicros,
+    taker.remainingMicros, state.timeMs, taker.expirationMs, CancelReason.CANCELED,
   );
 }
 

@@ -149,10 +149,13 @@ export class HistoryColumns {
   }
 }
 
-/** Rebuilds engine state from a snapshot; `verify` overrides the snapshot's setting. */
-export function restoreState(snapshot: EngineSnapshot, verify: boolean): EngineState {
+/**
+ * Rebuilds engine state from a snapshot, with `config` (the snapshot's, but for verify and the
+ * history's capacity: a smaller history keeps the newest of the snapshot's finished orders).
+ */
+export function restoreState(snapshot: EngineSnapshot, config: EngineConfig): EngineState {
   assert(snapshot.version === SNAPSHOT_VERSION, 'restore: snapshot version');
-  const state = new EngineState({ ...snapshot.config, verify });
+  const state = new EngineState(config);
   state.timeMs = snapshot.timeMs;
   state.serialNext = snapshot.serialNext;
   restoreLedger(state, snapshot);
@@ -213,8 +216,7 @@ function restoreOrders(state: EngineState, snapshotOrders: SnapshotOrder[]): voi
 
 function restoreHistory(state: EngineState, finished: SnapshotFinished[]): void {
   const h = state.history;
-  for (const [id, account, market, outcome, side, orderType, bookPrice, original, matched, reason, createdAt, expiration, finishedAt] of finished) {
-    assert(!h.isFull(), 'restore: the history fits');
+  for (const [id, account, market, outcome, side, orderType, bookPrice, original, matched, reason, createdAt, expiration, finishedAt] of finished.slice(Math.max(0, finished.length - h.capacity))) {
     const e = claimHistoryEntry(state, state.hashId(id));
     h.record(
       e, id, account, market, outcome, side, orderType, bookPrice, original, matched, reason as CancelReason, createdAt,

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { ORDER_HISTORY_DEFAULT, ORDER_HISTORY_LIMIT } from '../engine/constants.js';
 import { capsFrom, type Cap } from './rate_limit.js';
 import { bodyTimeoutMsDefault } from './respond.js';
 
@@ -40,6 +41,8 @@ export interface Config {
   readonly bodyTimeoutMs: number;
   /** GET /metrics and the per-request counters behind it (METRICS=off turns both off). */
   readonly metrics: boolean;
+  /** clobd's own: finished orders each matching worker keeps in memory (the orders table keeps all). */
+  readonly orderHistory: number;
 }
 
 export class ConfigError extends Error {}
@@ -79,6 +82,7 @@ const settings = {
   wsSocketsPerIp: setting('WS_SOCKETS_PER_IP'),
   bodyTimeoutMs: setting('BODY_TIMEOUT_MS'),
   metrics: setting('METRICS'),
+  orderHistory: setting('ORDER_HISTORY'),
 } as const;
 
 const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
@@ -192,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     wsSocketsPerIp: integer(read, settings.wsSocketsPerIp, 64, 1, 1_000_000),
     bodyTimeoutMs: integer(read, settings.bodyTimeoutMs, bodyTimeoutMsDefault, 100, 600_000),
     metrics: onOff(read, settings.metrics),
+    orderHistory: integer(read, settings.orderHistory, ORDER_HISTORY_DEFAULT, 1, ORDER_HISTORY_LIMIT),
   };
   return Object.freeze(config);
 }

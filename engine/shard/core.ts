@@ -78,7 +78,9 @@ export class ShardCore {
   private readonly internal: Command;
 
   constructor(options: EngineOptions, snapshot?: { engine: EngineSnapshot; core: CoreState }) {
-    this.engine = snapshot === undefined ? new Engine(options) : Engine.restore(snapshot.engine, options.verify ?? false);
+    this.engine = snapshot === undefined
+      ? new Engine(options)
+      : Engine.restore(snapshot.engine, { verify: options.verify ?? false, orderHistory: options.orderHistory });
     this.seq = snapshot?.core.seq ?? 0;
     this.marketKeys = [...(snapshot?.core.marketKeys ?? [])];
     this.marketKeys.forEach((key, index) => this.marketByKey.set(key, index));

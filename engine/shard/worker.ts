@@ -9,12 +9,12 @@
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Command, CommandKind } from '../command.js';
-import { OrderStatus } from '../order_status.js';
 import { Reject } from '../reject.js';
 import { Ring } from '../ring.js';
 import { emptyResult, ShardCore, type FrameResult } from './core.js';
 import { AnswerEncoder } from './answer_codec.js';
 import { ShardCounters } from './counters.js';
+import { recordFinishedOrders } from './finished_orders.js';
 import { decodeFrame, Frame } from './frame.js';
 import {
   type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus, type ShardWorkerData, SPIN_US,
@@ -138,18 +138,30 @@ function duplicateOf(f: Frame): FrameResult {
   };
 }
 
-function record(result: FrameResult, changes: BatchChanges, touched: Set<string>): void {
+/**
+ * A cancel of an order the engine no longer remembers reads ORDER_NOT_FOUND there; when the
+ * orders table (or the open batch) holds it finished, the answer says so, as the engine does for
+ * the orders it remembers. The journal is unchanged: this rewrites only the answer.
+ */
+function explainForgotten(result: FrameResult): void {
+  const events = result.events;
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index]!;
+    if (event.kind !== 'CANCEL_REJECTED' || event.reason !== Reject.ORDER_NOT_FOUND) continue;
+    const finished = open.changes.orders.get(event.orderId) ?? store.order(event.orderId);
+    if (finished === undefined) continue;
+    events[index] = { ...event, reason: finished.owner === event.account ? Reject.ALREADY_DONE : Reject.NOT_OWNER };
+  }
+}
+
+function record(result: FrameResult, changes: BatchChanges): void {
   const timeMs = result.timeMs;
   result.redemptions.forEach((redemption, index) => changes.redemptions.push({ ...redemption, timeMs, index }));
+  recordFinishedOrders(result.events, timeMs, changes.orders);
   for (const event of result.events) {
     switch (event.kind) {
-      case 'ORDER_ACCEPTED': case 'ORDER_UPDATED': case 'ORDER_CANCELLED':
-        touched.add(event.orderId);
-        break;
       case 'FILL':
         changes.fills.push({ ...event, timeMs });
-        touched.add(event.makerOrderId);
-        touched.add(event.takerOrderId);
         break;
       case 'BALANCE':
         changes.balances.push([event.account, event.market, event.outcome, event.freeMicros, event.reservedMicros]);
@@ -168,7 +180,6 @@ function record(result: FrameResult, changes: BatchChanges, touched: Set<string>
 class OpenBatch {
   readonly encoded: Uint8Array[] = [];
   readonly changes = emptyChanges();
-  readonly touched = new Set<string>();
   readonly funded = new Set<string>();
   journaledFrames = 0;
 }
@@ -200,9 +211,10 @@ function drain(): void {
     journal.append(commandRing.bytes, head.offset, head.length);
     commandRing.consume(head);
     const result = core.apply(frame);
+    if (command.kind === CommandKind.CancelOrder || command.kind === CommandKind.CancelOrders) explainForgotten(result);
     if (result.error === '') {
       open.journaledFrames++;
-      record(result, open.changes, open.touched);
+      record(result, open.changes);
       if (frame.fundMicros > 0) open.funded.add(command.account);
       for (const [address] of result.credits) open.funded.add(address);
     }
@@ -211,7 +223,7 @@ function drain(): void {
 }
 
 /**
- * Commits the open batch (its frames, the orders it finished as they now stand, its fills,
+ * Commits the open batch (its frames, the orders it finished as they finished, its fills,
  * balances and funding, and the next snapshot chunks) in one transaction, synchronously: the
  * commit is on disk when it returns, and only then are the batch's answers written.
  *
@@ -224,13 +236,6 @@ function commitOpenBatch(): void {
   const closed = open;
   open = new OpenBatch();
   const changes = closed.changes;
-  // Finished orders only: a live one is in the engine, which recovery rebuilds from the snapshot
-  // and the journal, and writing it on every placement and partial fill cost each of them a
-  // random page of the table.
-  for (const id of closed.touched) {
-    const view = core.engine.getOrder(id);
-    if (view !== undefined && view.status !== OrderStatus.LIVE) changes.orders.set(id, view);
-  }
   for (const address of closed.funded) changes.funding.set(address, core.netFunding.get(address) ?? 0);
   if (journal.length > 0) batch++;
   const commitStarted = performance.now();

@@ -40,7 +40,7 @@ export async function startTrading(
 ): Promise<TradingRuntime> {
   const treasury = new Treasury(config.dataDir, config.shards);
   const pool = new ShardPool({
-    dataDir: config.dataDir, shards: config.shards, engine: { operatorAddress: config.exchangeAddress.toLowerCase() },
+    dataDir: config.dataDir, shards: config.shards, engine: { operatorAddress: config.exchangeAddress.toLowerCase(), orderHistory: config.orderHistory },
   }, treasury, log);
   const feeds = new FeedStore(config.dataDir);
   const marketData = new MarketData(pool, feeds, marketOf, log, now);

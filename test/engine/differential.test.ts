@@ -107,7 +107,7 @@ function runSegment(seed: number, config: Config, counts: Counts): void {
 function restoreThroughMsgpack(engine: Engine, where: string): Engine {
   const hash = engine.stateHash();
   const snapshot = unpack(pack(engine.snapshot())) as EngineSnapshot;
-  const restored = Engine.restore(snapshot, true);
+  const restored = Engine.restore(snapshot, { verify: true });
   assert.equal(restored.stateHash(), hash, `${where}: restored hash`);
   return restored;
 }

@@ -148,7 +148,7 @@ export class ReferenceEngine {
     this.settleTakerReserve(order, reserve - spent, rests);
     this.push({ kind: 'ORDER_ACCEPTED', seq: this.seq, orderId: order.id, account: order.owner, market: order.market,
       outcome: order.outcome, side: order.side, priceUnits: order.price, sizeMicros: order.original, orderType: order.type,
-      matchedMicros: order.original - order.remaining, remainingMicros: order.remaining, rests });
+      matchedMicros: order.original - order.remaining, remainingMicros: order.remaining, expirationMs: order.expiration, rests });
     if (rests) {
       order.serial = this.serial++;
       market.orders.push(order);
@@ -289,8 +289,9 @@ export class ReferenceEngine {
       takerPriceUnits: takerPrice, makerOrderId: maker.id, makerAccount: maker.owner, makerOutcome: maker.outcome,
       makerSide: maker.side, makerPriceUnits: maker.price, sizeMicros: size, takerFeeMicros: fee, fillKind: kind });
     this.push({ kind: 'ORDER_UPDATED', seq: this.seq, orderId: maker.id, account: maker.owner, market: maker.market,
-      outcome: maker.outcome, side: maker.side, priceUnits: maker.price, sizeMicros: maker.original,
-      matchedMicros: maker.original - maker.remaining, remainingMicros: maker.remaining });
+      outcome: maker.outcome, side: maker.side, orderType: maker.type, priceUnits: maker.price, sizeMicros: maker.original,
+      matchedMicros: maker.original - maker.remaining, remainingMicros: maker.remaining, createdAtMs: maker.createdAt,
+      expirationMs: maker.expiration });
     if (maker.remaining === 0) this.unrest(maker);
     return spent;
   }
@@ -345,8 +346,9 @@ export class ReferenceEngine {
 
   private pushCancelled(order: Order, remaining: number, reason: number): void {
     this.push({ kind: 'ORDER_CANCELLED', seq: this.seq, orderId: order.id, account: order.owner, market: order.market,
-      outcome: order.outcome, side: order.side, priceUnits: order.price, sizeMicros: order.original,
-      matchedMicros: order.original - remaining, remainingMicros: remaining, reason: reason as 1 | 2 | 3 });
+      outcome: order.outcome, side: order.side, orderType: order.type, priceUnits: order.price, sizeMicros: order.original,
+      matchedMicros: order.original - remaining, remainingMicros: remaining, createdAtMs: order.createdAt,
+      expirationMs: order.expiration, reason: reason as 1 | 2 | 3 });
   }
 
   private cancelIds(account: string, ids: readonly string[]): void {

@@ -67,6 +67,20 @@ suite('replay', () => {
     assert.deepEqual(ids.map((id) => restored.getOrder(id)), viewsThen, 'every remembered order reads as it did');
   });
 
+  test('a snapshot restored with a smaller history keeps its newest finished orders and the same hash', () => {
+    const original = new Engine({ ...OPTIONS, orderHistory: 512 });
+    run(original, commands.slice(0, 3000));
+    const snapshot = unpack(pack(original.snapshot())) as EngineSnapshot;
+    assert.equal(snapshot.history.length, 512);
+    const restored = Engine.restore(snapshot, { orderHistory: 100 });
+    assert.equal(restored.stateHash(), original.stateHash());
+    assert.equal(restored.config.orderHistory, 100);
+    const ids = snapshot.history.map((entry) => entry[0]);
+    assert.deepEqual(ids.slice(-100).map((id) => restored.getOrder(id)), ids.slice(-100).map((id) => original.getOrder(id)));
+    assert.ok(ids.slice(0, -100).every((id) => restored.getOrder(id) === undefined && original.getOrder(id) !== undefined));
+    restored.checkInvariants();
+  });
+
   test('a restored snapshot has the same hash and continues identically', () => {
     const original = new Engine(OPTIONS);
     run(original, commands.slice(0, 3000));

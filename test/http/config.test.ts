@@ -57,6 +57,7 @@ test('every setting is read from the environment', () => {
       SEED_DEMO: '0',
       VERIFY_THREADS: '0',
       COMPAT_PORT: '9003',
+      ORDER_HISTORY: '1000',
     },
     none,
   );
@@ -85,6 +86,7 @@ test('every setting is read from the environment', () => {
       wsSocketsPerIp: 64,
       bodyTimeoutMs: 5000,
       metrics: true,
+      orderHistory: 1000,
     },
   );
 });
