@@ -135,61 +135,63 @@ export function eventsToObjects(buffer: EventBuffer, from = 0, to = buffer.count
 
 export function eventAt(buffer: EventBuffer, row: number): EngineEvent {
   const kind = buffer.kindOf(row);
+  const get = (field: Field): number => buffer.get(row, field);
+  const text = (field: Text): string => buffer.text(row, field);
+  // Object literals with every field (no spreads), so each kind's objects share one shape.
   switch (kind) {
     case EventKind.ORDER_ACCEPTED:
       return {
-        kind: 'ORDER_ACCEPTED', ...orderFields(buffer, row), orderType: buffer.get(row, Field.orderType),
-        matchedMicros: buffer.get(row, Field.matchedMicros), remainingMicros: buffer.get(row, Field.remainingMicros),
-        expirationMs: buffer.get(row, Field.expirationMs), rests: (buffer.get(row, Field.flags) & ACCEPTED_RESTS) !== 0,
+        kind: 'ORDER_ACCEPTED', seq: get(Field.seq), orderId: text(Text.orderId), account: text(Text.account),
+        market: get(Field.market), outcome: get(Field.outcome), side: get(Field.side), priceUnits: get(Field.priceUnits),
+        sizeMicros: get(Field.sizeMicros), orderType: get(Field.orderType), matchedMicros: get(Field.matchedMicros),
+        remainingMicros: get(Field.remainingMicros), expirationMs: get(Field.expirationMs),
+        rests: (get(Field.flags) & ACCEPTED_RESTS) !== 0,
       };
     case EventKind.ORDER_REJECTED:
       return {
-        kind: 'ORDER_REJECTED', ...orderFields(buffer, row), orderType: buffer.get(row, Field.orderType),
-        reason: buffer.get(row, Field.code) as Reject,
+        kind: 'ORDER_REJECTED', seq: get(Field.seq), orderId: text(Text.orderId), account: text(Text.account),
+        market: get(Field.market), outcome: get(Field.outcome), side: get(Field.side), priceUnits: get(Field.priceUnits),
+        sizeMicros: get(Field.sizeMicros), orderType: get(Field.orderType), reason: get(Field.code) as Reject,
       };
-    case EventKind.ORDER_UPDATED: return { kind: 'ORDER_UPDATED', ...progressFields(buffer, row) };
+    case EventKind.ORDER_UPDATED:
+      return {
+        kind: 'ORDER_UPDATED', seq: get(Field.seq), orderId: text(Text.orderId), account: text(Text.account),
+        market: get(Field.market), outcome: get(Field.outcome), side: get(Field.side), priceUnits: get(Field.priceUnits),
+        sizeMicros: get(Field.sizeMicros), orderType: get(Field.orderType), matchedMicros: get(Field.matchedMicros),
+        remainingMicros: get(Field.remainingMicros), createdAtMs: get(Field.createdAtMs), expirationMs: get(Field.expirationMs),
+      };
     case EventKind.ORDER_CANCELLED:
-      return { kind: 'ORDER_CANCELLED', ...progressFields(buffer, row), reason: buffer.get(row, Field.code) as CancelReason };
+      return {
+        kind: 'ORDER_CANCELLED', seq: get(Field.seq), orderId: text(Text.orderId), account: text(Text.account),
+        market: get(Field.market), outcome: get(Field.outcome), side: get(Field.side), priceUnits: get(Field.priceUnits),
+        sizeMicros: get(Field.sizeMicros), orderType: get(Field.orderType), matchedMicros: get(Field.matchedMicros),
+        remainingMicros: get(Field.remainingMicros), createdAtMs: get(Field.createdAtMs), expirationMs: get(Field.expirationMs),
+        reason: get(Field.code) as CancelReason,
+      };
     case EventKind.CANCEL_REJECTED:
       return {
-        kind: 'CANCEL_REJECTED', seq: buffer.get(row, Field.seq), orderId: buffer.text(row, Text.orderId),
-        account: buffer.text(row, Text.account), reason: buffer.get(row, Field.code) as Reject,
+        kind: 'CANCEL_REJECTED', seq: get(Field.seq), orderId: text(Text.orderId), account: text(Text.account),
+        reason: get(Field.code) as Reject,
       };
     case EventKind.FILL: return fillAt(buffer, row);
     case EventKind.LEVEL:
       return {
-        kind: 'LEVEL', seq: buffer.get(row, Field.seq), market: buffer.get(row, Field.market),
-        side: buffer.get(row, Field.side) as BookSide, priceUnits: buffer.get(row, Field.priceUnits), sizeMicros: buffer.get(row, Field.sizeMicros),
+        kind: 'LEVEL', seq: get(Field.seq), market: get(Field.market), side: get(Field.side) as BookSide,
+        priceUnits: get(Field.priceUnits), sizeMicros: get(Field.sizeMicros),
       };
     case EventKind.BALANCE:
       return {
-        kind: 'BALANCE', seq: buffer.get(row, Field.seq), account: buffer.text(row, Text.account), market: buffer.get(row, Field.market),
-        outcome: buffer.get(row, Field.outcome), freeMicros: buffer.get(row, Field.freeMicros), reservedMicros: buffer.get(row, Field.reservedMicros),
+        kind: 'BALANCE', seq: get(Field.seq), account: text(Text.account), market: get(Field.market),
+        outcome: get(Field.outcome), freeMicros: get(Field.freeMicros), reservedMicros: get(Field.reservedMicros),
       };
     case EventKind.MARKET: return marketAt(buffer, row);
     case EventKind.COMMAND_REJECTED:
       return {
-        kind: 'COMMAND_REJECTED', seq: buffer.get(row, Field.seq), market: buffer.get(row, Field.market),
-        account: buffer.text(row, Text.account), reason: buffer.get(row, Field.code) as Reject,
+        kind: 'COMMAND_REJECTED', seq: get(Field.seq), market: get(Field.market), account: text(Text.account),
+        reason: get(Field.code) as Reject,
       };
     default: return unreachable(kind);
   }
-}
-
-function orderFields(buffer: EventBuffer, row: number): OrderFields {
-  return {
-    seq: buffer.get(row, Field.seq), orderId: buffer.text(row, Text.orderId), account: buffer.text(row, Text.account),
-    market: buffer.get(row, Field.market), outcome: buffer.get(row, Field.outcome), side: buffer.get(row, Field.side),
-    priceUnits: buffer.get(row, Field.priceUnits), sizeMicros: buffer.get(row, Field.sizeMicros),
-  };
-}
-
-function progressFields(buffer: EventBuffer, row: number): ProgressFields {
-  return {
-    ...orderFields(buffer, row), orderType: buffer.get(row, Field.orderType),
-    matchedMicros: buffer.get(row, Field.matchedMicros), remainingMicros: buffer.get(row, Field.remainingMicros),
-    createdAtMs: buffer.get(row, Field.createdAtMs), expirationMs: buffer.get(row, Field.expirationMs),
-  };
 }
 
 function fillAt(buffer: EventBuffer, row: number): FillEvent {

@@ -6,7 +6,7 @@
 // keeps each market's commands in send order, so it reaches the same per-market outcomes.
 //
 // The same rows also drive the two in-memory baselines: the engine alone, and the shard core
-// (the worker's per-frame code: funding, sweeps, event objects, answer packing) without rings,
+// (the worker's per-frame code: funding, sweeps, the answer written and decoded) without rings,
 // threads or LMDB.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ import { takerFeeMicros } from '../../engine/fee.js';
 import { notionalMicros } from '../../engine/notional.js';
 import { ShardCore } from '../../engine/shard/core.js';
 import { Frame } from '../../engine/shard/frame.js';
-import { AnswerDecoder, AnswerEncoder } from '../../engine/shard/answer_codec.js';
+import { AnswerDecoder, AnswerWriter } from '../../engine/shard/answer_codec.js';
 import { demoEvents } from '../../http/catalog/demo.js';
 import { readEvent } from '../../http/catalog/ingest.js';
 import { CatalogStore } from '../../http/catalog/store.js';
@@ -289,7 +289,8 @@ export function measureEngine(flow: OrderFlow, from: number, to: number): Baseli
 
 /**
  * The worker's per-frame work without I/O: ShardCore.apply (funding deposit, the command, the
- * sweep, event objects) and the answer's encode/decode round trip, rows [from, to) timed.
+ * sweep) and the answer's round trip (written from the event rows, decoded into objects as the
+ * front end does), rows [from, to) timed.
  */
 export function measureShardCore(flow: OrderFlow, from: number, to: number): BaselineFigures {
   const core = new ShardCore({ operatorAddress: OPERATOR });
@@ -300,7 +301,7 @@ export function measureShardCore(flow: OrderFlow, from: number, to: number): Bas
     frame.fundMicros = 0;
     core.apply(frame);
   }
-  const encoder = new AnswerEncoder();
+  const writer = new AnswerWriter();
   const decoder = new AnswerDecoder();
   let started = 0;
   for (let row = 0; row < to; row++) {
@@ -309,7 +310,9 @@ export function measureShardCore(flow: OrderFlow, from: number, to: number): Bas
     frame.requestId = row + 1;
     frame.fundMicros = flow.fundMicros(row);
     frame.marketKey = '';
-    decoder.decode(encoder.encode(core.apply(frame)));
+    const start = writer.write(core.apply(frame), core.events);
+    decoder.decode(writer.answer(start, writer.end() - start), 0, writer.end() - start);
+    writer.reset();
   }
   return { commands: to - from, commandsPerSecond: (to - from) / ((performance.now() - started) / 1000) };
 }

@@ -16,7 +16,8 @@
 // it the next engine index and answers it. Other frames name the engine index.
 import { Command, CommandKind } from '../command.js';
 import { Engine } from '../engine.js';
-import { eventsToObjects, type EngineEvent } from '../event_objects.js';
+import type { EngineEvent } from '../event_objects.js';
+import { EventKind, Field, MARKET_RESOLVED, Text, type EventBuffer } from '../events.js';
 import type { EngineSnapshot } from '../snapshot.js';
 import type { EngineOptions } from '../state.js';
 import type { Frame } from './frame.js';
@@ -33,21 +34,28 @@ export interface Redemption {
   readonly sharesMicros: readonly [number, number];
 }
 
-/** One frame's answer to the front end. */
-export interface FrameResult {
+/**
+ * What the worker learns from applying one frame, besides its events, which are the rows of the
+ * engine's event buffer (`ShardCore.events`) until the next frame is applied: no event becomes
+ * an object on the worker.
+ */
+export interface FrameOutcome {
   readonly requestId: number;
   /** The command's time (ms): when its fills happened. */
   readonly timeMs: number;
   /** Why the runtime refused the frame before the engine saw it ('' when it did not). */
   readonly error: string;
-  /** The engine's events for the frame (the internal fund deposit and sweeps included). */
-  readonly events: EngineEvent[];
   /** Collateral swept back to the treasury: [address, micros] pairs. */
   readonly credits: [string, number][];
   /** AddMarket: the market's engine index. */
   readonly market: number;
   /** ResolveMarket: every holder's shares as the market resolved. */
   readonly redemptions: Redemption[];
+}
+
+/** One frame's answer as the front end reads it: the outcome and its events (BALANCE events stay in the shard). */
+export interface FrameResult extends FrameOutcome {
+  readonly events: EngineEvent[];
 }
 
 /** What recovery and snapshots need besides the engine. */
@@ -62,9 +70,9 @@ function isFrontEndKind(kind: number): boolean {
   return kind !== CommandKind.Deposit && kind !== CommandKind.Withdraw;
 }
 
-/** An answer that changed nothing: a refusal (`error`) or an AddMarket of a known key. */
-export function emptyResult(requestId: number, timeMs: number, error: string, market = -1): FrameResult {
-  return { requestId, timeMs, error, events: [], credits: [], market, redemptions: [] };
+/** An outcome that changed nothing: a refusal (`error`) or an AddMarket of a known key. */
+export function emptyOutcome(requestId: number, timeMs: number, error: string, market = -1): FrameOutcome {
+  return { requestId, timeMs, error, credits: [], market, redemptions: [] };
 }
 
 export class ShardCore {
@@ -76,6 +84,8 @@ export class ShardCore {
   /** funded − swept per address; zero entries are dropped. */
   readonly netFunding: Map<string, number>;
   private readonly internal: Command;
+  /** The sweep's free balance per address, reused from frame to frame. */
+  private readonly sweepFree = new Map<string, number>();
 
   constructor(options: EngineOptions, snapshot?: { engine: EngineSnapshot; core: CoreState }) {
     this.engine = snapshot === undefined
@@ -96,21 +106,26 @@ export class ShardCore {
     return this.marketByKey.get(key) ?? -1;
   }
 
+  /** The events of the frame applied last (rows [0, count)). */
+  get events(): EventBuffer {
+    return this.engine.events;
+  }
+
   /**
-   * Applies one frame; `frame.command` is consumed (its seq is overwritten). Events are read
-   * from and then cleared out of the engine's buffer.
+   * Applies one frame; `frame.command` is consumed (its seq is overwritten). Its events stay in
+   * `events` until the next frame is applied.
    */
-  apply(frame: Frame): FrameResult {
+  apply(frame: Frame): FrameOutcome {
     const command = frame.command;
     const events = this.engine.events;
     events.clear();
     if (!isFrontEndKind(command.kind) || !(frame.fundMicros >= 0 && Number.isSafeInteger(frame.fundMicros))) {
-      return emptyResult(frame.requestId, command.timeMs, 'the front end may not send this frame');
+      return emptyOutcome(frame.requestId, command.timeMs, 'the front end may not send this frame');
     }
     let market = -1;
     if (command.kind === CommandKind.AddMarket) {
       const known = this.marketByKey.get(frame.marketKey);
-      if (known !== undefined) return emptyResult(frame.requestId, command.timeMs, '', known);
+      if (known !== undefined) return emptyOutcome(frame.requestId, command.timeMs, '', known);
       market = this.marketKeys.length;
       command.market = market;
     }
@@ -120,31 +135,27 @@ export class ShardCore {
       depositSeq = this.seq;
     }
     const holders = command.kind === CommandKind.ResolveMarket ? this.engine.holdersOf(command.market) : [];
+    const commandFrom = events.count;
     this.run(command);
     const commandSeq = this.seq;
-    const applied = eventsToObjects(events);
-    const resolved = holders.length > 0 && applied.some((event) => event.kind === 'MARKET' && event.seq === commandSeq && event.resolved);
+    const commandTo = events.count;
+    const marketEvent = findRow(events, commandFrom, commandTo, EventKind.MARKET);
+    const resolved = holders.length > 0 && marketEvent !== -1 && (events.get(marketEvent, Field.flags) & MARKET_RESOLVED) !== 0;
     const redemptions: Redemption[] = resolved
       ? holders.map(({ account, sharesMicros }) => ({ seq: commandSeq, account, market: command.market, winner: command.outcome, sharesMicros }))
       : [];
     const credits: [string, number][] = [];
     if (depositSeq !== -1) {
       // A refused deposit (supply or account limit) leaves the funds with the treasury.
-      if (applied.some((event) => event.kind === 'COMMAND_REJECTED' && event.seq === depositSeq)) credits.push([command.account, frame.fundMicros]);
+      if (findRow(events, 0, commandFrom, EventKind.COMMAND_REJECTED) !== -1) credits.push([command.account, frame.fundMicros]);
       else this.addFunding(command.account, frame.fundMicros);
     }
-    if (command.kind === CommandKind.AddMarket && applied.some((event) => event.kind === 'MARKET' && event.seq === commandSeq)) {
+    if (command.kind === CommandKind.AddMarket && marketEvent !== -1) {
       this.marketKeys.push(frame.marketKey);
       this.marketByKey.set(frame.marketKey, market);
     }
-    for (const [address, micros] of this.sweep(command, applied)) {
-      this.addFunding(address, -micros);
-      credits.push([address, micros]);
-    }
-    const swept = eventsToObjects(events, applied.length);
-    for (const event of swept) applied.push(event);
-    events.clear();
-    return { requestId: frame.requestId, timeMs: command.timeMs, error: '', events: applied, credits, market, redemptions };
+    this.sweep(command, commandTo, credits);
+    return { requestId: frame.requestId, timeMs: command.timeMs, error: '', credits, market, redemptions };
   }
 
   private run(command: Command): void {
@@ -162,19 +173,25 @@ export class ShardCore {
     return internal;
   }
 
-  /** Withdraws every free collateral balance the frame's commands left, in event order. */
-  private sweep(like: Command, applied: readonly EngineEvent[]): [string, number][] {
-    const free = new Map<string, number>();
-    for (const event of applied) {
-      if (event.kind === 'BALANCE' && event.market === -1) free.set(event.account, event.freeMicros);
+  /**
+   * Withdraws every free collateral balance the frame's commands left (rows [0, to)), in the
+   * order of each address's first BALANCE event, and adds what it swept to `credits`.
+   */
+  private sweep(like: Command, to: number, credits: [string, number][]): void {
+    const events = this.engine.events;
+    const free = this.sweepFree;
+    free.clear();
+    for (let row = 0; row < to; row++) {
+      if (events.kindOf(row) === EventKind.BALANCE && events.get(row, Field.market) === -1) {
+        free.set(events.text(row, Text.account), events.get(row, Field.freeMicros));
+      }
     }
-    const credits: [string, number][] = [];
     for (const [address, micros] of free) {
       if (micros <= 0) continue;
       this.run(this.collateralCommand(CommandKind.Withdraw, like, address, micros));
+      this.addFunding(address, -micros);
       credits.push([address, micros]);
     }
-    return credits;
   }
 
   private addFunding(address: string, micros: number): void {
@@ -182,4 +199,10 @@ export class ShardCore {
     if (next === 0) this.netFunding.delete(address);
     else this.netFunding.set(address, next);
   }
+}
+
+/** The first row of `kind` in [from, to), or -1. */
+function findRow(events: EventBuffer, from: number, to: number, kind: EventKind): number {
+  for (let row = from; row < to; row++) if (events.kindOf(row) === kind) return row;
+  return -1;
 }

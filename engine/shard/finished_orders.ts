@@ -1,26 +1,28 @@
 // The record of every order a frame finished (filled, cancelled, expired, or a taker that did
-// not rest), built from the frame's events as the engine emitted them. The shard stores these in
-// its orders table; reading them back from the engine at commit time instead would miss orders
+// not rest), built from the frame's event rows as the engine emitted them. The shard stores these
+// in its orders table; reading them back from the engine at commit time instead would miss orders
 // the engine's bounded history had already forgotten (a resolution or a batch that finishes more
 // orders than the history holds), and cost a lookup per touched order.
-import type { EngineEvent, OrderCancelledEvent } from '../event_objects.js';
+import { ACCEPTED_RESTS, EventKind, Field, Text, type EventBuffer } from '../events.js';
 import { CancelReason, finishedStatus } from '../order_status.js';
 import type { OrderView } from '../reads.js';
 
-/** Adds (or replaces) the view of each order `events` finished; `timeMs` is the frame's time. */
-export function recordFinishedOrders(events: readonly EngineEvent[], timeMs: number, into: Map<string, OrderView>): void {
-  for (const event of events) {
-    switch (event.kind) {
-      case 'ORDER_CANCELLED':
-        into.set(event.orderId, finishedView(event, event.reason, event.createdAtMs, timeMs));
+/** Adds (or replaces) the view of each order rows [0, count) of `events` finished; `timeMs` is the frame's time. */
+export function recordFinishedOrders(events: EventBuffer, timeMs: number, into: Map<string, OrderView>): void {
+  for (let row = 0; row < events.count; row++) {
+    switch (events.kindOf(row)) {
+      case EventKind.ORDER_CANCELLED:
+        into.set(events.text(row, Text.orderId), finishedView(events, row, events.get(row, Field.code) as CancelReason, events.get(row, Field.createdAtMs), timeMs));
         break;
-      case 'ORDER_UPDATED':
-        if (event.remainingMicros === 0) into.set(event.orderId, finishedView(event, CancelReason.NONE, event.createdAtMs, timeMs));
+      case EventKind.ORDER_UPDATED:
+        if (events.get(row, Field.remainingMicros) === 0) {
+          into.set(events.text(row, Text.orderId), finishedView(events, row, CancelReason.NONE, events.get(row, Field.createdAtMs), timeMs));
+        }
         break;
-      case 'ORDER_ACCEPTED':
+      case EventKind.ORDER_ACCEPTED:
         // A remainder that does not rest is cancelled in an ORDER_CANCELLED of its own.
-        if (!event.rests && event.remainingMicros === 0) {
-          into.set(event.orderId, finishedView({ ...event, matchedMicros: event.sizeMicros }, CancelReason.NONE, timeMs, timeMs));
+        if ((events.get(row, Field.flags) & ACCEPTED_RESTS) === 0 && events.get(row, Field.remainingMicros) === 0) {
+          into.set(events.text(row, Text.orderId), finishedView(events, row, CancelReason.NONE, timeMs, timeMs));
         }
         break;
       default:
@@ -29,13 +31,14 @@ export function recordFinishedOrders(events: readonly EngineEvent[], timeMs: num
   }
 }
 
-type Finishing = Omit<OrderCancelledEvent, 'kind' | 'reason' | 'createdAtMs' | 'seq'>;
-
-function finishedView(event: Finishing, reason: CancelReason, createdAtMs: number, timeMs: number): OrderView {
+function finishedView(events: EventBuffer, row: number, reason: CancelReason, createdAtMs: number, timeMs: number): OrderView {
+  const original = events.get(row, Field.sizeMicros);
   return {
-    orderId: event.orderId, owner: event.account, market: event.market, outcome: event.outcome, side: event.side,
-    orderType: event.orderType, priceUnits: event.priceUnits, originalMicros: event.sizeMicros,
-    matchedMicros: event.matchedMicros, remainingMicros: 0, status: finishedStatus(reason), cancelReason: reason,
-    createdAtMs, expirationMs: event.expirationMs, updatedAtMs: timeMs,
+    orderId: events.text(row, Text.orderId), owner: events.text(row, Text.account), market: events.get(row, Field.market),
+    outcome: events.get(row, Field.outcome), side: events.get(row, Field.side), orderType: events.get(row, Field.orderType),
+    priceUnits: events.get(row, Field.priceUnits), originalMicros: original,
+    matchedMicros: events.get(row, Field.matchedMicros), remainingMicros: 0,
+    status: finishedStatus(reason), cancelReason: reason, createdAtMs, expirationMs: events.get(row, Field.expirationMs),
+    updatedAtMs: timeMs,
   };
 }

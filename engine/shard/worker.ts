@@ -11,8 +11,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Command, CommandKind } from '../command.js';
 import { Reject } from '../reject.js';
 import { Ring } from '../ring.js';
-import { emptyResult, ShardCore, type FrameResult } from './core.js';
-import { AnswerEncoder } from './answer_codec.js';
+import { eventAt, type FillEvent } from '../event_objects.js';
+import { EventKind, Field, Text, type EventBuffer } from '../events.js';
+import { emptyOutcome, ShardCore, type FrameOutcome } from './core.js';
+import { AnswerWriter } from './answer_codec.js';
 import { ShardCounters } from './counters.js';
 import { recordFinishedOrders } from './finished_orders.js';
 import { decodeFrame, Frame } from './frame.js';
@@ -35,7 +37,7 @@ const resultRing = new Ring(data.resultRing, data.resultLayout);
 const store = new ShardStore(data.dataDir, data.shard);
 const frame = new Frame(new Command());
 const pause = new Int32Array(new SharedArrayBuffer(4));
-const answers = new AnswerEncoder();
+const answers = new AnswerWriter();
 
 let core!: ShardCore;
 let batch = 0;
@@ -126,45 +128,35 @@ class JournalBuffer {
 
 const journal = new JournalBuffer();
 
-/** The answer to a PlaceOrder whose id an earlier, stored order already used. */
-function duplicateOf(f: Frame): FrameResult {
-  const c = f.command;
-  return {
-    ...emptyResult(f.requestId, c.timeMs, ''), credits: f.fundMicros > 0 ? [[c.account, f.fundMicros]] : [],
-    events: [{
-      kind: 'ORDER_REJECTED', seq: 0, orderId: c.orderId, account: c.account, market: c.market, outcome: c.outcome,
-      side: c.side, priceUnits: c.priceUnits, sizeMicros: c.sizeMicros, orderType: c.orderType, reason: Reject.DUPLICATE_ORDER,
-    }],
-  };
-}
-
 /**
  * A cancel of an order the engine no longer remembers reads ORDER_NOT_FOUND there; when the
  * orders table (or the open batch) holds it finished, the answer says so, as the engine does for
- * the orders it remembers. The journal is unchanged: this rewrites only the answer.
+ * the orders it remembers. The journal is unchanged: this rewrites only the answer's rows.
  */
-function explainForgotten(result: FrameResult): void {
-  const events = result.events;
-  for (let index = 0; index < events.length; index++) {
-    const event = events[index]!;
-    if (event.kind !== 'CANCEL_REJECTED' || event.reason !== Reject.ORDER_NOT_FOUND) continue;
-    const finished = open.changes.orders.get(event.orderId) ?? store.order(event.orderId);
+function explainForgotten(events: EventBuffer): void {
+  for (let row = 0; row < events.count; row++) {
+    if (events.kindOf(row) !== EventKind.CANCEL_REJECTED || events.get(row, Field.code) !== Reject.ORDER_NOT_FOUND) continue;
+    const finished = open.changes.orders.get(events.text(row, Text.orderId)) ?? store.order(events.text(row, Text.orderId));
     if (finished === undefined) continue;
-    events[index] = { ...event, reason: finished.owner === event.account ? Reject.ALREADY_DONE : Reject.NOT_OWNER };
+    events.setCode(row, finished.owner === events.text(row, Text.account) ? Reject.ALREADY_DONE : Reject.NOT_OWNER);
   }
 }
 
-function record(result: FrameResult, changes: BatchChanges): void {
-  const timeMs = result.timeMs;
-  result.redemptions.forEach((redemption, index) => changes.redemptions.push({ ...redemption, timeMs, index }));
-  recordFinishedOrders(result.events, timeMs, changes.orders);
-  for (const event of result.events) {
-    switch (event.kind) {
-      case 'FILL':
-        changes.fills.push({ ...event, timeMs });
+/** Adds what the frame's events (rows of `events`) change on disk to the batch. */
+function record(outcome: FrameOutcome, events: EventBuffer, changes: BatchChanges): void {
+  const timeMs = outcome.timeMs;
+  outcome.redemptions.forEach((redemption, index) => changes.redemptions.push({ ...redemption, timeMs, index }));
+  recordFinishedOrders(events, timeMs, changes.orders);
+  for (let row = 0; row < events.count; row++) {
+    switch (events.kindOf(row)) {
+      case EventKind.FILL:
+        changes.fills.push({ ...(eventAt(events, row) as FillEvent), timeMs });
         break;
-      case 'BALANCE':
-        changes.balances.push([event.account, event.market, event.outcome, event.freeMicros, event.reservedMicros]);
+      case EventKind.BALANCE:
+        changes.balances.push([
+          events.text(row, Text.account), events.get(row, Field.market), events.get(row, Field.outcome),
+          events.get(row, Field.freeMicros), events.get(row, Field.reservedMicros),
+        ]);
         break;
       default:
         break;
@@ -175,13 +167,19 @@ function record(result: FrameResult, changes: BatchChanges): void {
 /**
  * The batch being filled: the frames drained since the last commit, applied as they were read.
  * A batch is whatever arrived during the previous commit (up to batchFramesMax frames), so the
- * group commit adapts to the disk.
+ * group commit adapts to the disk. Its answers are in `answers`, each at [offset, end).
  */
 class OpenBatch {
-  readonly encoded: Uint8Array[] = [];
+  readonly answerStarts: number[] = [];
+  readonly answerEnds: number[] = [];
   readonly changes = emptyChanges();
   readonly funded = new Set<string>();
   journaledFrames = 0;
+
+  answered(start: number): void {
+    this.answerStarts.push(start);
+    this.answerEnds.push(answers.end());
+  }
 }
 
 let open = new OpenBatch();
@@ -196,7 +194,7 @@ function drain(): void {
     } catch (error) {
       const requestId = head.length >= 12 ? commandRing.view.getUint32(head.offset + 8, true) : 0;
       commandRing.consume(head);
-      open.encoded.push(answers.encode(emptyResult(requestId, 0, `malformed frame: ${(error as Error).message}`)));
+      open.answered(answers.write(emptyOutcome(requestId, 0, `malformed frame: ${(error as Error).message}`), undefined));
       continue;
     }
     const command = frame.command;
@@ -205,20 +203,22 @@ function drain(): void {
     // the orders table has it), so a replay always reads "Duplicated".
     if (command.kind === CommandKind.PlaceOrder && (core.engine.knowsOrder(command.orderId) || store.hasOrder(command.orderId))) {
       commandRing.consume(head);
-      open.encoded.push(answers.encode(duplicateOf(frame)));
+      const refunded: [string, number][] = frame.fundMicros > 0 ? [[command.account, frame.fundMicros]] : [];
+      open.answered(answers.writeDuplicate({ ...emptyOutcome(frame.requestId, command.timeMs, ''), credits: refunded }, command));
       continue;
     }
     journal.append(commandRing.bytes, head.offset, head.length);
     commandRing.consume(head);
-    const result = core.apply(frame);
-    if (command.kind === CommandKind.CancelOrder || command.kind === CommandKind.CancelOrders) explainForgotten(result);
-    if (result.error === '') {
+    const outcome = core.apply(frame);
+    const events = core.events;
+    if (command.kind === CommandKind.CancelOrder || command.kind === CommandKind.CancelOrders) explainForgotten(events);
+    if (outcome.error === '') {
       open.journaledFrames++;
-      record(result, open.changes);
+      record(outcome, events, open.changes);
       if (frame.fundMicros > 0) open.funded.add(command.account);
-      for (const [address] of result.credits) open.funded.add(address);
+      for (const [address] of outcome.credits) open.funded.add(address);
     }
-    open.encoded.push(answers.encode(result));
+    open.answered(answers.write(outcome, outcome.error === '' ? events : undefined));
   }
 }
 
@@ -248,9 +248,13 @@ function commitOpenBatch(): void {
     process.exit(1);
   }
   journal.length = 0;
-  counters.recordCommit(closed.encoded.length, (performance.now() - commitStarted) / 1000);
+  counters.recordCommit(closed.answerStarts.length, (performance.now() - commitStarted) / 1000);
   countBooks();
-  for (const bytes of closed.encoded) writeAnswer(bytes);
+  for (let index = 0; index < closed.answerStarts.length; index++) {
+    const start = closed.answerStarts[index]!;
+    writeAnswer(answers.answer(start, closed.answerEnds[index]! - start));
+  }
+  answers.reset();
   framesSinceSnapshot += closed.journaledFrames;
   if (framesSinceSnapshot >= data.snapshotEveryFrames && !store.snapshotPending()) startSnapshot();
 }

@@ -296,10 +296,17 @@ export class ShardPool {
   private drainResults(handle: ShardHandle, max = Number.POSITIVE_INFINITY): number {
     let read = 0;
     while (read < max) {
-      const bytes = handle.resultRing.read();
-      if (bytes === undefined) return read;
+      const ring = handle.resultRing;
+      const frame = ring.peek();
+      if (frame === undefined) return read;
       read++;
-      const result = handle.answers.decode(bytes);
+      // Decoded in place: the slots are released only once the answer is objects.
+      let result: FrameResult;
+      try {
+        result = handle.answers.decode(ring.bytes, frame.offset, frame.length);
+      } finally {
+        ring.consume(frame);
+      }
       const pending = handle.pending.get(result.requestId);
       if (pending !== undefined && pending.marketKey !== '' && result.market >= 0) handle.marketKeys[result.market] = pending.marketKey;
       this.tellObservers((observer) => observer.answered(handle.index, result));

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CommandKind, OrderType, Side, makeCommand } from '../../../engine/command.js';
 import { Engine } from '../../../engine/engine.js';
-import { eventsToObjects } from '../../../engine/event_objects.js';
 import { OrderStatus } from '../../../engine/order_status.js';
 import type { OrderView } from '../../../engine/reads.js';
 import { recordFinishedOrders } from '../../../engine/shard/finished_orders.js';
@@ -21,7 +20,7 @@ test('every order a command finishes is recorded as the engine then shows it', (
     const run = (timeMs: number, command: ReturnType<RandomCommands['next']>): Map<string, OrderView> => {
       engine.execute(command);
       const finished = new Map<string, OrderView>();
-      recordFinishedOrders(eventsToObjects(engine.events), timeMs, finished);
+      recordFinishedOrders(engine.events, timeMs, finished);
       engine.events.clear();
       return finished;
     };
@@ -56,7 +55,7 @@ test('a resolution that cancels more orders than the history holds records every
   engine.events.clear();
   at({ kind: CommandKind.ResolveMarket, market: 0, outcome: 1 });
   const finished = new Map<string, OrderView>();
-  recordFinishedOrders(eventsToObjects(engine.events), 1_700_000_000_000, finished);
+  recordFinishedOrders(engine.events, 1_700_000_000_000, finished);
   assert.equal(finished.size, 100);
   assert.ok([...finished.values()].every((view) => view.status === OrderStatus.CANCELED_MARKET_RESOLVED && view.owner === trader));
   const forgotten = [...finished.keys()].filter((id) => engine.getOrder(id) === undefined);

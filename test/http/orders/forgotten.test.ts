@@ -26,8 +26,9 @@ after(async () => {
 });
 
 test('a cancelled order the engine has forgotten still cancels, reads and refuses its id as it would when remembered', async () => {
-  const input = { tokenId: market.yes, side: 'BUY' as const, priceUnits: 2000, sizeMicros: 5_000_000, salt: 424242 };
-  const first = await owner.place(input);
+  // The very same signed body is sent again at the end (a new signature would be a new order).
+  const signed = owner.placementBody({ tokenId: market.yes, side: 'BUY', priceUnits: 2000, sizeMicros: 5_000_000 });
+  const first = { ...(await owner.send('POST', '/order', signed.body)), orderId: signed.orderId };
   assert.equal(first.status, 200, first.text);
   const cancelled = await owner.send('DELETE', '/order', { orderID: first.orderId });
   assert.deepEqual(cancelled.body, { canceled: [first.orderId], not_canceled: {} });
@@ -50,8 +51,7 @@ test('a cancelled order the engine has forgotten still cancels, reads and refuse
   assert.equal(read.status, 200, read.text);
   assert.deepEqual([read.body.order['id'], read.body.order['status'], read.body.order['original_size']], [first.orderId, 'CANCELED', '5']);
 
-  const replayed = await owner.place(input);
-  assert.equal(replayed.orderId, first.orderId);
+  const replayed = await owner.send('POST', '/order', signed.body);
   assert.equal(replayed.status, 400, replayed.text);
   assert.deepEqual(replayed.body, { error: `order ${first.orderId} is invalid. Duplicated.` });
 });

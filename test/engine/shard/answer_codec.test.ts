@@ -1,0 +1,71 @@
+// The result ring's answer encoding: every event kind the engine emits (but BALANCE, which stays
+// in the shard) decodes to exactly the object eventsToObjects makes of its row, with the frame's
+// outcome (credits, redemptions, errors), over seeded random flows; answers laid end to end in
+// one buffer decode one by one.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CommandKind, OrderType, Side, makeCommand } from '../../../engine/command.js';
+import { Engine } from '../../../engine/engine.js';
+import { eventsToObjects, type EngineEvent } from '../../../engine/event_objects.js';
+import { Reject } from '../../../engine/reject.js';
+import { AnswerDecoder, AnswerWriter } from '../../../engine/shard/answer_codec.js';
+import type { FrameOutcome } from '../../../engine/shard/core.js';
+import { RandomCommands } from '../random_commands.js';
+
+const OPERATOR = '0x00000000000000000000000000000000000000fe';
+
+test('answers decode to the events and outcome they were written from', () => {
+  const writer = new AnswerWriter();
+  const decoder = new AnswerDecoder();
+  const kinds = new Set<string>();
+  for (const seed of [4, 5]) {
+    const flow = new RandomCommands(seed, { accounts: 6, markets: 3, marketsMax: 64 });
+    const engine = new Engine({ operatorAddress: OPERATOR, marketsMax: 64 });
+    const written: [start: number, end: number, outcome: FrameOutcome, events: EngineEvent[]][] = [];
+    const commands = [...flow.setup()];
+    for (let step = 0; step < 6000; step++) commands.push(flow.next(engine));
+    commands.forEach((command, index) => {
+      engine.execute(command);
+      const outcome: FrameOutcome = {
+        requestId: index + 1, timeMs: command.timeMs, error: index % 997 === 0 ? `refused ✓ ${index}` : '', market: index % 7 - 1,
+        credits: index % 3 === 0 ? [[`0x${index.toString(16).padStart(40, 'a')}`, index * 1_000_001]] : [],
+        redemptions: index % 500 === 0 ? [{ seq: index, account: OPERATOR, market: 2, winner: 1, sharesMicros: [5_000_000, 0] }] : [],
+      };
+      const start = writer.write(outcome, engine.events);
+      const events = eventsToObjects(engine.events).filter((event) => event.kind !== 'BALANCE');
+      for (const event of events) kinds.add(event.kind);
+      written.push([start, writer.end(), outcome, events]);
+      engine.events.clear();
+      if (index % 50 === 49) {
+        // A batch's answers, end to end in the writer's buffer, then decoded one by one.
+        for (const [from, to, expected, expectedEvents] of written) {
+          const bytes = writer.answer(from, to - from);
+          assert.deepEqual(decoder.decode(bytes, 0, bytes.length), { ...expected, events: expectedEvents }, `seed ${seed}, command ${index}`);
+        }
+        written.length = 0;
+        writer.reset();
+      }
+    });
+  }
+  for (const kind of ['ORDER_ACCEPTED', 'ORDER_REJECTED', 'ORDER_UPDATED', 'ORDER_CANCELLED', 'CANCEL_REJECTED', 'FILL', 'LEVEL', 'MARKET', 'COMMAND_REJECTED']) {
+    assert.ok(kinds.has(kind), `the flows made a ${kind}`);
+  }
+});
+
+test('a duplicate is answered with its ORDER_REJECTED and the refunded funding', () => {
+  const writer = new AnswerWriter();
+  const command = makeCommand({
+    kind: CommandKind.PlaceOrder, seq: 9, timeMs: 1_700_000_000_000, account: '0x01', orderId: '0xabc', market: 3, outcome: 1,
+    side: Side.Sell, orderType: OrderType.FAK, priceUnits: 4200, sizeMicros: 7_000_000,
+  });
+  const outcome: FrameOutcome = { requestId: 77, timeMs: 1_700_000_000_000, error: '', market: -1, credits: [['0x01', 29_400_000]], redemptions: [] };
+  const start = writer.writeDuplicate(outcome, command);
+  const bytes = writer.answer(start, writer.end() - start);
+  assert.deepEqual(new AnswerDecoder().decode(bytes, 0, bytes.length), {
+    ...outcome,
+    events: [{
+      kind: 'ORDER_REJECTED', seq: 0, orderId: '0xabc', account: '0x01', market: 3, outcome: 1, side: Side.Sell,
+      priceUnits: 4200, sizeMicros: 7_000_000, orderType: OrderType.FAK, reason: Reject.DUPLICATE_ORDER,
+    }],
+  });
+});
