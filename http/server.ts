@@ -76,7 +76,7 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
 /** The public feeds: GET /trades on the CLOB and data listeners, GET /activity on the data listener. */
 function publicFeeds(config: Config, store: CatalogStore, profiles: ProfileStore, trading: TradingRuntime): Route[] {
   return feedRoutes({
-    feeds: trading.marketData.feeds, market: (conditionId) => store.marketOfCondition(conditionId),
+    feeds: trading.feeds, market: (conditionId) => store.marketOfCondition(conditionId),
     eventSlug: (market) => store.event(market.eventId)?.slug ?? '', profile: (address) => profiles.get(address),
     deposits: (address, count) => trading.treasury.depositsOf(address, count), allowlist: config.feedIpAllowlist,
   });
@@ -100,7 +100,7 @@ function tokenBooks(trading: TradingRuntime): (tokenId: string) => TokenBook | u
 function marketDataRoutes(store: CatalogStore, trading: TradingRuntime, tokenBook: (tokenId: string) => TokenBook | undefined, now: () => number): Route[] {
   return [
     ...bookRoutes({ tokenBook, now }),
-    ...historyRoutes({ feeds: trading.marketData.feeds, isToken: (tokenId) => trading.token(tokenId) !== undefined, now }),
+    ...historyRoutes({ feeds: trading.feeds, isToken: (tokenId) => trading.token(tokenId) !== undefined, now }),
     ...tradingMarketRoutes({ store, book: (conditionId) => trading.marketData.book(conditionId) }),
   ];
 }
@@ -206,7 +206,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   if (firstDemoStart) seedDemo(store, now(), log);
   const keys = resources.add(new ApiKeyStore(config.dataDir), (r) => r.close());
   const profiles = resources.add(new ProfileStore(config.dataDir), (r) => r.close());
-  const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), (conditionId) => store.marketOfCondition(conditionId), now)), (r) => r.stop());
+  const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), now)), (r) => r.stop());
   if (firstDemoStart) await resources.guard(() => seedDemoQuotes(store.allMarkets(), config, keys, trading.client, trading.token, now, log));
   const verifier: SignatureVerifier = resources.add(
     config.verifyThreads === 0 ? new InlineVerifier() : new PoolVerifier(config.verifyThreads), (r) => r.close(),

@@ -51,10 +51,14 @@ export type ShardMessage =
   | { readonly type: 'status'; readonly token: number; readonly status: ShardStatus }
   | { readonly type: 'read'; readonly token: number; readonly value: unknown };
 
-/** Every market of a shard with its state and book, as of engine sequence number `seq`. */
+/** Every market of a shard with its state, book and last trades, as of engine sequence number `seq`. */
 export interface MarketData {
   readonly seq: number;
-  readonly markets: { readonly key: string; readonly view: MarketView; readonly book: BookView }[];
+  readonly markets: {
+    readonly key: string; readonly view: MarketView; readonly book: BookView;
+    /** Per outcome: [price units, side, timeMs] of its last trade, or null. */
+    readonly lastTrades: readonly ([number, number, number] | null)[];
+  }[];
 }
 
 /** Reads the front end may ask a shard for: account reads, the read model's start, tools. */
@@ -67,9 +71,7 @@ export type ShardRead =
   | { readonly kind: 'fillsOf'; readonly account: string; readonly max: number }
   | { readonly kind: 'storedOrders' }
   | { readonly kind: 'storedFills' }
-  | { readonly kind: 'marketData' }
-  /** Stored fills and redemptions after these [seq, index] keys, oldest first, at most `max` of each. */
-  | { readonly kind: 'feedAfter'; readonly fillKey: [number, number]; readonly redemptionKey: [number, number]; readonly max: number };
+  | { readonly kind: 'marketData' };
 
 /** Front end → worker. */
 export type ShardControl =

@@ -3,9 +3,8 @@
 //   journal   batch number → the batch's command frames, back to back ([u32 length][frame])
 //   orders    order id → OrderView of every finished order (filled, cancelled, expired), as
 //             it stood when it finished; live orders are in the engine (snapshot + journal)
-//   fills     [seq, fill index] → FillEvent
-//   account-fills [address, seq, fill index] → 0, for the taker and the maker of every fill
-//   redemptions [seq, index] → Redemption: what resolving a market paid each holder
+//   fills, account-fills, market-fills, redemptions, account-redemptions, prices, last-trades
+//             what the public feeds read, with their indexes (feed_tables.ts)
 //   balance-changes batch number → the batch's balance changes in order, each
 //             [address, market, outcome, free, reserved] (market -1: collateral)
 //   funding   address → netFunding (see core.ts); absent = 0
@@ -26,10 +25,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type Database, type Key, type RootDatabase } from 'lmdb';
-import type { FillEvent } from '../event_objects.js';
 import type { OrderView } from '../reads.js';
 import type { ColumnarSnapshot, EngineSnapshot } from '../snapshot.js';
-import type { CoreState, Redemption } from './core.js';
+import type { CoreState } from './core.js';
+import {
+  openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type StoredFill, type StoredRedemption,
+} from './feed_tables.js';
 
 /**
  * Entries per snapshot chunk (orders, history): about 1 MB packed. The chunks go out in the
@@ -48,17 +49,6 @@ export interface SnapshotHead {
   readonly historyChunks: number;
 }
 
-/** A fill as stored: the engine's event and the time of the command that made it. */
-export type StoredFill = FillEvent & { readonly timeMs: number };
-/** `index`: the redemption's place among those of its command (its key is [seq, index]). */
-export type StoredRedemption = Redemption & { readonly timeMs: number; readonly index: number };
-
-/** What the public feeds read after a restart: everything after a sequence number. */
-export interface FeedRecords {
-  readonly fills: StoredFill[];
-  readonly redemptions: StoredRedemption[];
-}
-
 export type BalanceChange = [address: string, market: number, outcome: number, freeMicros: number, reservedMicros: number];
 
 export interface BatchChanges {
@@ -75,6 +65,10 @@ export function emptyChanges(): BatchChanges {
 }
 
 type ChunkKey = [number, number, number];
+/** The feeds' tables and indexes as this version writes them (see indexFeeds). */
+const FEEDS_VERSION = 1;
+/** Records per transaction when indexFeeds rebuilds what an older version stored. */
+const FEED_INDEX_BATCH = 10_000;
 /** Entries pruned per commit (journal entries, balance changes, old snapshot chunks). */
 const PRUNE_ENTRIES_MAX = 16;
 const PART_ORDERS = 0;
@@ -94,9 +88,7 @@ export class ShardStore {
   private readonly meta: Database<unknown, string>;
   private readonly journal: Database<Buffer, number>;
   private readonly orders: Database<OrderView, string>;
-  private readonly fills: Database<StoredFill, [number, number]>;
-  private readonly accountFills: Database<number, [string, number, number]>;
-  private readonly redemptions: Database<StoredRedemption, [number, number]>;
+  private readonly feeds: FeedTables;
   private readonly balanceChanges: Database<BalanceChange[], number>;
   private readonly funding: Database<number, string>;
   private readonly snapshots: Database<unknown[], ChunkKey>;
@@ -116,15 +108,44 @@ export class ShardStore {
     this.meta = this.root.openDB({ name: 'meta', encoding: 'msgpack' });
     this.journal = this.root.openDB({ name: 'journal', encoding: 'binary', keyEncoding: 'ordered-binary' });
     this.orders = this.root.openDB({ name: 'orders', encoding: 'msgpack' });
-    this.fills = this.root.openDB({ name: 'fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
-    this.accountFills = this.root.openDB({ name: 'account-fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
-    this.redemptions = this.root.openDB({ name: 'redemptions', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+    this.feeds = openFeedTables(this.root);
     this.balanceChanges = this.root.openDB({ name: 'balance-changes', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.funding = this.root.openDB({ name: 'funding', encoding: 'msgpack' });
     this.snapshots = this.root.openDB({ name: 'snapshots', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     const head = this.meta.get('snapshot') as SnapshotHead | undefined;
     this.snapshotId = head?.id ?? 0;
     this.recoveryPoint = head === undefined ? undefined : { id: head.id, batch: head.batch };
+    this.indexFeeds();
+  }
+
+  /**
+   * Fills and redemptions stored before the feeds read this environment (versions before
+   * FEEDS_VERSION) get the indexes the feeds need, once: rebuilt from the fills and redemptions
+   * themselves, in transactions of FEED_INDEX_BATCH records.
+   */
+  private indexFeeds(): void {
+    if (this.meta.get('feeds') === FEEDS_VERSION) return;
+    const { fills, accountFills, redemptions } = this.feeds;
+    const roleless = [...accountFills.getKeys()].filter((key) => key.length === 3);
+    for (let from = 0; from < roleless.length; from += FEED_INDEX_BATCH) {
+      this.root.transactionSync(() => {
+        for (const key of roleless.slice(from, from + FEED_INDEX_BATCH)) accountFills.removeSync(key);
+      });
+    }
+    const indexAll = <T>(records: Iterable<T>, write: (batch: T[]) => void): void => {
+      let batch: T[] = [];
+      for (const record of records) {
+        batch.push(record);
+        if (batch.length === FEED_INDEX_BATCH) {
+          this.root.transactionSync(() => write(batch));
+          batch = [];
+        }
+      }
+      if (batch.length > 0) this.root.transactionSync(() => write(batch));
+    };
+    indexAll(fills.getRange().map(({ value }) => value), (batch) => writeFeeds(this.feeds, batch, []));
+    indexAll(redemptions.getRange().map(({ value }) => value), (batch) => writeFeeds(this.feeds, [], batch));
+    this.meta.putSync('feeds', FEEDS_VERSION);
   }
 
   /** The last committed batch number (0 before the first). */
@@ -145,29 +166,28 @@ export class ShardStore {
   }
 
   fillsAll(): StoredFill[] {
-    return [...this.fills.getRange().map(({ value }) => value)];
+    return [...this.feeds.fills.getRange().map(({ value }) => value)];
   }
 
-  /** Fills where `address` is taker or maker, newest first, at most `max`. */
+  /** Fills where `address` is taker or maker (a self-trade once), newest first, at most `max`. */
   fillsOf(address: string, max: number): StoredFill[] {
     const out: StoredFill[] = [];
-    const range = this.accountFills.getRange({ start: [address, Number.MAX_SAFE_INTEGER], end: [address], reverse: true, limit: max });
+    let last: StoredFill | undefined;
+    const range = this.feeds.accountFills.getRange({ start: [address, Number.MAX_SAFE_INTEGER], end: [address], reverse: true });
     for (const { key } of range) {
-      const fill = this.fills.get([key[1], key[2]]);
-      if (fill !== undefined) out.push(fill);
+      if (last !== undefined && last.seq === key[1] && last.fillIndex === key[2]) continue;
+      const fill = this.feeds.fills.get([key[1], key[2]]);
+      if (fill === undefined) continue;
+      out.push(fill);
+      last = fill;
+      if (out.length >= max) break;
     }
     return out;
   }
 
-  /**
-   * Fills and redemptions stored after the given keys ([seq, index]: a fill's fill index, a
-   * redemption's place in its batch), oldest first, at most `max` of each.
-   */
-  feedAfter(fillKey: readonly [number, number], redemptionKey: readonly [number, number], max: number): FeedRecords {
-    return {
-      fills: [...this.fills.getRange({ start: [fillKey[0], fillKey[1] + 1], limit: max }).map(({ value }) => value)],
-      redemptions: [...this.redemptions.getRange({ start: [redemptionKey[0], redemptionKey[1] + 1], limit: max }).map(({ value }) => value)],
-    };
+  /** The last trade of each outcome of `market` ([YES, NO]; undefined where none). */
+  lastTrades(market: number): [LastTradeValue | undefined, LastTradeValue | undefined] {
+    return [this.feeds.lastTrades.get([market, 0]), this.feeds.lastTrades.get([market, 1])];
   }
 
   ordersAll(): OrderView[] {
@@ -213,12 +233,7 @@ export class ShardStore {
     this.root.transactionSync(() => {
       if (frames.length > 0) this.journal.putSync(batch, frames);
       for (const [id, view] of changes.orders) this.orders.putSync(id, view);
-      for (const fill of changes.fills) {
-        this.fills.putSync([fill.seq, fill.fillIndex], fill);
-        this.accountFills.putSync([fill.takerAccount, fill.seq, fill.fillIndex], 0);
-        if (fill.makerAccount !== fill.takerAccount) this.accountFills.putSync([fill.makerAccount, fill.seq, fill.fillIndex], 0);
-      }
-      for (const redemption of changes.redemptions) this.redemptions.putSync([redemption.seq, redemption.index], redemption);
+      writeFeeds(this.feeds, changes.fills, changes.redemptions);
       if (changes.balances.length > 0) this.balanceChanges.putSync(batch, changes.balances);
       for (const [address, micros] of changes.funding) {
         if (micros === 0) this.funding.removeSync(address);

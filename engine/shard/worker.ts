@@ -280,7 +280,6 @@ function read(request: ShardRead): unknown {
     case 'storedOrders': return store.ordersAll();
     case 'storedFills': return store.fillsAll();
     case 'marketData': return marketData();
-    case 'feedAfter': return store.feedAfter(request.fillKey, request.redemptionKey, request.max);
     default: return null;
   }
 }
@@ -294,7 +293,9 @@ function marketData(): MarketData {
   core.marketKeys.forEach((key, market) => {
     const view = core.engine.market(market);
     const book = core.engine.bookLevels(market);
-    if (view !== undefined && book !== undefined) markets.push({ key, view, book });
+    if (view !== undefined && book !== undefined) {
+      markets.push({ key, view, book, lastTrades: store.lastTrades(market).map((trade) => trade ?? null) });
+    }
   });
   return { seq: core.seq, markets };
 }

@@ -17,7 +17,7 @@ import { route, type Route } from '../router.js';
 import { transactionHash } from '../trading/fill_ids.js';
 import type { DepositRecord } from '../trading/treasury.js';
 import { BUY } from './book.js';
-import type { FeedStore, PublicItem, RedeemItem } from './feed_store.js';
+import type { FeedReader, PublicItem, RedeemItem } from './feed_reader.js';
 
 export const TRADES_LIMIT_MAX = 10_000;
 export const TRADES_OFFSET_MAX = 10_000;
@@ -29,7 +29,7 @@ const MARKETS_FILTER_MAX = 100;
 const NOT_A_TOKEN = 999;
 
 export interface FeedDeps {
-  readonly feeds: FeedStore;
+  readonly feeds: FeedReader;
   readonly market: (conditionId: string) => MarketRecord | undefined;
   readonly eventSlug: (market: MarketRecord) => string;
   readonly profile: (address: string) => Profile;

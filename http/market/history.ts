@@ -1,5 +1,5 @@
 // Price history from trades (contract §5): GET /prices-history and POST /batch-prices-history.
-// The feed store keeps each token's last trade price per minute; a request cuts its range into
+// Each shard's store keeps each token's last trade price per minute; a request cuts its range into
 // buckets of `fidelity` minutes (aligned to multiples of the bucket from the Unix epoch) and
 // gives each bucket the last trade price at its end, carrying the previous price forward
 // through buckets without trades. Buckets before the token's first trade are never shown.
@@ -10,7 +10,7 @@ import { json, type Reply } from '../respond.js';
 import { ok, ref } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 import { NO_BOOK, NO_BOOK_ANSWER } from './book_routes.js';
-import type { FeedStore } from './feed_store.js';
+import type { FeedReader } from './feed_reader.js';
 
 export const INTERVALS = ['1h', '6h', '1d', '1w', '1m', 'max'] as const;
 export type Interval = (typeof INTERVALS)[number];
@@ -44,7 +44,7 @@ export interface Point {
  * Points of one token. `startS`/`endS` and `interval` are exclusive; with neither the range is
  * the token's whole history (interval max).
  */
-export function priceHistory(store: FeedStore, tokenId: string, request: HistoryRequest, nowS: number): Point[] {
+export function priceHistory(store: FeedReader, tokenId: string, request: HistoryRequest, nowS: number): Point[] {
   if (request.interval !== undefined && (request.startS !== undefined || request.endS !== undefined)) {
     throw badRequest('interval cannot be combined with startTs or endTs');
   }
@@ -94,7 +94,7 @@ function optionalInteger(body: Record<string, unknown>, name: string, min: numbe
 }
 
 export function historyRoutes(deps: {
-  readonly feeds: FeedStore;
+  readonly feeds: FeedReader;
   /** Whether the token id names a tradable token. */
   readonly isToken: (tokenId: string) => boolean;
   readonly now: () => number;

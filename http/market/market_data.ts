@@ -1,24 +1,17 @@
 // The front end's read model of the markets: every book, market state and last trade, kept from
-// the answers the shards commit (ShardObserver), and the public feeds' store fed from the same
-// answers. Market-data reads never wait on a matching worker.
+// the answers the shards commit (ShardObserver). Market-data reads never wait on a matching
+// worker. (The public feeds read the shards' own stores: feed_reader.ts.)
 //
 // Start and restart of a shard: its answers are held back while the model loads the shard's
-// books and market states (as of an engine sequence number S) and the feed store catches up on
-// the fills and redemptions the shard stored after the store's cursor. Then the held answers are
-// applied: book events only after S (a LEVEL event carries the level's new total, so applying
-// them in order after the snapshot is exact), fills and redemptions only after the cursor.
+// books, market states and last trades (as of an engine sequence number S). Then the held
+// answers are applied, their events only after S (a LEVEL event carries the level's new total,
+// so applying them in order after the snapshot is exact).
 import type { EngineEvent, FillEvent, LevelEvent } from '../../engine/event_objects.js';
-import type { FrameResult, Redemption } from '../../engine/shard/core.js';
+import type { FrameResult } from '../../engine/shard/core.js';
 import type { MarketData as ShardMarketData } from '../../engine/shard/protocol.js';
-import type { FeedRecords } from '../../engine/shard/store.js';
-import type { MarketRecord } from '../catalog/model.js';
 import type { Logger } from '../log.js';
 import type { ShardObserver, ShardPool } from '../trading/shards.js';
-import { MarketBook } from './book.js';
-import type { Cursor, FeedStore } from './feed_store.js';
-
-/** Records read from a shard per catch-up request. */
-const CATCH_UP_BATCH = 10_000;
+import { MarketBook, type TradeSide } from './book.js';
 /** Wait before loading a shard again after a failed load. */
 const RELOAD_DELAY_MS = 500;
 
@@ -57,10 +50,6 @@ interface ShardState {
   books: MarketBook[];
 }
 
-function after(key: readonly [number, number], seq: number, index: number): boolean {
-  return seq > key[0] || (seq === key[0] && index > key[1]);
-}
-
 export class MarketData implements ShardObserver {
   private readonly books = new Map<string, MarketBook>();
   private readonly shards: ShardState[];
@@ -69,8 +58,6 @@ export class MarketData implements ShardObserver {
 
   constructor(
     private readonly pool: ShardPool,
-    readonly feeds: FeedStore,
-    private readonly catalog: (conditionId: string) => MarketRecord | undefined,
     private readonly log: Logger,
     private readonly now: () => number,
   ) {
@@ -118,14 +105,16 @@ export class MarketData implements ShardObserver {
   private async load(shard: number, state: ShardState, generation: number): Promise<void> {
     try {
       const data = await this.pool.read<ShardMarketData>(shard, { kind: 'marketData' });
-      await this.catchUp(shard, generation);
       if (state.generation !== generation) return;
       state.books = [];
       const nowMs = this.now();
-      for (const { key, view, book } of data.markets) {
+      for (const { key, view, book, lastTrades } of data.markets) {
         const model = this.bookFor(state, view.market, key, view, nowMs);
         model.setState(view, nowMs);
         model.load(book, nowMs);
+        lastTrades.forEach((trade, outcome) => {
+          if (trade !== null) model.setLastTrade(outcome, { priceUnits: trade[0], side: trade[1] as TradeSide, timeMs: trade[2] });
+        });
       }
       state.baseSeq = data.seq;
       const held = state.held ?? [];
@@ -143,34 +132,19 @@ export class MarketData implements ShardObserver {
     }
   }
 
-  /** Feeds the store everything the shard stored after the store's cursor. */
-  private async catchUp(shard: number, generation: number): Promise<void> {
-    for (;;) {
-      const cursor = this.feeds.cursor(shard);
-      const records = await this.pool.read<FeedRecords>(shard, {
-        kind: 'feedAfter', fillKey: [...cursor.fill], redemptionKey: [...cursor.redemption], max: CATCH_UP_BATCH,
-      });
-      if (this.shards[shard]!.generation !== generation) return;
-      for (const fill of records.fills) this.recordFill(shard, fill, fill.timeMs, cursor);
-      for (const redemption of records.redemptions) this.recordRedemption(shard, redemption, redemption.index, redemption.timeMs, cursor);
-      if (records.fills.length < CATCH_UP_BATCH && records.redemptions.length < CATCH_UP_BATCH) return;
-    }
-  }
-
   private apply(shard: number, state: ShardState, result: FrameResult): void {
-    const cursor = this.feeds.cursor(shard);
     const telling = this.listeners.length > 0;
     const levels: { book: MarketBook; event: LevelEvent }[] = [];
     const fills: { book: MarketBook | undefined; event: FillEvent }[] = [];
     const states: MarketBook[] = [];
     const orders: EngineEvent[] = [];
     for (const event of result.events) {
-      if (event.kind === 'FILL') {
-        if (this.recordFill(shard, event, result.timeMs, cursor) && telling) fills.push({ book: state.books[event.market], event });
-        continue;
-      }
       if (event.seq <= state.baseSeq) continue;
-      if (event.kind === 'LEVEL') {
+      if (event.kind === 'FILL') {
+        const book = state.books[event.market];
+        if (book !== undefined) noteTrade(book, event, result.timeMs);
+        if (telling) fills.push({ book, event });
+      } else if (event.kind === 'LEVEL') {
         const book = state.books[event.market];
         if (book === undefined) continue;
         book.setLevel(event.side, event.priceUnits, event.sizeMicros, result.timeMs);
@@ -186,7 +160,6 @@ export class MarketData implements ShardObserver {
         orders.push(event);
       }
     }
-    result.redemptions.forEach((redemption, index) => this.recordRedemption(shard, redemption, index, result.timeMs, cursor));
     if (levels.length + fills.length + states.length + orders.length === 0) return;
     const answer: AppliedAnswer = { shard, timeMs: result.timeMs, appliedMs: this.now(), levels, fills, states, orders };
     this.tell((listener) => listener.applied(answer));
@@ -207,42 +180,17 @@ export class MarketData implements ShardObserver {
     let book = state.books[index];
     if (book === undefined) {
       book = this.books.get(key) ?? new MarketBook(key, view, timeMs);
-      const tokens = this.catalog(key)?.tokenIds;
-      if (tokens !== undefined) {
-        tokens.forEach((tokenId, outcome) => {
-          const trade = this.feeds.lastTrade(tokenId);
-          if (trade !== undefined) book!.setLastTrade(outcome, trade);
-        });
-      }
       state.books[index] = book;
       this.books.set(key, book);
     }
     return book;
   }
+}
 
-  /** A fill after the store's cursor: its public items, and the last trade of its tokens. True when new. */
-  private recordFill(shard: number, fill: FillEvent, timeMs: number, cursor: Cursor): boolean {
-    if (!after(cursor.fill, fill.seq, fill.fillIndex)) return false;
-    const key = this.pool.marketKeyAt(shard, fill.market);
-    if (key === undefined) {
-      this.log.warn('fill of a market the pool does not know', { shard, market: fill.market });
-      return false;
-    }
-    this.feeds.recordFill(shard, fill, timeMs, key, this.catalog(key)?.tokenIds);
-    const book = this.books.get(key);
-    if (book !== undefined) {
-      book.setLastTrade(fill.takerOutcome, { priceUnits: fill.takerPriceUnits, side: fill.takerSide as 0 | 1, timeMs });
-      if (fill.makerOutcome !== fill.takerOutcome) {
-        book.setLastTrade(fill.makerOutcome, { priceUnits: fill.makerPriceUnits, side: (1 - fill.takerSide) as 0 | 1, timeMs });
-      }
-    }
-    return true;
-  }
-
-  private recordRedemption(shard: number, redemption: Redemption, index: number, timeMs: number, cursor: Cursor): void {
-    if (!after(cursor.redemption, redemption.seq, index)) return;
-    const key = this.pool.marketKeyAt(shard, redemption.market);
-    if (key === undefined) return;
-    this.feeds.recordRedemption(shard, redemption, index, timeMs, key);
+/** A fill's last trade of each token it traded (the other token's side is the opposite). */
+function noteTrade(book: MarketBook, fill: FillEvent, timeMs: number): void {
+  book.setLastTrade(fill.takerOutcome, { priceUnits: fill.takerPriceUnits, side: fill.takerSide as TradeSide, timeMs });
+  if (fill.makerOutcome !== fill.takerOutcome) {
+    book.setLastTrade(fill.makerOutcome, { priceUnits: fill.makerPriceUnits, side: (1 - fill.takerSide) as TradeSide, timeMs });
   }
 }

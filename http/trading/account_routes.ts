@@ -4,7 +4,7 @@
 // (snake_case, with maker_orders). Cursors are base64 offsets (contract §5): orders page 500 and
 // end with "", trades page 500 and end with "LTE=".
 import { orderStatusName } from '../../engine/order_status.js';
-import type { StoredFill } from '../../engine/shard/store.js';
+import type { StoredFill } from '../../engine/shard/feed_tables.js';
 import type { BalanceView, OrderView } from '../../engine/reads.js';
 import { authenticateRequest, L2_HEADER_NAMES, type ApiKeyRecord, type L2Deps } from '../auth/l2.js';
 import type { MarketRecord } from '../catalog/model.js';

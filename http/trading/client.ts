@@ -69,6 +69,11 @@ export class TradingClient {
     return this.markets.has(key);
   }
 
+  /** The shard and engine market of a market key (condition id). */
+  placeOf(key: string): { readonly shard: number; readonly market: number } | undefined {
+    return this.markets.get(key);
+  }
+
   /** Registers a market with its shard (idempotent: a known key keeps its index). */
   async addMarket(spec: MarketSpec): Promise<void> {
     const shard = this.pool.shardOf(spec.key);

@@ -1,7 +1,7 @@
 // Price history from trades (contract §5): the bucketing of priceHistory (http/market/history.ts)
-// on a real FeedStore in a temporary directory, fed a known fill sequence with chosen times, for
-// every interval and several fidelities; then GET /prices-history and POST /batch-prices-history
-// once over HTTP against the real server.
+// read by a real FeedReader from a real shard store in a temporary directory, which committed a
+// known fill sequence with chosen times, for every interval and several fidelities; then
+// GET /prices-history and POST /batch-prices-history once over HTTP against the real server.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,8 @@ import { after, before, suite, test } from 'node:test';
 import type { FillEvent } from '../../../engine/event_objects.js';
 import { FillKind } from '../../../engine/events.js';
 import { HttpError } from '../../../http/errors.js';
-import { FeedStore } from '../../../http/market/feed_store.js';
+import { emptyChanges, ShardStore } from '../../../engine/shard/store.js';
+import { FeedReader } from '../../../http/market/feed_reader.js';
 import { HISTORY_POINTS_MAX, INTERVALS, priceHistory, type HistoryRequest, type Interval, type Point } from '../../../http/market/history.js';
 import { removeDataDir, request, type RunningServer } from '../../support/server.js';
 import { startTrading, type PlainMarket, type Trader } from '../orders/trader.js';
@@ -26,8 +27,8 @@ const ALICE = `0x${'a1'.repeat(20)}`;
 const BOB = `0x${'b2'.repeat(20)}`;
 
 /** Market A: NORMAL YES trades only. Market B: a MINT and a MERGE, which trade both tokens. */
-const A = { conditionId: `0x${'0a'.repeat(32)}`, tokens: ['111', '112'] as [string, string] };
-const MB = { conditionId: `0x${'0b'.repeat(32)}`, tokens: ['221', '222'] as [string, string] };
+const A = { conditionId: `0x${'0a'.repeat(32)}`, tokens: ['111', '112'] as [string, string], market: 0 };
+const MB = { conditionId: `0x${'0b'.repeat(32)}`, tokens: ['221', '222'] as [string, string], market: 1 };
 
 /** YES trades of market A: [unix seconds, price units]. */
 const A_TRADES: readonly (readonly [number, number])[] = [
@@ -58,11 +59,12 @@ function fill(fields: {
 }
 
 let dir = '';
-let store: FeedStore;
+let shardStore: ShardStore;
+let store: FeedReader;
 
-before(async () => {
+before(() => {
   dir = mkdtempSync(join(tmpdir(), 'clobd-history-'));
-  store = new FeedStore(dir);
+  shardStore = new ShardStore(dir, 0);
   // Chronological, as a shard answers them.
   const sequence: [number, typeof A | typeof MB, FillEvent][] = [
     // Market B at B+60: MINT, taker BUY NO 0.60 against maker BUY YES 0.40.
@@ -75,12 +77,27 @@ before(async () => {
     sequence.push([timeS, A, fill({ taker: [0, side, priceUnits], maker: [0, 1 - side, priceUnits], sizeMicros: 10_000_000, fillKind: FillKind.NORMAL })]);
   });
   sequence.sort((x, y) => x[0] - y[0] || x[2].seq - y[2].seq);
-  for (const [timeS, market, event] of sequence) store.recordFill(0, event, timeS * 1000, market.conditionId, market.tokens);
-  await store.flushed();
+  // One batch: the store keeps each token-minute's last trade, as it does across batches.
+  const changes = emptyChanges();
+  for (const [timeS, market, event] of sequence) changes.fills.push({ ...event, market: market.market, timeMs: timeS * 1000 });
+  shardStore.commitBatch(1, Buffer.alloc(0), changes, 0);
+  const markets = [A, MB];
+  store = new FeedReader(dir, {
+    shards: 1, keyOf: (_shard, market) => markets[market]?.conditionId,
+    placeOf: (conditionId) => {
+      const market = markets.find((m) => m.conditionId === conditionId);
+      return market === undefined ? undefined : { shard: 0, market: market.market };
+    },
+    tokenOf: (tokenId) => {
+      const market = markets.find((m) => m.tokens.includes(tokenId));
+      return market === undefined ? undefined : { conditionId: market.conditionId, outcome: market.tokens.indexOf(tokenId) };
+    },
+  });
 });
 
 after(async () => {
   await store.close();
+  await shardStore.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -124,7 +141,7 @@ function assert400(call: () => unknown, what: string): void {
   assert.throws(call, (error: unknown) => error instanceof HttpError && error.status === 400, what);
 }
 
-suite('priceHistory on a real FeedStore', () => {
+suite('priceHistory over a shard store', () => {
   test('fidelity 1 over an explicit range: the last price of each minute, carried through empty minutes', () => {
     assert.deepEqual(history(A.tokens[0], { startS: B, endS: B + 960, fidelity: 1 }), [
       ...points([120, 0.42], [180, 0.42], [240, 0.45]),
@@ -217,7 +234,7 @@ suite('priceHistory on a real FeedStore', () => {
     assert.deepEqual(history(MB.tokens[1], range), points([60, 0.6], [120, 0.6], [180, 0.55], [240, 0.55], [300, 0.55]));
     assert.deepEqual(history(A.tokens[1], { interval: 'max' }), []);
     assert.deepEqual(history('999', { interval: 'max' }), [], 'a token without trades has no history');
-    assert.deepEqual(store.lastTrade(MB.tokens[1]), { priceUnits: 5_500, side: BUY, timeMs: (B + 200) * 1000 }, 'the maker’s token traded at its side');
+    assert.deepEqual(shardStore.lastTrades(MB.market)[1], [5_500, BUY, (B + 200) * 1000], 'the maker’s token traded at its side');
   });
 
   test('interval with startTs or endTs, and endTs before startTs, are 400', () => {

@@ -94,7 +94,7 @@ before(async () => {
   await placed(alice, { tokenId: A.yes, side: 'BUY', priceUnits: 3000, sizeMicros: 10_000_000 }, 'live');
   await placed(bob, { tokenId: A.no, side: 'BUY', priceUnits: 6000, sizeMicros: 8_000_000 }, 'live');
   await placed(carol, { tokenId: A.no, side: 'BUY', priceUnits: 7000, sizeMicros: 5_000_000 }, 'matched');
-  // The read model and the feed store are fed from the committed answers; wait until both show the fill.
+  // The read model is fed from the committed answers, the history from the shard's store; wait until both show the fill.
   for (let attempt = 0; ; attempt++) {
     const last = await request<{ price: string }>(`${server.urls.clob}/last-trade-price?token_id=${A.yes}`);
     const history = await request<{ history: unknown[] }>(`${server.urls.clob}/prices-history?market=${A.yes}&interval=1h&fidelity=1`);

@@ -58,7 +58,7 @@ test('after kill -9 the public feeds, last trades and books catch up with every 
     assert.equal(hit.status, 200, hit.text);
     expected.push({ conditionId: market.conditionId, yes: market.yes, no: market.no, priceUnits });
   }
-  // Killed at once: the feed store's last writes may not be committed; the shards' are.
+  // Killed at once, right after the last answer: what was answered is committed.
   assert.equal(await server.stop('SIGKILL'), null, 'killed by the signal');
   const restarted = await startServer({ dataDir: server.dataDir, env: { ADMIN_TOKEN, SHARDS: '2' } });
   try {

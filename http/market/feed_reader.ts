@@ -1,0 +1,289 @@
+// The public feeds' reads: every fill as two public items (the taker's side and the maker's),
+// what each resolution paid each holder, and every token's price history compacted to the last
+// trade of each minute, read on the front end's thread straight from the shards' own LMDB
+// environments (engine/shard/feed_tables.ts), never asking a worker.
+//
+// A shard commits a fill's records and indexes in the same durable transaction as the fill,
+// before the fill's answer leaves it, so a read after an answer sees its fills: there is no
+// second store to feed, catch up or keep in step (the front end kept one until it cost about a
+// third of its thread in LMDB writes, and its commits stalled the event loop). LMDB readers never
+// block the writer; each read starts from a fresh read transaction, since another thread writes.
+//
+// Items sort newest first by [timeMs, shard, seq, fill index, role], across shards: each shard's
+// index is newest first already, so a read takes up to `offset + limit` items from each shard
+// (or market) and merges them.
+import { join } from 'node:path';
+import { open, type RootDatabase } from 'lmdb';
+import {
+  MAKER, minuteOf, openFeedTables, TAKER, type FeedTables, type StoredFill, type StoredRedemption,
+} from '../../engine/shard/feed_tables.js';
+import type { TradeSide } from './book.js';
+
+export { MAKER, TAKER };
+
+/** Where a fill happened, in the order feeds sort by (newest = greatest). */
+export type ItemKey = readonly [timeMs: number, shard: number, seq: number, fillIndex: number, role: number];
+
+/** One side of a fill as the public feeds show it. */
+export interface PublicItem {
+  readonly key: ItemKey;
+  readonly conditionId: string;
+  readonly outcome: number;
+  readonly side: TradeSide;
+  readonly priceUnits: number;
+  readonly sizeMicros: number;
+  readonly address: string;
+}
+
+export interface RedeemItem {
+  readonly address: string;
+  readonly timeMs: number;
+  readonly shard: number;
+  readonly seq: number;
+  readonly index: number;
+  readonly conditionId: string;
+  readonly winner: number;
+  readonly sharesMicros: readonly [number, number];
+}
+
+export interface TradeQuery {
+  readonly limit: number;
+  readonly offset: number;
+  readonly takerOnly: boolean;
+  /** Lower-case condition ids; empty: every market. */
+  readonly markets: readonly string[];
+  /** Lower-case address, or undefined. */
+  readonly user: string | undefined;
+  readonly side: TradeSide | undefined;
+  /** Items must pass this (cash or token thresholds). */
+  readonly accept: (item: PublicItem) => boolean;
+}
+
+/** Where the shards keep the markets and tokens the feeds name. */
+export interface FeedPlaces {
+  readonly shards: number;
+  /** The condition id of engine market `market` on `shard`. */
+  readonly keyOf: (shard: number, market: number) => string | undefined;
+  /** The shard and engine market of a condition id. */
+  readonly placeOf: (conditionId: string) => { readonly shard: number; readonly market: number } | undefined;
+  /** The condition id and outcome of a token id. */
+  readonly tokenOf: (tokenId: string) => { readonly conditionId: string; readonly outcome: number } | undefined;
+}
+
+/** A stored record that does not decode: the feed answers internal_error, the rest serves on. */
+export class FeedCorrupt extends Error {
+  override readonly name = 'FeedCorrupt';
+}
+
+/** Most index entries one feed read may look at per shard or market before it answers with what it found. */
+export const FEED_SCAN_MAX = 200_000;
+
+/** Newest first: compares two item keys, descending. */
+export function newestFirst(a: ItemKey, b: ItemKey): number {
+  for (let at = 0; at < 5; at++) {
+    const difference = b[at]! - a[at]!;
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
+const NEWEST = Number.MAX_SAFE_INTEGER;
+
+function isStoredFill(value: unknown): value is StoredFill {
+  const fill = value as Partial<StoredFill> | undefined;
+  return typeof fill === 'object' && fill !== null && typeof fill.takerAccount === 'string' && typeof fill.makerAccount === 'string'
+    && [fill.seq, fill.fillIndex, fill.market, fill.timeMs, fill.takerPriceUnits, fill.makerPriceUnits, fill.sizeMicros]
+      .every((number) => Number.isSafeInteger(number));
+}
+
+function isStoredRedemption(value: unknown): value is StoredRedemption {
+  const redemption = value as Partial<StoredRedemption> | undefined;
+  return typeof redemption === 'object' && redemption !== null && typeof redemption.account === 'string'
+    && Array.isArray(redemption.sharesMicros) && [redemption.seq, redemption.market, redemption.winner, redemption.timeMs]
+    .every((number) => Number.isSafeInteger(number));
+}
+
+export class FeedReader {
+  private readonly roots: RootDatabase[] = [];
+  private readonly tables: FeedTables[] = [];
+
+  constructor(dataDir: string, private readonly places: FeedPlaces) {
+    for (let shard = 0; shard < places.shards; shard++) {
+      // The shard's worker opened this environment first; lmdb shares it within the process.
+      const root = open({
+        path: join(dataDir, `shard-${shard}`), encoding: 'msgpack', compression: false, noSync: false, noMetaSync: false,
+        overlappingSync: false, maxDbs: 16,
+      });
+      this.roots.push(root);
+      this.tables.push(openFeedTables(root));
+    }
+  }
+
+  /** Public items matching `query`, newest first, after skipping `offset` of them. */
+  trades(query: TradeQuery): PublicItem[] {
+    this.refresh();
+    const wanted = query.offset + query.limit;
+    if (wanted === 0) return [];
+    const passes = (item: PublicItem): boolean => (!query.takerOnly || item.key[4] === TAKER)
+      && (query.side === undefined || item.side === query.side)
+      && (query.markets.length === 0 || query.markets.includes(item.conditionId))
+      && (query.user === undefined || item.address === query.user)
+      && query.accept(item);
+    const lists: PublicItem[][] = [];
+    if (query.user !== undefined) {
+      for (let shard = 0; shard < this.tables.length; shard++) lists.push(scan(this.itemsOfAccount(shard, query.user), passes, wanted));
+    } else if (query.markets.length > 0) {
+      for (const conditionId of new Set(query.markets)) {
+        const place = this.places.placeOf(conditionId);
+        if (place !== undefined) lists.push(scan(this.itemsOfMarket(place.shard, place.market), passes, wanted));
+      }
+    } else {
+      for (let shard = 0; shard < this.tables.length; shard++) lists.push(scan(this.allItems(shard), passes, wanted));
+    }
+    return merged(lists, wanted).slice(query.offset);
+  }
+
+  /** The address's public items (as taker and maker), newest first, at most `count`. */
+  itemsOf(address: string, count: number): PublicItem[] {
+    this.refresh();
+    const lists: PublicItem[][] = [];
+    for (let shard = 0; shard < this.tables.length; shard++) lists.push(scan(this.itemsOfAccount(shard, address), () => true, count));
+    return merged(lists, count);
+  }
+
+  /** What resolutions paid the address, newest first, at most `count`. */
+  redeemsOf(address: string, count: number): RedeemItem[] {
+    this.refresh();
+    const out: RedeemItem[] = [];
+    this.tables.forEach((tables, shard) => {
+      const range = tables.accountRedemptions.getRange({ start: [address, NEWEST], end: [address], reverse: true, limit: count });
+      for (const { key } of range) {
+        const redemption: unknown = tables.redemptions.get([key[1], key[2]]);
+        if (!isStoredRedemption(redemption)) throw new FeedCorrupt(`redemption ${key.join(':')} does not decode`);
+        const conditionId = this.places.keyOf(shard, redemption.market) ?? '';
+        out.push({
+          address, timeMs: redemption.timeMs, shard, seq: redemption.seq, index: key[2], conditionId, winner: redemption.winner,
+          sharesMicros: [redemption.sharesMicros[0], redemption.sharesMicros[1]],
+        });
+      }
+    });
+    out.sort((a, b) => b.timeMs - a.timeMs || b.shard - a.shard || b.seq - a.seq || b.index - a.index);
+    return out.slice(0, count);
+  }
+
+  /**
+   * The minutes of `tokenId` that had trades from `fromS` to `toS` (unix seconds, inclusive),
+   * each with its last trade's price, oldest first; plus the last minute before `fromS`.
+   */
+  minutes(tokenId: string, fromS: number, toS: number): { before: [number, number] | undefined; minutes: [number, number][] } {
+    this.refresh();
+    const token = this.token(tokenId);
+    if (token === undefined) return { before: undefined, minutes: [] };
+    const { prices, market, outcome } = token;
+    const startMinute = minuteOf(fromS * 1000);
+    let before: [number, number] | undefined;
+    for (const { key, value } of prices.getRange({ start: [market, outcome, startMinute], end: [market, outcome], reverse: true, limit: 1 })) {
+      if (key[2] < startMinute) before = [key[2], value];
+    }
+    const minutes: [number, number][] = [];
+    for (const { key, value } of prices.getRange({ start: [market, outcome, startMinute], end: [market, outcome, toS + 1] })) {
+      minutes.push([key[2], value]);
+    }
+    return { before, minutes };
+  }
+
+  /** The first minute `tokenId` traded in (unix s), or undefined. */
+  firstMinute(tokenId: string): number | undefined {
+    this.refresh();
+    const token = this.token(tokenId);
+    if (token === undefined) return undefined;
+    for (const { key } of token.prices.getRange({ start: [token.market, token.outcome], end: [token.market, token.outcome, NEWEST], limit: 1 })) {
+      return key[2];
+    }
+    return undefined;
+  }
+
+  close(): Promise<void> {
+    return Promise.all(this.roots.map((root) => root.close())).then(() => undefined);
+  }
+
+  /** Another thread writes these environments: each read starts from what is committed now. */
+  private refresh(): void {
+    for (const root of this.roots) root.resetReadTxn();
+  }
+
+  private token(tokenId: string): { prices: FeedTables['prices']; market: number; outcome: number } | undefined {
+    const token = this.places.tokenOf(tokenId);
+    const place = token === undefined ? undefined : this.places.placeOf(token.conditionId);
+    if (token === undefined || place === undefined) return undefined;
+    return { prices: this.tables[place.shard]!.prices, market: place.market, outcome: token.outcome };
+  }
+
+  private fill(shard: number, seq: number, fillIndex: number): StoredFill {
+    const fill: unknown = this.tables[shard]!.fills.get([seq, fillIndex]);
+    if (!isStoredFill(fill)) throw new FeedCorrupt(`fill ${shard}:${seq}:${fillIndex} does not decode`);
+    return fill;
+  }
+
+  /** Both items of every fill of the shard, newest first. */
+  private *allItems(shard: number): Generator<PublicItem> {
+    for (const { value } of this.tables[shard]!.fills.getRange({ reverse: true })) {
+      if (!isStoredFill(value)) throw new FeedCorrupt(`a fill of shard ${shard} does not decode`);
+      yield* this.bothItems(shard, value);
+    }
+  }
+
+  private *itemsOfMarket(shard: number, market: number): Generator<PublicItem> {
+    for (const { key } of this.tables[shard]!.marketFills.getRange({ start: [market, NEWEST], end: [market], reverse: true })) {
+      yield* this.bothItems(shard, this.fill(shard, key[1], key[2]));
+    }
+  }
+
+  private *itemsOfAccount(shard: number, address: string): Generator<PublicItem> {
+    const range = this.tables[shard]!.accountFills.getRange({ start: [address, NEWEST], end: [address], reverse: true });
+    for (const { key } of range) {
+      // Every entry has its role (the shard's store indexes older ones again when it opens).
+      yield this.item(shard, this.fill(shard, key[1], key[2]), (key as [string, number, number, number])[3]);
+    }
+  }
+
+  private *bothItems(shard: number, fill: StoredFill): Generator<PublicItem> {
+    yield this.item(shard, fill, MAKER);
+    yield this.item(shard, fill, TAKER);
+  }
+
+  private item(shard: number, fill: StoredFill, role: number): PublicItem {
+    const conditionId = this.places.keyOf(shard, fill.market) ?? '';
+    const key: ItemKey = [fill.timeMs, shard, fill.seq, fill.fillIndex, role];
+    return role === TAKER
+      ? {
+        key, conditionId, outcome: fill.takerOutcome, side: fill.takerSide as TradeSide, priceUnits: fill.takerPriceUnits,
+        sizeMicros: fill.sizeMicros, address: fill.takerAccount,
+      }
+      : {
+        key, conditionId, outcome: fill.makerOutcome, side: fill.makerSide as TradeSide, priceUnits: fill.makerPriceUnits,
+        sizeMicros: fill.sizeMicros, address: fill.makerAccount,
+      };
+  }
+}
+
+/** Up to `wanted` items that pass, looking at no more than FEED_SCAN_MAX. */
+function scan(items: Iterable<PublicItem>, passes: (item: PublicItem) => boolean, wanted: number): PublicItem[] {
+  const found: PublicItem[] = [];
+  if (wanted === 0) return found;
+  let scanned = 0;
+  for (const item of items) {
+    if (passes(item)) {
+      found.push(item);
+      if (found.length >= wanted) break;
+    }
+    if (++scanned >= FEED_SCAN_MAX) break;
+  }
+  return found;
+}
+
+/** The newest `wanted` of lists that are each newest first. */
+function merged(lists: PublicItem[][], wanted: number): PublicItem[] {
+  if (lists.length === 1) return lists[0]!.slice(0, wanted);
+  return lists.flat().sort((a, b) => newestFirst(a.key, b.key)).slice(0, wanted);
+}
