@@ -34,7 +34,7 @@ function printThroughput(baselines: Baselines, rows: ShardsFigures[]): void {
   const engine = baselines.engine.commandsPerSecond;
   console.log('durable order throughput (closed loop), ratio to the in-memory engine on the same commands');
   console.log(`  engine in memory     ${format(engine).padStart(10)} cmd/s  1.000`);
-  console.log(`  shard core in memory ${format(baselines.shardCore.commandsPerSecond).padStart(10)} cmd/s  ${format(baselines.shardCore.commandsPerSecond / engine, 3)}  (apply + sweep + event objects + answer codec, no I/O)`);
+  console.log(`  shard core in memory ${format(baselines.shardCore.commandsPerSecond).padStart(10)} cmd/s  ${format(baselines.shardCore.commandsPerSecond / engine, 3)}  (apply + sweep + answer written and decoded, no I/O)`);
   for (const { shards, peak } of rows) {
     console.log(
       `  durable SHARDS=${shards}     ${format(peak.ordersPerSecond).padStart(10)} cmd/s  ${format(peak.ordersPerSecond / engine, 3)}` +
