@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Instructions per engine command, per function and per source line, exactly (valgrind counts
+# instructions, so the figures repeat whatever else the machine does). Two callgrind runs of
+# replay.js, with N measured commands and with none; V8 writes a jitdump of its optimized code
+# with line tables (--perf-prof), and jitlines.py joins both. padlines.py first copies dist with
+# each engine file shifted by a multiple of 1000 lines, because V8 names the outer function's
+# script for inlined code: a line number alone then names the file.
+#
+#   bash bench/engine/profile/instructions.sh [fast|normal|deep] [N=50000] [warm=100000]
+#   BYLINE=1 for the per-line view across all code; TOP=n lines (default 70).
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+kind=${1:-fast}; n=${2:-50000}; warm=${3:-100000}
+work=$(mktemp -d)
+ln -s "$(pwd)/node_modules" "$work/node_modules"
+npx tsc -p tsconfig.json --outDir dist >/dev/null
+python3 bench/engine/profile/padlines.py dist "$work/dist" "$work/lines.map"
+node dist/bench/engine/profile/replay.js 0 0 "$kind" >/dev/null   # builds the cached flow natively
+for count in 0 "$n"; do
+  (cd "$work" && valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$work/cg.$count" \
+    node --single-threaded --perf-prof --no-write-protect-code-memory "$work/dist/bench/engine/profile/replay.js" "$count" "$warm" "$kind" >/dev/null 2>&1)
+  mv "$(ls -t "$work"/jit-*.dump | head -1)" "$work/jit.$count"
+  rm -f "$work"/jit-*.dump
+done
+python3 bench/engine/profile/jitlines.py "$n" "${TOP:-70}" "$work/cg.0" "$work/jit.0" "$work/cg.$n" "$work/jit.$n" "$work/lines.map" "$work/dist"
+rm -rf "$work"

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""jitlines.py N TOP cg0 jit0 cgN jitN map.json dist
+
+Instructions per command of V8's optimized code, per function and per source line: the
+difference between two callgrind runs (--dump-instr=yes) that executed 0 and N measured
+commands, each joined with the jitdump V8 wrote (--perf-prof: code addresses, sizes, names and
+address -> line tables). Lines are decoded with padlines.py's map (line // 1000 names the file);
+set BYLINE=1 for lines across every function, otherwise the busiest functions are listed."""
+import bisect, collections, json, os, re, struct, sys
+
+
+def read_jitdump(path):
+    data = open(path, 'rb').read()
+    codes, debug = [], {}
+    at = 40  # the jitdump header
+    while at + 16 <= len(data):
+        kind, size, _ = struct.unpack_from('<IIQ', data, at)
+        body = data[at + 16: at + size]
+        if kind == 0:  # JIT_CODE_LOAD: pid, tid, vma, code address, code size, index, name
+            _, _, _, address, code_size, _ = struct.unpack_from('<IIQQQQ', body, 0)
+            name = body[40: body.index(b'\0', 40)].decode('latin1')
+            codes.append((address, code_size, name))
+        elif kind == 2:  # JIT_CODE_DEBUG_INFO: code address, entries (address, line, discriminator, file)
+            address, count = struct.unpack_from('<QQ', body, 0)
+            offset, entries = 16, []
+            for _ in range(count):
+                entry_address, line, _ = struct.unpack_from('<QII', body, offset)
+                offset += 16
+                end = body.index(b'\0', offset)
+                offset = end + 1
+                entries.append((entry_address, line))
+            debug[address] = sorted(entries)
+        at += size
+    codes.sort()
+    return codes, debug
+
+
+def read_callgrind(path):
+    """Self instruction counts by instruction address ('positions: instr line')."""
+    counts = collections.Counter()
+    last, skip = 0, False
+    for raw in open(path):
+        line = raw.rstrip('\n')
+        if not line or line[0] not in '0123456789+-*c':
+            continue
+        if line.startswith('calls='):
+            skip = True  # the next cost line is the call's inclusive cost
+            continue
+        if line.startswith('c'):
+            continue
+        parts = line.split()
+        position = parts[0]
+        if position.startswith('0x'):
+            last = int(position, 16)
+        elif position[0] in '+-':
+            last += int(position, 16) if position[1:].startswith('0x') else int(position)
+        if skip:
+            skip = False
+            continue
+        if len(parts) > 2:
+            counts[last] += int(parts[2])
+    return counts
+
+
+def attribute(cg_path, jit_path):
+    codes, debug = read_jitdump(jit_path)
+    starts = [code[0] for code in codes]
+    by_function, by_line = collections.Counter(), collections.Counter()
+    for address, count in read_callgrind(cg_path).items():
+        at = bisect.bisect_right(starts, address) - 1
+        if at < 0 or not (codes[at][0] <= address < codes[at][0] + codes[at][1]):
+            continue
+        start, _, name = codes[at]
+        name = re.sub(r'file:///\S*/dist/', '', re.sub(r':\d+:\d+$', '', name))
+        by_function[name] += count
+        entries = debug.get(start)
+        line = 0
+        if entries:
+            found = bisect.bisect_right([entry[0] for entry in entries], address) - 1
+            if found >= 0:
+                line = entries[found][1]
+        by_line[(name, line)] += count
+    return by_function, by_line
+
+
+def main():
+    n, top = float(sys.argv[1]), int(sys.argv[2])
+    f0, l0 = attribute(sys.argv[3], sys.argv[4])
+    f1, l1 = attribute(sys.argv[5], sys.argv[6])
+    mapping = json.load(open(sys.argv[7]))
+    dist = sys.argv[8]
+    functions = {key: f1[key] - f0[key] for key in set(f0) | set(f1)}
+    print(f'{sum(functions.values()) / n:.0f} instructions per command in optimized code')
+    if not os.environ.get('BYLINE'):
+        for name, count in sorted(functions.items(), key=lambda item: -item[1])[:top]:
+            if count / n >= 3:
+                print(f'{count / n:8.0f}  {name}')
+        return
+    sources = {}
+    lines = collections.Counter()
+    for (name, line), count in ((key, l1[key] - l0[key]) for key in set(l0) | set(l1)):
+        lines[(line // 1000, line % 1000) if line >= 1000 else (name, line)] += count
+    for (where, line), count in lines.most_common(top):
+        if count / n < 2:
+            break
+        text = ''
+        if isinstance(where, int) and str(where) in mapping:
+            file = mapping[str(where)]
+            if file not in sources:
+                sources[file] = open(os.path.join(dist, file)).read().split('\n')
+            text = sources[file][where * 1000 + line - 1].strip()[:90]
+            where = file
+        print(f'{count / n:8.1f}  {where}:{line}  {text}')
+
+
+main()

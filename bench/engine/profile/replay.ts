@@ -1,0 +1,49 @@
+// Replays one engine benchmark flow for the instruction profile (instructions.sh): rows [0, W)
+// untimed, then N more, so that a run with N and a run with 0 differ by exactly N commands. The
+// flow is generated once (it runs the engine as its oracle, which takes minutes under valgrind)
+// and cached in the temporary directory.
+//
+//   node dist/bench/engine/profile/replay.js <N> <W> <deep|normal|fast>
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClobdAdapter } from '../adapters.js';
+import { Flow, FlowKind, generateFlow, makeAccounts, makeIds } from '../flows.js';
+
+const ROWS = 300_000;
+const ID_POOL = 1 << 17;
+const COLUMNS = ['rowKind', 'account', 'id', 'outcome', 'side', 'orderType', 'priceUnits', 'sizeMicros'] as const;
+
+const [measured = '0', warm = '100000', kindName = 'fast'] = process.argv.slice(2);
+const kind = FlowKind[kindName as FlowKind];
+if (kind === undefined) throw new Error(`unknown flow ${kindName}`);
+const ids = makeIds(ID_POOL, 42);
+const accounts = makeAccounts(500);
+const cache = join(tmpdir(), `clobd-profile-flow-${kind}-${ROWS}.json`);
+
+function loadFlow(): Flow {
+  if (existsSync(cache)) {
+    const stored = JSON.parse(readFileSync(cache, 'latin1')) as Record<string, number[]> & { length: number; prefill: number };
+    const flow = new Flow(kind, stored.length, ids, accounts);
+    flow.prefill = stored.prefill;
+    for (const column of COLUMNS) flow[column].set(stored[column]!);
+    return flow;
+  }
+  const flow = generateFlow(kind, ROWS, 42, ids, accounts, (f) => new ClobdAdapter(f));
+  const stored: Record<string, unknown> = { length: flow.length, prefill: flow.prefill };
+  for (const column of COLUMNS) stored[column] = Array.from(flow[column]);
+  writeFileSync(cache, JSON.stringify(stored));
+  return flow;
+}
+
+const flow = loadFlow();
+const adapter = new ClobdAdapter(flow);
+/** In a function, so the loop is optimized code like the benchmark's (a module's top level is not). */
+function replay(from: number, to: number): void {
+  for (let row = from; row < to; row++) adapter.execute(flow, row);
+}
+const from = flow.prefill + Number(warm);
+replay(0, from);
+const started = performance.now();
+replay(from, from + Number(measured));
+console.log(`${measured} commands, ${((performance.now() - started) * 1e6 / Math.max(1, Number(measured))).toFixed(0)} ns each`);
