@@ -35,6 +35,13 @@ export interface EngineStats {
   readonly openInterestMicros: number;
 }
 
+/** What a restored engine may take from its caller instead of from the snapshot. */
+export interface RestoreOverrides {
+  readonly verify?: boolean | undefined;
+  readonly orderHistory?: number | undefined;
+  readonly hashSeed?: number | undefined;
+}
+
 export class Engine {
   /** Events of the commands executed since the consumer last cleared it. */
   readonly events: EventBuffer;
@@ -50,13 +57,15 @@ export class Engine {
 
   /**
    * An engine in exactly the state `snapshot` recorded, with the snapshot's options except
-   * those given here: `verify`, and `orderHistory` (a smaller history keeps the newest finished
-   * orders; the history is not part of the state hash).
+   * those given here: `verify`, `orderHistory` (a smaller history keeps the newest finished
+   * orders; the history is not part of the state hash) and `hashSeed` (it changes only the id
+   * indexes' layout).
    */
-  static restore(snapshot: EngineSnapshot, overrides: { readonly verify?: boolean | undefined; readonly orderHistory?: number | undefined } = {}): Engine {
+  static restore(snapshot: EngineSnapshot, overrides: RestoreOverrides = {}): Engine {
     return new Engine({
       ...snapshot.config, verify: overrides.verify ?? snapshot.config.verify,
       orderHistory: overrides.orderHistory ?? snapshot.config.orderHistory,
+      hashSeed: overrides.hashSeed ?? snapshot.config.hashSeed,
     }, snapshot);
   }
 

@@ -90,7 +90,7 @@ export class ShardCore {
   constructor(options: EngineOptions, snapshot?: { engine: EngineSnapshot; core: CoreState }) {
     this.engine = snapshot === undefined
       ? new Engine(options)
-      : Engine.restore(snapshot.engine, { verify: options.verify ?? false, orderHistory: options.orderHistory });
+      : Engine.restore(snapshot.engine, { verify: options.verify ?? false, orderHistory: options.orderHistory, hashSeed: options.hashSeed });
     this.seq = snapshot?.core.seq ?? 0;
     this.marketKeys = [...(snapshot?.core.marketKeys ?? [])];
     this.marketKeys.forEach((key, index) => this.marketByKey.set(key, index));

@@ -6,6 +6,7 @@
 //
 // The loop blocks in Atomics.wait after a bounded spin when the ring is empty, and returns to the
 // thread's event loop every few milliseconds so control messages (status, reads, stop) arrive.
+import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Command, CommandKind } from '../command.js';
@@ -82,7 +83,10 @@ function* framesOf(entry: Uint8Array): Generator<[DataView, number, number]> {
 function recover(): RecoveryFigures {
   const started = performance.now();
   const snapshot = store.loadSnapshot();
-  core = new ShardCore(data.engine, snapshot === undefined ? undefined : { engine: snapshot.engine, core: snapshot.head.core });
+  // A fresh secret seed for the order-id indexes at every start (it changes only their layout):
+  // nobody can make ids that collide in them, whatever ids they can produce.
+  const engine = { ...data.engine, hashSeed: randomInt(0x7fffffff) };
+  core = new ShardCore(engine, snapshot === undefined ? undefined : { engine: snapshot.engine, core: snapshot.head.core });
   const loaded = performance.now();
   const snapshotBatch = snapshot?.head.batch ?? 0;
   let replayedFrames = 0;

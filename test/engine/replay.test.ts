@@ -81,6 +81,16 @@ suite('replay', () => {
     restored.checkInvariants();
   });
 
+  test('a snapshot restored with another hash seed has the same hash and answers every later command the same', () => {
+    const original = new Engine({ ...OPTIONS, hashSeed: 11 });
+    run(original, commands.slice(0, 3000));
+    const restored = Engine.restore(unpack(pack(original.snapshot())) as EngineSnapshot, { hashSeed: 987_654 });
+    assert.equal(restored.config.hashSeed, 987_654);
+    assert.equal(restored.stateHash(), original.stateHash());
+    assert.deepEqual(run(restored, commands.slice(3000)), run(original, commands.slice(3000)));
+    assert.equal(restored.stateHash(), original.stateHash());
+  });
+
   test('a restored snapshot has the same hash and continues identically', () => {
     const original = new Engine(OPTIONS);
     run(original, commands.slice(0, 3000));
