@@ -2,9 +2,9 @@
 // fill and activity feeds. An address without one gets a stable pseudonym derived from it, so
 // feeds never show an empty name.
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { type Database, type RootDatabase } from 'lmdb';
+import { openDurable } from '../engine/durable_env.js';
 
 export interface Profile {
   readonly name: string;
@@ -31,8 +31,7 @@ export class ProfileStore {
 
   constructor(dataDir: string) {
     const path = join(dataDir, 'profiles');
-    mkdirSync(path, { recursive: true });
-    this.root = open({ path, encoding: 'msgpack', compression: false, noSync: false, noMetaSync: false, overlappingSync: false, maxDbs: 2 });
+    this.root = openDurable(path, 2);
     this.profiles = this.root.openDB({ name: 'profiles', encoding: 'msgpack' });
   }
 

@@ -22,9 +22,9 @@
 // for a 16-byte change). The orders, fills and account-fills tables are read by id and by
 // account, so they keep their keys; an order is written once, when it finishes, since a live
 // order is always in the engine's memory.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type Key, type RootDatabase } from 'lmdb';
+import type { Database, Key, RootDatabase } from 'lmdb';
+import { openDurable } from '../durable_env.js';
 import type { OrderView } from '../reads.js';
 import type { ColumnarSnapshot, EngineSnapshot } from '../snapshot.js';
 import type { CoreState } from './core.js';
@@ -102,9 +102,7 @@ export class ShardStore {
 
   constructor(dataDir: string, shard: number) {
     this.path = join(dataDir, `shard-${shard}`);
-    mkdirSync(this.path, { recursive: true });
-    // Durability is explicit: every commit is synced (data and meta pages) before it returns.
-    this.root = open({ path: this.path, encoding: 'msgpack', compression: false, noSync: false, noMetaSync: false, overlappingSync: false, maxDbs: 16 });
+    this.root = openDurable(this.path, 16);
     this.meta = this.root.openDB({ name: 'meta', encoding: 'msgpack' });
     this.journal = this.root.openDB({ name: 'journal', encoding: 'binary', keyEncoding: 'ordered-binary' });
     this.orders = this.root.openDB({ name: 'orders', encoding: 'msgpack' });

@@ -4,9 +4,9 @@
 // the HMAC key; it never leaves this module except to the L2 check and to its owner at creation
 // or derivation, and nothing here logs it.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { type Database, type RootDatabase } from 'lmdb';
+import { openDurable } from '../../engine/durable_env.js';
 import type { ApiKeyRecord } from './l2.js';
 
 /** What the client receives (contract §3). */
@@ -36,8 +36,7 @@ export class ApiKeyStore {
 
   constructor(dataDir: string) {
     const path = join(dataDir, 'auth');
-    mkdirSync(path, { recursive: true });
-    this.root = open({ path, encoding: 'msgpack', compression: false, noSync: false, noMetaSync: false, overlappingSync: false, maxDbs: 4 });
+    this.root = openDurable(path, 4);
     this.keys = this.root.openDB({ name: 'keys', encoding: 'msgpack' });
     this.byOwner = this.root.openDB({ name: 'by-owner', encoding: 'msgpack' });
   }

@@ -3,9 +3,9 @@
 // as the records they point to. Writes are synchronous, durable transactions: when a write
 // returns, it is on disk. Readers see a `version` that every committed write bumps, which is
 // what response caches key on.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { type Database, type RootDatabase } from 'lmdb';
+import { openDurable } from '../../engine/durable_env.js';
 import { badRequest } from '../errors.js';
 import { conditionIdOf, questionIdOf, slugify, tokenIdsOf } from './ids.js';
 import type { EventInput, MarketInput, SeriesInput, TagInput } from './ingest.js';
@@ -64,10 +64,7 @@ export class CatalogStore {
 
   static open(dataDir: string): CatalogStore {
     const path = join(dataDir, 'catalog');
-    mkdirSync(path, { recursive: true });
-    // Durability is spelled out rather than left to platform defaults: every commit is synced
-    // (data and meta pages) before the write call returns.
-    const root = open({ path, encoding: 'msgpack', compression: false, noSync: false, noMetaSync: false, overlappingSync: false, maxDbs: 12 });
+    const root = openDurable(path, 12);
     const records = { encoding: 'msgpack', keyEncoding: 'uint32' } as const;
     const membership = { dupSort: true, encoding: 'ordered-binary', keyEncoding: 'uint32' } as const;
     return new CatalogStore(

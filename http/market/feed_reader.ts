@@ -13,7 +13,8 @@
 // index is newest first already, so a read takes up to `offset + limit` items from each shard
 // (or market) and merges them.
 import { join } from 'node:path';
-import { open, type RootDatabase } from 'lmdb';
+import type { RootDatabase } from 'lmdb';
+import { openDurable } from '../../engine/durable_env.js';
 import {
   MAKER, minuteOf, openFeedTables, TAKER, type FeedTables, type StoredFill, type StoredRedemption,
 } from '../../engine/shard/feed_tables.js';
@@ -110,10 +111,7 @@ export class FeedReader {
   constructor(dataDir: string, private readonly places: FeedPlaces) {
     for (let shard = 0; shard < places.shards; shard++) {
       // The shard's worker opened this environment first; lmdb shares it within the process.
-      const root = open({
-        path: join(dataDir, `shard-${shard}`), encoding: 'msgpack', compression: false, noSync: false, noMetaSync: false,
-        overlappingSync: false, maxDbs: 16,
-      });
+      const root = openDurable(join(dataDir, `shard-${shard}`), 16);
       this.roots.push(root);
       this.tables.push(openFeedTables(root));
     }

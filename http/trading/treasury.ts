@@ -9,9 +9,9 @@
 //   external − Σ shards netFunding − in flight,
 // rebuilt that way at start and whenever a shard restarts. `mirror` is the front end's copy of
 // each shard's netFunding, kept from the answers.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type Database, type Key, type RootDatabase } from 'lmdb';
+import { type Database, type Key, type RootDatabase } from 'lmdb';
+import { openDurable } from '../../engine/durable_env.js';
 import { COLLATERAL_SUPPLY_MICROS_MAX } from '../../engine/constants.js';
 
 /** One external deposit, as the activity feed shows it. */
@@ -36,8 +36,7 @@ export class Treasury {
 
   constructor(dataDir: string, shards: number) {
     const path = join(dataDir, 'treasury');
-    mkdirSync(path, { recursive: true });
-    this.root = open({ path, encoding: 'msgpack', compression: false, noSync: false, noMetaSync: false, overlappingSync: false, maxDbs: 6 });
+    this.root = openDurable(path, 6);
     this.external = this.root.openDB({ name: 'external', encoding: 'msgpack' });
     this.meta = this.root.openDB({ name: 'meta', encoding: 'msgpack' });
     this.deposits = this.root.openDB({ name: 'deposits', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
