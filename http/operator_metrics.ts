@@ -3,6 +3,7 @@
 // time, resting orders, open interest), the rings, orders placed, filled and cancelled, request
 // caps' refusals, and the WebSocket channels. Everything here is read at scrape time from
 // counters kept where the work happens; nothing is computed per request.
+import type { SignatureVerifier } from './auth/verifier.js';
 import type { LiveChannels } from './ws/channels.js';
 import { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate_limit.js';
@@ -67,10 +68,14 @@ function orderMetrics(metrics: Metrics, trading: TradingRuntime): void {
 }
 
 /** Metrics of the whole exchange: the routes count themselves; the rest is read at scrape time. */
-export function operatorMetrics(trading: TradingRuntime, channels: LiveChannels, limiter: RateLimiter): Metrics {
+export function operatorMetrics(trading: TradingRuntime, channels: LiveChannels, limiter: RateLimiter, verifier: SignatureVerifier): Metrics {
   const metrics = new Metrics();
   shardMetrics(metrics, trading);
   orderMetrics(metrics, trading);
+  metrics.gauge({
+    name: 'clobd_signatures_recovered_total', help: 'Order signatures recovered, by where: on the signature pool, or on the front end\'s thread while the pool was busy.',
+    type: 'counter', samples: () => [[{ where: 'pool' }, verifier.recovered.pool], [{ where: 'front_end' }, verifier.recovered.frontEnd]],
+  });
   metrics.gauge({
     name: 'clobd_rate_limit_refusals_total', help: 'Requests answered 429, by the cap that refused them (one refused by two caps counts under both).',
     type: 'counter', samples: () => limiter.caps.map((cap, id) => [{ cap: cap.name, scope: cap.scope }, limiter.refusals[id]!]),

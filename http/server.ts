@@ -222,7 +222,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     bookAt: (shard, index) => trading.marketData.bookAt(shard, index), socketsPerIp: config.wsSocketsPerIp,
   }), (c) => c.close());
   trading.marketData.listen(channels);
-  const metrics = config.metrics ? resources.add(operatorMetrics(trading, channels, limiter), (m) => m.close()) : undefined;
+  const metrics = config.metrics ? resources.add(operatorMetrics(trading, channels, limiter, verifier), (m) => m.close()) : undefined;
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[]; caps: string[] }> = {
     clob: { style: 'clob', routes: [
       ...clobRoutes(config, store, keys, profiles, trading, heartbeats, verifier, limiter, tokenBook, now),

@@ -90,6 +90,7 @@ test('metrics parse as Prometheus text and move with orders, reads, commits and 
     assert.equal(delta('clobd_orders_total', 'kind="accepted"'), 3);
     assert.equal(delta('clobd_orders_total', 'kind="filled"'), 1);
     assert.equal(delta('clobd_orders_total', 'kind="cancelled"'), 1);
+    assert.equal(delta('clobd_signatures_recovered_total'), 3, 'one signature recovered per order placed, on the pool or the front end');
     assert.equal(delta('clobd_rate_limit_refusals_total', 'cap="GET /price"', 'scope="ip"'), 1);
     assert.equal(delta('clobd_rate_limit_refusals_total'), 1, 'no other cap refused anything');
     // Four orders' frames (3 placements, 1 cancel) were committed, in at least one commit.

@@ -1,0 +1,75 @@
+// The signature pool with real secp256k1 signatures (made with @noble/curves): bursts of orders
+// arriving over several turns of the event loop are recovered on the pool while it has a thread
+// free and on the calling thread while it has not, and every one, good or bad, recovers exactly
+// what the inline verifier recovers.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak256 } from '../../../http/auth/keccak.js';
+import { addressOfPublicKey } from '../../../http/auth/recover.js';
+import { InlineVerifier, PoolVerifier } from '../../../http/auth/verifier.js';
+
+interface Case {
+  readonly digest: Uint8Array;
+  readonly signature: string;
+}
+
+function signed(seed: number): { case: Case; signer: string } {
+  const secret = new Uint8Array(32);
+  secret[0] = 0x22;
+  secret[30] = seed >> 8;
+  secret[31] = seed & 0xff;
+  const digest = keccak256(Buffer.from(`order ${seed}`));
+  const recovered = secp256k1.sign(digest, secret, { prehash: false, format: 'recovered' });
+  const signature = `0x${Buffer.from(recovered.subarray(1)).toString('hex')}${(27 + recovered[0]!).toString(16)}`;
+  return { case: { digest, signature }, signer: addressOfPublicKey(secp256k1.getPublicKey(secret, false)) };
+}
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+test('bursts over several turns are shared between the pool and the calling thread, each recovering what the inline verifier does', async () => {
+  const cases: Case[] = [];
+  const expected: (string | undefined)[] = [];
+  for (let seed = 1; seed <= 240; seed++) {
+    const { case: good, signer } = signed(seed);
+    if (seed % 10 === 0) {
+      // Signed over another digest: recovers some other address.
+      cases.push({ digest: keccak256(Buffer.from(`other ${seed}`)), signature: good.signature });
+      expected.push(undefined);
+    } else if (seed % 10 === 5) {
+      cases.push({ digest: good.digest, signature: `${good.signature.slice(0, -2)}1f` });
+      expected.push(undefined);
+    } else {
+      cases.push(good);
+      expected.push(signer);
+    }
+  }
+  const inline = new InlineVerifier();
+  const reference = await Promise.all(cases.map((c) => inline.recover(c.digest, c.signature)));
+  reference.forEach((address, index) => {
+    if (expected[index] !== undefined) assert.equal(address, expected[index], `case ${index}`);
+    else assert.notEqual(address, signed(index + 1).signer, `case ${index} must not recover its signer`);
+  });
+
+  const pool = new PoolVerifier(1);
+  try {
+    // Four turns of 60: the first turn's batch keeps the pool thread busy for milliseconds, so
+    // the next turns' batches are recovered here.
+    const pending: Promise<string | undefined>[] = [];
+    for (let turn = 0; turn < 4; turn++) {
+      for (const c of cases.slice(turn * 60, turn * 60 + 60)) pending.push(pool.recover(c.digest, c.signature));
+      await nextTurn();
+    }
+    assert.deepEqual(await Promise.all(pending), reference);
+    assert.equal(pool.recovered.pool + pool.recovered.frontEnd, cases.length);
+    assert.ok(pool.recovered.pool >= 60, `the pool recovered ${pool.recovered.pool}`);
+    assert.ok(pool.recovered.frontEnd > 0, 'batches that would wait for the busy pool thread are recovered on the calling thread');
+
+    // One at a time, the pool is idle for each: every signature goes to it.
+    const before = pool.recovered.frontEnd;
+    for (const c of cases.slice(0, 5)) assert.equal(await pool.recover(c.digest, c.signature), reference[cases.indexOf(c)]);
+    assert.equal(pool.recovered.frontEnd, before);
+  } finally {
+    await pool.close();
+  }
+});
