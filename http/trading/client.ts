@@ -11,6 +11,7 @@ import type { FrameResult } from '../../engine/shard/core.js';
 import type { ShardStatus } from '../../engine/shard/protocol.js';
 import type { BalanceView, BookView, MarketView, OrderView } from '../../engine/reads.js';
 import { Reject } from '../../engine/reject.js';
+import { ShardHints, type OrderHints } from './shard_hints.js';
 import type { ShardPool } from './shards.js';
 import type { Treasury } from './treasury.js';
 
@@ -46,15 +47,16 @@ export interface TradeResult {
   readonly events: readonly EngineEvent[];
 }
 
-/** Cancels remember this many order ids' shards; older ids are looked for on every shard. */
-const ORDER_SHARDS_REMEMBERED = 1 << 20;
-
 export class TradingClient {
   private readonly markets = new Map<string, MarketPlace>();
-  private readonly orderShard = new Map<string, number>();
+
   private readonly feeReads = new Map<string, Promise<number>>();
 
-  constructor(private readonly pool: ShardPool, private readonly treasury: Treasury, private readonly now: () => number) {
+  /** `hints`: which shard took each accepted order (unused with one shard: always shard 0). */
+  constructor(
+    private readonly pool: ShardPool, private readonly treasury: Treasury, private readonly now: () => number,
+    private readonly hints: OrderHints = new ShardHints(),
+  ) {
     for (let shard = 0; shard < pool.count; shard++) {
       pool.marketKeys(shard).forEach((key, market) => this.markets.set(key, { shard, market, feeBps: -1 }));
     }
@@ -128,25 +130,30 @@ export class TradingClient {
       throw error;
     }
     const result = await answer;
-    if (result.events.some((event) => event.kind === 'ORDER_ACCEPTED')) this.rememberShard(order.orderId, shard);
+    if (this.pool.count > 1 && result.events.some((event) => event.kind === 'ORDER_ACCEPTED')) this.hints.remember(order.orderId, shard);
     return result;
   }
 
-  /** Cancels one order: on the shard that took it, or on every shard when that is forgotten. */
+  /** Cancels one order: on the shard its hint names, and on every other shard when that one does not know it. */
   async cancelOrder(account: string, orderId: string): Promise<TradeResult> {
-    const known = this.orderShard.get(orderId);
-    const shards = known === undefined ? this.allShards() : [known];
-    const results = await Promise.all(shards.map((shard) => this.pool.send(shard, (frame) => {
+    const cancel = (shard: number): Promise<FrameResult> => this.pool.send(shard, (frame) => {
       const c = frame.command;
       c.kind = CommandKind.CancelOrder;
       c.timeMs = this.now();
       c.account = account;
       c.orderId = orderId;
       frame.marketKey = '';
-    })));
+    });
+    const unknown = (result: FrameResult): boolean => result.events.some((event) => event.kind === 'CANCEL_REJECTED' && event.reason === Reject.ORDER_NOT_FOUND);
+    const hinted = this.pool.count === 1 ? 0 : this.hints.guess(orderId);
+    let first: FrameResult | undefined;
+    if (hinted !== undefined) {
+      first = await cancel(hinted);
+      if (!unknown(first) || this.pool.count === 1) return first;
+    }
+    const results = await Promise.all(this.allShards().filter((shard) => shard !== hinted).map(cancel));
     // The shard that knew the order answers for it; otherwise any NOT_FOUND answer will do.
-    const answer = results.find((result) => !result.events.some((event) => event.kind === 'CANCEL_REJECTED' && event.reason === Reject.ORDER_NOT_FOUND));
-    return answer ?? results[0]!;
+    return results.find((result) => !unknown(result)) ?? first ?? results[0]!;
   }
 
   /** Cancels every open order of `account` on every shard. */
@@ -204,8 +211,11 @@ export class TradingClient {
     return { freeMicros: this.treasury.freeOf(account), shards };
   }
 
+  /** An order by id: from the shard its hint names first. */
   async order(orderId: string): Promise<OrderView | null> {
-    for (const shard of this.allShards()) {
+    const hinted = this.pool.count === 1 ? 0 : this.hints.guess(orderId);
+    const shards = hinted === undefined ? this.allShards() : [hinted, ...this.allShards().filter((shard) => shard !== hinted)];
+    for (const shard of shards) {
       const view = await this.pool.read<OrderView | null>(shard, { kind: 'order', orderId });
       if (view !== null) return view;
     }
@@ -247,14 +257,6 @@ export class TradingClient {
 
   private allShards(): number[] {
     return Array.from({ length: this.pool.count }, (_, shard) => shard);
-  }
-
-  private rememberShard(orderId: string, shard: number): void {
-    if (this.orderShard.size >= ORDER_SHARDS_REMEMBERED) {
-      const oldest = this.orderShard.keys().next().value;
-      if (oldest !== undefined) this.orderShard.delete(oldest);
-    }
-    this.orderShard.set(orderId, shard);
   }
 
   private one(shard: number, kind: CommandKind, account: string, market: number, outcome: number): Promise<FrameResult> {
