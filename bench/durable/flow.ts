@@ -311,7 +311,7 @@ export function measureShardCore(flow: OrderFlow, from: number, to: number): Bas
     frame.fundMicros = flow.fundMicros(row);
     frame.marketKey = '';
     const start = writer.write(core.apply(frame), core.events);
-    decoder.decode(writer.answer(start, writer.end() - start), 0, writer.end() - start);
+    decoder.decode(writer.slice(start, writer.end() - start), 0, writer.end() - start);
     writer.reset();
   }
   return { commands: to - from, commandsPerSecond: (to - from) / ((performance.now() - started) / 1000) };

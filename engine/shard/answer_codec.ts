@@ -8,7 +8,7 @@
 // f64 yes, f64 no], u32 events [u8 kind, then the kind's fields]. Strings (ids, addresses) are
 // u8-length latin1; the edge and the frame codec keep them ASCII. BALANCE events stay in the
 // shard: the front end reads balances from the shards when asked, and they are half of all events.
-import { ORDER_ID_LENGTH_MAX } from '../constants.js';
+import { ByteReader, ByteWriter } from '../bytes.js';
 import type { Command } from '../command.js';
 import type { EngineEvent } from '../event_objects.js';
 import { ACCEPTED_RESTS, EventKind, Field, MARKET_ACCEPTING, MARKET_RESOLVED, Text, type EventBuffer, type FillKind } from '../events.js';
@@ -18,23 +18,11 @@ import { Reject } from '../reject.js';
 import type { FrameOutcome, FrameResult, Redemption } from './core.js';
 
 const INITIAL_BYTES = 1 << 16;
-/** The longest string field: an order id (addresses are shorter). */
-const STRING_BYTES_MAX = ORDER_ID_LENGTH_MAX;
 
 /** Appends the answers of one batch into one growing buffer; `reset` when they are written out. */
-export class AnswerWriter {
-  private bytes = Buffer.allocUnsafe(INITIAL_BYTES);
-  private view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
-  private at = 0;
-
-  /** Forgets every answer written (their bytes are reused). */
-  reset(): void {
-    this.at = 0;
-  }
-
-  /** The bytes of the answer written at [offset, offset + length). */
-  answer(offset: number, length: number): Buffer {
-    return this.bytes.subarray(offset, offset + length);
+export class AnswerWriter extends ByteWriter {
+  constructor() {
+    super(INITIAL_BYTES);
   }
 
   /**
@@ -44,10 +32,7 @@ export class AnswerWriter {
   write(outcome: FrameOutcome, events: EventBuffer | undefined): number {
     const start = this.at;
     this.writeOutcome(outcome);
-    const count = events === undefined ? 0 : countAnswered(events);
-    this.reserve(4);
-    this.view.setUint32(this.at, count, true);
-    this.at += 4;
+    this.u32(events === undefined ? 0 : countAnswered(events));
     if (events !== undefined) {
       for (let row = 0; row < events.count; row++) this.writeEvent(events, row);
     }
@@ -69,20 +54,11 @@ export class AnswerWriter {
     return start;
   }
 
-  /** Where the next answer starts (the end of the last one). */
-  end(): number {
-    return this.at;
-  }
-
   private writeOutcome(outcome: FrameOutcome): void {
     this.u32(outcome.requestId);
     this.f64(outcome.timeMs);
     this.i32(outcome.market);
-    const error = Buffer.from(outcome.error, 'utf8');
-    this.reserve(2 + error.length);
-    this.view.setUint16(this.at, error.length, true);
-    this.bytes.set(error, this.at + 2);
-    this.at += 2 + error.length;
+    this.text16(outcome.error);
     this.u16(outcome.credits.length);
     for (const [address, micros] of outcome.credits) {
       this.str(address);
@@ -185,54 +161,6 @@ export class AnswerWriter {
     this.i32(priceUnits);
     this.f64(sizeMicros);
   }
-
-  private reserve(bytes: number): void {
-    if (this.at + bytes <= this.bytes.length) return;
-    let length = this.bytes.length * 2;
-    while (length < this.at + bytes) length *= 2;
-    const grown = Buffer.allocUnsafe(length);
-    grown.set(this.bytes.subarray(0, this.at));
-    this.bytes = grown;
-    this.view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
-  }
-
-  private u8(value: number): void {
-    this.reserve(1);
-    this.view.setUint8(this.at, value);
-    this.at += 1;
-  }
-
-  private u16(value: number): void {
-    this.reserve(2);
-    this.view.setUint16(this.at, value, true);
-    this.at += 2;
-  }
-
-  private u32(value: number): void {
-    this.reserve(4);
-    this.view.setUint32(this.at, value, true);
-    this.at += 4;
-  }
-
-  private i32(value: number): void {
-    this.reserve(4);
-    this.view.setInt32(this.at, value, true);
-    this.at += 4;
-  }
-
-  private f64(value: number): void {
-    this.reserve(8);
-    this.view.setFloat64(this.at, value, true);
-    this.at += 8;
-  }
-
-  private str(value: string): void {
-    if (value.length > STRING_BYTES_MAX) throw new Error(`answer: a string of ${value.length} characters`);
-    this.reserve(1 + value.length);
-    this.view.setUint8(this.at, value.length);
-    this.bytes.write(value, this.at + 1, value.length, 'latin1');
-    this.at += 1 + value.length;
-  }
 }
 
 /** Rows the answer carries: all but BALANCE. */
@@ -253,26 +181,17 @@ interface OrderHead {
 }
 
 /** Reads answers (one thread, one ring). */
-export class AnswerDecoder {
-  private bytes: Buffer = Buffer.alloc(0);
-  private view: DataView = new DataView(new ArrayBuffer(0));
-  private at = 0;
+export class AnswerDecoder extends ByteReader {
   private readonly head: OrderHead = { orderId: '', account: '', market: 0, outcome: 0, side: 0, priceUnits: 0, sizeMicros: 0 };
 
   /** The answer at [offset, offset + length) of `bytes` (a Buffer over the ring, or a copy). */
   decode(bytes: Buffer, offset: number, length: number): FrameResult {
-    if (this.bytes !== bytes) {
-      this.bytes = bytes;
-      this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    }
-    this.at = offset;
+    this.start(bytes, offset);
     const end = offset + length;
     const requestId = this.u32();
     const timeMs = this.f64();
     const market = this.i32();
-    const errorLength = this.u16();
-    const error = bytes.toString('utf8', this.at, this.at + errorLength);
-    this.at += errorLength;
+    const error = this.text16();
     const credits: [string, number][] = [];
     for (let count = this.u16(); count > 0; count--) credits.push([this.str(), this.f64()]);
     const redemptions: Redemption[] = [];
@@ -392,42 +311,5 @@ export class AnswerDecoder {
     head.priceUnits = this.i32();
     head.sizeMicros = this.f64();
     return head;
-  }
-
-  private u8(): number {
-    const value = this.view.getUint8(this.at);
-    this.at += 1;
-    return value;
-  }
-
-  private u16(): number {
-    const value = this.view.getUint16(this.at, true);
-    this.at += 2;
-    return value;
-  }
-
-  private u32(): number {
-    const value = this.view.getUint32(this.at, true);
-    this.at += 4;
-    return value;
-  }
-
-  private i32(): number {
-    const value = this.view.getInt32(this.at, true);
-    this.at += 4;
-    return value;
-  }
-
-  private f64(): number {
-    const value = this.view.getFloat64(this.at, true);
-    this.at += 8;
-    return value;
-  }
-
-  private str(): string {
-    const length = this.view.getUint8(this.at);
-    const value = this.bytes.toString('latin1', this.at + 1, this.at + 1 + length);
-    this.at += 1 + length;
-    return value;
   }
 }

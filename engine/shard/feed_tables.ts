@@ -3,7 +3,7 @@
 // own thread, without asking the worker (http/market/feed_reader.ts). A fill is therefore in the
 // feeds as soon as its answer is out, and there is no second store to keep in step.
 //
-//   fills               [seq, fill index] → StoredFill
+//   fills               [seq, fill index] → StoredFill (stored_codec.ts)
 //   account-fills       [address, seq, fill index, role] → 0: the taker's and the maker's side of
 //                       every fill (a self-trade has both); entries written before roles were
 //                       recorded have no role and are read by address
@@ -15,6 +15,10 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { FillEvent } from '../event_objects.js';
 import type { Redemption } from './core.js';
+import { StoredWriter } from './stored_codec.js';
+
+/** Encodes the fills this thread writes. */
+const stored = new StoredWriter();
 
 /** The taker's side of a fill, and the maker's. */
 export const TAKER = 0;
@@ -33,7 +37,8 @@ const SECOND_MS = 1000;
 const MINUTE_S = 60;
 
 export interface FeedTables {
-  readonly fills: Database<StoredFill, [number, number]>;
+  /** Values: read them with readStoredFill. */
+  readonly fills: Database<unknown, [number, number]>;
   readonly accountFills: Database<number, AccountFillKey>;
   readonly marketFills: Database<number, [number, number, number]>;
   readonly redemptions: Database<StoredRedemption, [number, number]>;
@@ -45,7 +50,7 @@ export interface FeedTables {
 export function openFeedTables(root: RootDatabase): FeedTables {
   const ordered = { encoding: 'msgpack', keyEncoding: 'ordered-binary' } as const;
   return {
-    fills: root.openDB<StoredFill, [number, number]>({ name: 'fills', ...ordered }),
+    fills: root.openDB<unknown, [number, number]>({ name: 'fills', ...ordered }),
     accountFills: root.openDB<number, AccountFillKey>({ name: 'account-fills', ...ordered }),
     marketFills: root.openDB<number, [number, number, number]>({ name: 'market-fills', ...ordered }),
     redemptions: root.openDB<StoredRedemption, [number, number]>({ name: 'redemptions', ...ordered }),
@@ -76,7 +81,7 @@ export function writeFeeds(tables: FeedTables, fills: readonly StoredFill[], red
   };
   for (const fill of fills) {
     const { seq, fillIndex, market } = fill;
-    tables.fills.putSync([seq, fillIndex], fill);
+    tables.fills.putSync([seq, fillIndex], stored.fill(fill));
     tables.accountFills.putSync([fill.takerAccount, seq, fillIndex, TAKER], 0);
     tables.accountFills.putSync([fill.makerAccount, seq, fillIndex, MAKER], 0);
     tables.marketFills.putSync([market, seq, fillIndex], 0);

@@ -1,7 +1,7 @@
 // A shard's LMDB environment (DATA_DIR/shard-<i>, its own writer lock). Per batch, one
 // synchronous transaction holds the batch's journal entry and the state it changed:
 //   journal   batch number → the batch's command frames, back to back ([u32 length][frame])
-//   orders    order id → OrderView of every finished order (filled, cancelled, expired), as
+//   orders    order id → OrderView (stored_codec.ts) of every finished order (filled, cancelled, expired), as
 //             it stood when it finished; live orders are in the engine (snapshot + journal)
 //   fills, account-fills, market-fills, redemptions, account-redemptions, prices, last-trades
 //             what the public feeds read, with their indexes (feed_tables.ts)
@@ -28,6 +28,7 @@ import { openDurable } from '../durable_env.js';
 import type { OrderView } from '../reads.js';
 import type { ColumnarSnapshot, EngineSnapshot } from '../snapshot.js';
 import type { CoreState } from './core.js';
+import { readStoredFill, readStoredOrder, StoredWriter } from './stored_codec.js';
 import {
   openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type StoredFill, type StoredRedemption,
 } from './feed_tables.js';
@@ -82,12 +83,21 @@ interface PendingSnapshot {
   next: number;
 }
 
+/** A fill read from the table; a value that does not decode is corruption, and says so. */
+function storedFill(value: unknown): StoredFill {
+  const fill = readStoredFill(value);
+  if (fill === undefined) throw new Error('a stored fill does not decode');
+  return fill;
+}
+
 export class ShardStore {
   readonly path: string;
   private readonly root: RootDatabase;
   private readonly meta: Database<unknown, string>;
   private readonly journal: Database<Buffer, number>;
-  private readonly orders: Database<OrderView, string>;
+  /** Values: read them with readStoredOrder. */
+  private readonly orders: Database<unknown, string>;
+  private readonly stored = new StoredWriter();
   private readonly feeds: FeedTables;
   private readonly balanceChanges: Database<BalanceChange[], number>;
   private readonly funding: Database<number, string>;
@@ -141,7 +151,7 @@ export class ShardStore {
       }
       if (batch.length > 0) this.root.transactionSync(() => write(batch));
     };
-    indexAll(fills.getRange().map(({ value }) => value), (batch) => writeFeeds(this.feeds, batch, []));
+    indexAll(fills.getRange().map(({ value }) => storedFill(value)), (batch) => writeFeeds(this.feeds, batch, []));
     indexAll(redemptions.getRange().map(({ value }) => value), (batch) => writeFeeds(this.feeds, [], batch));
     this.meta.putSync('feeds', FEEDS_VERSION);
   }
@@ -156,7 +166,7 @@ export class ShardStore {
   }
 
   order(orderId: string): OrderView | undefined {
-    return this.orders.get(orderId);
+    return readStoredOrder(this.orders.get(orderId));
   }
 
   fundingEntries(): [string, number][] {
@@ -164,7 +174,7 @@ export class ShardStore {
   }
 
   fillsAll(): StoredFill[] {
-    return [...this.feeds.fills.getRange().map(({ value }) => value)];
+    return [...this.feeds.fills.getRange().map(({ value }) => storedFill(value))];
   }
 
   /** Fills where `address` is taker or maker (a self-trade once), newest first, at most `max`. */
@@ -174,7 +184,7 @@ export class ShardStore {
     const range = this.feeds.accountFills.getRange({ start: [address, Number.MAX_SAFE_INTEGER], end: [address], reverse: true });
     for (const { key } of range) {
       if (last !== undefined && last.seq === key[1] && last.fillIndex === key[2]) continue;
-      const fill = this.feeds.fills.get([key[1], key[2]]);
+      const fill = readStoredFill(this.feeds.fills.get([key[1], key[2]]));
       if (fill === undefined) continue;
       out.push(fill);
       last = fill;
@@ -189,7 +199,11 @@ export class ShardStore {
   }
 
   ordersAll(): OrderView[] {
-    return [...this.orders.getRange().map(({ value }) => value)];
+    return [...this.orders.getRange().map(({ key, value }) => {
+      const view = readStoredOrder(value);
+      if (view === undefined) throw new Error(`stored order ${key} does not decode`);
+      return view;
+    })];
   }
 
   /** The newest complete snapshot, reassembled; undefined on a fresh shard. */
@@ -230,7 +244,7 @@ export class ShardStore {
   commitBatch(batch: number, frames: Buffer, changes: BatchChanges, snapshotChunks: number): void {
     this.root.transactionSync(() => {
       if (frames.length > 0) this.journal.putSync(batch, frames);
-      for (const [id, view] of changes.orders) this.orders.putSync(id, view);
+      for (const [id, view] of changes.orders) this.orders.putSync(id, this.stored.order(view));
       writeFeeds(this.feeds, changes.fills, changes.redemptions);
       if (changes.balances.length > 0) this.balanceChanges.putSync(batch, changes.balances);
       for (const [address, micros] of changes.funding) {

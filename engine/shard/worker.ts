@@ -256,7 +256,7 @@ function commitOpenBatch(): void {
   countBooks();
   for (let index = 0; index < closed.answerStarts.length; index++) {
     const start = closed.answerStarts[index]!;
-    writeAnswer(answers.answer(start, closed.answerEnds[index]! - start));
+    writeAnswer(answers.slice(start, closed.answerEnds[index]! - start));
   }
   answers.reset();
   framesSinceSnapshot += closed.journaledFrames;

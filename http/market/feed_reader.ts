@@ -18,6 +18,7 @@ import { openDurable } from '../../engine/durable_env.js';
 import {
   MAKER, minuteOf, openFeedTables, TAKER, type FeedTables, type StoredFill, type StoredRedemption,
 } from '../../engine/shard/feed_tables.js';
+import { readStoredFill } from '../../engine/shard/stored_codec.js';
 import type { TradeSide } from './book.js';
 
 export { MAKER, TAKER };
@@ -89,13 +90,6 @@ export function newestFirst(a: ItemKey, b: ItemKey): number {
 }
 
 const NEWEST = Number.MAX_SAFE_INTEGER;
-
-function isStoredFill(value: unknown): value is StoredFill {
-  const fill = value as Partial<StoredFill> | undefined;
-  return typeof fill === 'object' && fill !== null && typeof fill.takerAccount === 'string' && typeof fill.makerAccount === 'string'
-    && [fill.seq, fill.fillIndex, fill.market, fill.timeMs, fill.takerPriceUnits, fill.makerPriceUnits, fill.sizeMicros]
-      .every((number) => Number.isSafeInteger(number));
-}
 
 function isStoredRedemption(value: unknown): value is StoredRedemption {
   const redemption = value as Partial<StoredRedemption> | undefined;
@@ -218,16 +212,17 @@ export class FeedReader {
   }
 
   private fill(shard: number, seq: number, fillIndex: number): StoredFill {
-    const fill: unknown = this.tables[shard]!.fills.get([seq, fillIndex]);
-    if (!isStoredFill(fill)) throw new FeedCorrupt(`fill ${shard}:${seq}:${fillIndex} does not decode`);
+    const fill = readStoredFill(this.tables[shard]!.fills.get([seq, fillIndex]));
+    if (fill === undefined) throw new FeedCorrupt(`fill ${shard}:${seq}:${fillIndex} does not decode`);
     return fill;
   }
 
   /** Both items of every fill of the shard, newest first. */
   private *allItems(shard: number): Generator<PublicItem> {
     for (const { value } of this.tables[shard]!.fills.getRange({ reverse: true })) {
-      if (!isStoredFill(value)) throw new FeedCorrupt(`a fill of shard ${shard} does not decode`);
-      yield* this.bothItems(shard, value);
+      const fill = readStoredFill(value);
+      if (fill === undefined) throw new FeedCorrupt(`a fill of shard ${shard} does not decode`);
+      yield* this.bothItems(shard, fill);
     }
   }
 

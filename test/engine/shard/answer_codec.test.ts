@@ -39,7 +39,7 @@ test('answers decode to the events and outcome they were written from', () => {
       if (index % 50 === 49) {
         // A batch's answers, end to end in the writer's buffer, then decoded one by one.
         for (const [from, to, expected, expectedEvents] of written) {
-          const bytes = writer.answer(from, to - from);
+          const bytes = writer.slice(from, to - from);
           assert.deepEqual(decoder.decode(bytes, 0, bytes.length), { ...expected, events: expectedEvents }, `seed ${seed}, command ${index}`);
         }
         written.length = 0;
@@ -60,7 +60,7 @@ test('a duplicate is answered with its ORDER_REJECTED and the refunded funding',
   });
   const outcome: FrameOutcome = { requestId: 77, timeMs: 1_700_000_000_000, error: '', market: -1, credits: [['0x01', 29_400_000]], redemptions: [] };
   const start = writer.writeDuplicate(outcome, command);
-  const bytes = writer.answer(start, writer.end() - start);
+  const bytes = writer.slice(start, writer.end() - start);
   assert.deepEqual(new AnswerDecoder().decode(bytes, 0, bytes.length), {
     ...outcome,
     events: [{

@@ -1,0 +1,84 @@
+// Stored fills and finished orders on real LMDB: what the shard writes in its binary layout reads
+// back field for field; values an older version stored as objects read as they are; a value of
+// another layout, or cut short, does not decode; one reused scratch buffer serves every put.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { openDurable } from '../../../engine/durable_env.js';
+import type { FillKind } from '../../../engine/events.js';
+import { CancelReason, OrderStatus } from '../../../engine/order_status.js';
+import type { OrderView } from '../../../engine/reads.js';
+import type { StoredFill } from '../../../engine/shard/feed_tables.js';
+import { readStoredFill, readStoredOrder, StoredWriter } from '../../../engine/shard/stored_codec.js';
+import { Prng } from '../prng.js';
+
+/** An integer in [low, high), high up to 2^53. */
+function int(prng: Prng, low: number, high: number): number {
+  return low + ((prng.nextUint32() * 2 ** 21 + (prng.nextUint32() >>> 11)) % (high - low));
+}
+
+const ADDRESS = (n: number): string => `0x${n.toString(16).padStart(40, '0')}`;
+const ORDER_ID = (n: number): string => `0x${n.toString(16).padStart(64, '0')}`;
+
+function randomFill(prng: Prng, seq: number): StoredFill {
+  return {
+    kind: 'FILL', seq, fillIndex: int(prng, 0, 40), market: int(prng, 0, 5000), takerOrderId: ORDER_ID(int(prng, 0, 1e9)),
+    takerAccount: ADDRESS(int(prng, 0, 1e6)), takerOutcome: int(prng, 0, 2), takerSide: int(prng, 0, 2), takerPriceUnits: int(prng, 1, 10_000),
+    makerOrderId: `internal-${seq}`, makerAccount: ADDRESS(int(prng, 0, 1e6)), makerOutcome: int(prng, 0, 2), makerSide: int(prng, 0, 2),
+    makerPriceUnits: int(prng, 1, 10_000), sizeMicros: int(prng, 1, 2 ** 50), takerFeeMicros: int(prng, 0, 2 ** 40), fillKind: int(prng, 0, 3) as FillKind,
+    timeMs: 1_700_000_000_000 + int(prng, 0, 1e9),
+  };
+}
+
+function randomOrder(prng: Prng, n: number): OrderView {
+  return {
+    orderId: ORDER_ID(n), owner: ADDRESS(int(prng, 0, 1e6)), market: int(prng, 0, 5000), outcome: int(prng, 0, 2), side: int(prng, 0, 2),
+    orderType: int(prng, 0, 4), priceUnits: int(prng, 1, 10_000), originalMicros: int(prng, 1, 2 ** 50), matchedMicros: int(prng, 0, 2 ** 50),
+    remainingMicros: 0, status: OrderStatus.CANCELED, cancelReason: CancelReason.EXPIRED, createdAtMs: int(prng, 0, 2 ** 45),
+    expirationMs: int(prng, 0, 2 ** 45), updatedAtMs: int(prng, 0, 2 ** 45),
+  };
+}
+
+test('fills and orders in the binary layout read back exactly from LMDB, and objects older versions stored read as they are', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clobd-stored-'));
+  try {
+    const root = openDurable(dir, 4);
+    const fills = root.openDB<unknown, [number, number]>({ name: 'fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+    const orders = root.openDB<unknown, string>({ name: 'orders', encoding: 'msgpack' });
+    const prng = new Prng(7);
+    const writer = new StoredWriter();
+    const wantFills = Array.from({ length: 300 }, (_, seq) => randomFill(prng, seq + 1));
+    const wantOrders = Array.from({ length: 300 }, (_, n) => randomOrder(prng, n));
+    const oldFill = randomFill(prng, 1_000);
+    const oldOrder = randomOrder(prng, 1_000);
+    root.transactionSync(() => {
+      // One scratch buffer for every put: each value is copied when it is put.
+      for (const fill of wantFills) fills.putSync([fill.seq, fill.fillIndex], writer.fill(fill));
+      for (const view of wantOrders) orders.putSync(view.orderId, writer.order(view));
+      fills.putSync([oldFill.seq, oldFill.fillIndex], oldFill);
+      orders.putSync(oldOrder.orderId, oldOrder);
+    });
+    for (const fill of [...wantFills, oldFill]) assert.deepEqual(readStoredFill(fills.get([fill.seq, fill.fillIndex])), fill);
+    for (const view of [...wantOrders, oldOrder]) assert.deepEqual(readStoredOrder(orders.get(view.orderId)), view);
+    await root.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a value of another layout, cut short, or with bytes past its end does not decode', () => {
+  const prng = new Prng(8);
+  const writer = new StoredWriter();
+  const fill = Buffer.from(writer.fill(randomFill(prng, 5)));
+  const order = Buffer.from(writer.order(randomOrder(prng, 5)));
+  assert.notEqual(readStoredFill(fill), undefined);
+  assert.equal(readStoredFill(Buffer.concat([Buffer.from([2]), fill.subarray(1)])), undefined, 'unknown layout');
+  assert.equal(readStoredFill(Buffer.concat([fill, Buffer.from([0])])), undefined, 'trailing byte');
+  assert.throws(() => readStoredFill(fill.subarray(0, fill.length - 3)), RangeError, 'cut short');
+  assert.equal(readStoredFill(Buffer.alloc(0)), undefined);
+  assert.equal(readStoredOrder(Buffer.concat([order, Buffer.from([0])])), undefined);
+  assert.equal(readStoredFill({ seq: 'x' }), undefined, 'an object without a fill\'s fields');
+  assert.equal(readStoredOrder(42), undefined);
+});
