@@ -28,7 +28,9 @@ import { openDurable } from '../durable_env.js';
 import type { OrderView } from '../reads.js';
 import type { ColumnarSnapshot, EngineSnapshot } from '../snapshot.js';
 import type { CoreState } from './core.js';
-import { readStoredFill, readStoredOrder, StoredWriter } from './stored_codec.js';
+import {
+  BalanceLog, readBalanceChanges, readStoredFill, readStoredOrder, StoredWriter, type BalanceChange,
+} from './stored_codec.js';
 import {
   openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type StoredFill, type StoredRedemption,
 } from './feed_tables.js';
@@ -50,19 +52,18 @@ export interface SnapshotHead {
   readonly historyChunks: number;
 }
 
-export type BalanceChange = [address: string, market: number, outcome: number, freeMicros: number, reservedMicros: number];
 
 export interface BatchChanges {
   readonly orders: Map<string, OrderView>;
   readonly fills: StoredFill[];
   readonly redemptions: StoredRedemption[];
-  /** Every balance change of the batch, in order: [address, market, outcome, free, reserved]. */
-  readonly balances: BalanceChange[];
+  /** Every balance change of the batch, in order. */
+  readonly balances: BalanceLog;
   readonly funding: Map<string, number>;
 }
 
 export function emptyChanges(): BatchChanges {
-  return { orders: new Map(), fills: [], redemptions: [], balances: [], funding: new Map() };
+  return { orders: new Map(), fills: [], redemptions: [], balances: new BalanceLog(), funding: new Map() };
 }
 
 type ChunkKey = [number, number, number];
@@ -99,7 +100,8 @@ export class ShardStore {
   private readonly orders: Database<unknown, string>;
   private readonly stored = new StoredWriter();
   private readonly feeds: FeedTables;
-  private readonly balanceChanges: Database<BalanceChange[], number>;
+  /** Values: read them with readBalanceChanges. */
+  private readonly balanceChanges: Database<unknown, number>;
   private readonly funding: Database<number, string>;
   private readonly snapshots: Database<unknown[], ChunkKey>;
   private pending: PendingSnapshot | undefined;
@@ -229,7 +231,11 @@ export class ShardStore {
 
   /** The balance changes of the batches after `batch` that made any, oldest first. */
   *balanceChangesAfter(batch: number): Generator<[number, BalanceChange[]]> {
-    for (const { key, value } of this.balanceChanges.getRange({ start: batch + 1 })) yield [key, value];
+    for (const { key, value } of this.balanceChanges.getRange({ start: batch + 1 })) {
+      const changes = readBalanceChanges(value);
+      if (changes === undefined) throw new Error(`the balance changes of batch ${key} do not decode`);
+      yield [key, changes];
+    }
   }
 
   /** Journal entries after `batch`, oldest first. */
@@ -246,7 +252,7 @@ export class ShardStore {
       if (frames.length > 0) this.journal.putSync(batch, frames);
       for (const [id, view] of changes.orders) this.orders.putSync(id, this.stored.order(view));
       writeFeeds(this.feeds, changes.fills, changes.redemptions);
-      if (changes.balances.length > 0) this.balanceChanges.putSync(batch, changes.balances);
+      if (changes.balances.count > 0) this.balanceChanges.putSync(batch, changes.balances.value());
       for (const [address, micros] of changes.funding) {
         if (micros === 0) this.funding.removeSync(address);
         else this.funding.putSync(address, micros);

@@ -11,6 +11,9 @@
 // Order (layout 1): str order id, str owner, u32 market, u8 outcome, u8 side, u8 order type,
 // u32 price units, f64 original, f64 matched, f64 remaining, u8 status, u8 cancel reason,
 // f64 created, f64 expiration, f64 updated (ms).
+// A batch's balance changes (layout 1): u32 count, then per change str address, i32 market,
+// i32 outcome (both -1 for collateral), f64 free, f64 reserved; written as the events come, so
+// the worker makes no object per change.
 import { ByteReader, ByteWriter } from '../bytes.js';
 import type { FillKind } from '../events.js';
 import type { CancelReason, OrderStatus } from '../order_status.js';
@@ -19,7 +22,14 @@ import type { StoredFill } from './feed_tables.js';
 
 const FILL_LAYOUT = 1;
 const ORDER_LAYOUT = 1;
+const BALANCES_LAYOUT = 1;
 const SCRATCH_BYTES = 512;
+const BALANCES_INITIAL_BYTES = 4096;
+/** Where a balance log's count is: after its layout byte. */
+const BALANCES_COUNT_AT = 1;
+
+/** One balance change: [address, market, outcome, free, reserved] (market and outcome -1: collateral). */
+export type BalanceChange = [address: string, market: number, outcome: number, freeMicros: number, reservedMicros: number];
 
 /** Encodes into one reused buffer: each result is valid until the next call (put it at once). */
 export class StoredWriter extends ByteWriter {
@@ -68,6 +78,32 @@ export class StoredWriter extends ByteWriter {
     this.f64(view.createdAtMs);
     this.f64(view.expirationMs);
     this.f64(view.updatedAtMs);
+    return this.slice(0, this.end());
+  }
+}
+
+/** A batch's balance changes, in order, as they are stored. */
+export class BalanceLog extends ByteWriter {
+  count = 0;
+
+  constructor() {
+    super(BALANCES_INITIAL_BYTES);
+    this.u8(BALANCES_LAYOUT);
+    this.u32(0);
+  }
+
+  add(address: string, market: number, outcome: number, freeMicros: number, reservedMicros: number): void {
+    this.str(address);
+    this.i32(market);
+    this.i32(outcome);
+    this.f64(freeMicros);
+    this.f64(reservedMicros);
+    this.count++;
+  }
+
+  /** The stored value: a view of this log, valid until the next add. */
+  value(): Buffer {
+    this.view.setUint32(BALANCES_COUNT_AT, this.count, true);
     return this.slice(0, this.end());
   }
 }
@@ -124,6 +160,14 @@ class StoredReader extends ByteReader {
       cancelReason, createdAtMs, expirationMs, updatedAtMs,
     };
   }
+
+  balances(bytes: Buffer): BalanceChange[] | undefined {
+    if (bytes.length === 0 || bytes[0] !== BALANCES_LAYOUT) return undefined;
+    this.start(bytes, 1);
+    const out: BalanceChange[] = [];
+    for (let count = this.u32(); count > 0; count--) out.push([this.str(), this.i32(), this.i32(), this.f64(), this.f64()]);
+    return this.at === bytes.length ? out : undefined;
+  }
 }
 
 const reader = new StoredReader();
@@ -139,6 +183,12 @@ export function readStoredOrder(value: unknown): OrderView | undefined {
   if (Buffer.isBuffer(value)) return reader.order(value);
   const view = value as Partial<OrderView> | undefined;
   return typeof view === 'object' && view !== null && typeof view.orderId === 'string' && typeof view.owner === 'string' ? view as OrderView : undefined;
+}
+
+/** A batch's balance changes as read from their table: this layout, or the arrays older versions stored. */
+export function readBalanceChanges(value: unknown): BalanceChange[] | undefined {
+  if (Buffer.isBuffer(value)) return reader.balances(value);
+  return Array.isArray(value) ? value as BalanceChange[] : undefined;
 }
 
 function isFillObject(value: unknown): value is StoredFill {

@@ -157,10 +157,10 @@ function record(outcome: FrameOutcome, events: EventBuffer, changes: BatchChange
         changes.fills.push({ ...(eventAt(events, row) as FillEvent), timeMs });
         break;
       case EventKind.BALANCE:
-        changes.balances.push([
+        changes.balances.add(
           events.text(row, Text.account), events.get(row, Field.market), events.get(row, Field.outcome),
           events.get(row, Field.freeMicros), events.get(row, Field.reservedMicros),
-        ]);
+        );
         break;
       default:
         break;

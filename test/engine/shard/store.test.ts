@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import { open } from 'lmdb';
 import { ShardCore } from '../../../engine/shard/core.js';
 import { MAKER, openFeedTables, TAKER, type StoredFill } from '../../../engine/shard/feed_tables.js';
-import { emptyChanges, ShardStore, type BalanceChange } from '../../../engine/shard/store.js';
+import { emptyChanges, ShardStore } from '../../../engine/shard/store.js';
+import type { BalanceChange } from '../../../engine/shard/stored_codec.js';
 
 const ALICE = '0x00000000000000000000000000000000000000a1';
 const BOB = '0x00000000000000000000000000000000000000b2';
@@ -21,7 +22,7 @@ function frames(text: string): Buffer {
 
 function commit(store: ShardStore, batch: number, balances: BalanceChange[], snapshotChunks = 0): void {
   const changes = emptyChanges();
-  changes.balances.push(...balances);
+  for (const change of balances) changes.balances.add(...change);
   store.commitBatch(batch, frames(`frames of batch ${batch}`), changes, snapshotChunks);
 }
 

@@ -11,7 +11,7 @@ import type { FillKind } from '../../../engine/events.js';
 import { CancelReason, OrderStatus } from '../../../engine/order_status.js';
 import type { OrderView } from '../../../engine/reads.js';
 import type { StoredFill } from '../../../engine/shard/feed_tables.js';
-import { readStoredFill, readStoredOrder, StoredWriter } from '../../../engine/shard/stored_codec.js';
+import { BalanceLog, readBalanceChanges, readStoredFill, readStoredOrder, StoredWriter, type BalanceChange } from '../../../engine/shard/stored_codec.js';
 import { Prng } from '../prng.js';
 
 /** An integer in [low, high), high up to 2^53. */
@@ -81,4 +81,16 @@ test('a value of another layout, cut short, or with bytes past its end does not 
   assert.equal(readStoredOrder(Buffer.concat([order, Buffer.from([0])])), undefined);
   assert.equal(readStoredFill({ seq: 'x' }), undefined, 'an object without a fill\'s fields');
   assert.equal(readStoredOrder(42), undefined);
+});
+
+test('a balance log reads back in order, collateral (-1) included; arrays older versions stored read as they are', () => {
+  const changes: BalanceChange[] = [[ADDRESS(1), -1, -1, 900, 100], [ADDRESS(2), 4_999, 1, 2 ** 50, 0], [ADDRESS(1), -1, -1, 850, 150]];
+  const log = new BalanceLog();
+  assert.deepEqual(readBalanceChanges(Buffer.from(log.value())), [], 'an empty log');
+  for (const change of changes) log.add(...change);
+  assert.equal(log.count, 3);
+  assert.deepEqual(readBalanceChanges(Buffer.from(log.value())), changes);
+  assert.deepEqual(readBalanceChanges(changes), changes);
+  assert.equal(readBalanceChanges(Buffer.concat([log.value(), Buffer.from([1])])), undefined);
+  assert.equal(readBalanceChanges('x'), undefined);
 });
