@@ -34,31 +34,56 @@ export interface L2Headers {
  */
 export const CREDENTIAL_HEADER_PREFIXES = ['service_', 'poly_', 'service-', 'poly-'] as const;
 
-/** Every spelling of credential header `name` (lower-case, as uWS gives header names). */
-export function credentialHeaderNames(names: readonly string[]): string[] {
-  return names.flatMap((name) => CREDENTIAL_HEADER_PREFIXES.map((prefix) => `${prefix}${name}`));
+/** Every spelling of each credential header name, made once (a request looks them up, it does not build them). */
+const spellingsByName = new Map<string, readonly string[]>();
+
+function spellingsOf(name: string): readonly string[] {
+  let spellings = spellingsByName.get(name);
+  if (spellings === undefined) {
+    spellings = CREDENTIAL_HEADER_PREFIXES.map((prefix) => `${prefix}${name}`);
+    spellingsByName.set(name, spellings);
+  }
+  return spellings;
 }
 
-/** The first non-empty spelling of credential header `name`, or ''. */
-export function readCredentialHeader(headers: Readonly<Record<string, string | undefined>>, name: string): string {
-  for (const prefix of CREDENTIAL_HEADER_PREFIXES) {
-    const value = headers[`${prefix}${name}`];
+/** Every spelling of credential header `name` (lower-case, as uWS gives header names). */
+export function credentialHeaderNames(names: readonly string[]): string[] {
+  return names.flatMap((name) => spellingsOf(name));
+}
+
+/** The value of the first of `spellings` that is present and not empty, or ''. */
+function firstPresent(headers: Readonly<Record<string, string | undefined>>, spellings: readonly string[]): string {
+  for (const spelled of spellings) {
+    const value = headers[spelled];
     if (value !== undefined && value !== '') return value;
   }
   return '';
 }
 
+/** The first non-empty spelling of credential header `name`, or ''. */
+export function readCredentialHeader(headers: Readonly<Record<string, string | undefined>>, name: string): string {
+  return firstPresent(headers, spellingsOf(name));
+}
+
 /** Header names the L2 check reads. */
 export const L2_HEADER_NAMES = credentialHeaderNames(['address', 'api_key', 'api-key', 'passphrase', 'timestamp', 'signature']);
 
+/** The API key's spellings: the contract's api_key, then api-key (hyphens throughout). */
+const API_KEY_SPELLINGS = credentialHeaderNames(['api_key', 'api-key']);
+const ADDRESS_SPELLINGS = spellingsOf('address');
+const PASSPHRASE_SPELLINGS = spellingsOf('passphrase');
+const TIMESTAMP_SPELLINGS = spellingsOf('timestamp');
+const SIGNATURE_SPELLINGS = spellingsOf('signature');
+
 /** The five values; undefined when any is missing. */
 export function readL2Headers(headers: Readonly<Record<string, string | undefined>>): L2Headers | undefined {
-  const read = (name: string): string => readCredentialHeader(headers, name) || readCredentialHeader(headers, name.replace('_', '-'));
-  const values = {
-    address: read('address'), apiKey: read('api_key'), passphrase: read('passphrase'), timestamp: read('timestamp'),
-    signature: read('signature'),
-  };
-  return Object.values(values).every((value) => value !== '') ? values : undefined;
+  const address = firstPresent(headers, ADDRESS_SPELLINGS);
+  const apiKey = firstPresent(headers, API_KEY_SPELLINGS);
+  const passphrase = firstPresent(headers, PASSPHRASE_SPELLINGS);
+  const timestamp = firstPresent(headers, TIMESTAMP_SPELLINGS);
+  const signature = firstPresent(headers, SIGNATURE_SPELLINGS);
+  if (address === '' || apiKey === '' || passphrase === '' || timestamp === '' || signature === '') return undefined;
+  return { address, apiKey, passphrase, timestamp, signature };
 }
 
 const TIMESTAMP = /^[0-9]{1,12}$/;
