@@ -52,8 +52,8 @@ interface Waiting {
  * the calling thread when every pool thread already has a batch. A second batch queued behind a
  * busy pool thread waited a whole batch's recovery (up to BATCH_MAX × ~50 µs) and then paid the
  * hand-offs, while the front end's own thread had time to spare; recovering it here instead
- * uses both cores (bench/orders, SHARDS=1, quick runs: 9 300 -> 9 800-10 700 orders/s, server CPU
- * per order 153 -> 122-138 µs, with fewer pool messages).
+ * uses both cores (bench/orders, pool: SHARDS=2 full runs 7 728 -> 9 115 orders/s; SHARDS=1
+ * quick runs 9 300 -> 9 900-10 400, full runs unchanged at ~9 600, the process CPU-bound).
  */
 export class PoolVerifier implements SignatureVerifier {
   private readonly pool: Piscina<RecoverTask, (string | null)[]>;
