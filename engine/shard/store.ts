@@ -84,11 +84,10 @@ interface PendingSnapshot {
   next: number;
 }
 
-/** A fill read from the table; a value that does not decode is corruption, and says so. */
-function storedFill(value: unknown): StoredFill {
-  const fill = readStoredFill(value);
-  if (fill === undefined) throw new Error('a stored fill does not decode');
-  return fill;
+/** What a reader decoded from a table's value; a value that does not decode is corruption, and says so. */
+function decoded<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`${what} does not decode`);
+  return value;
 }
 
 export class ShardStore {
@@ -153,7 +152,7 @@ export class ShardStore {
       }
       if (batch.length > 0) this.root.transactionSync(() => write(batch));
     };
-    indexAll(fills.getRange().map(({ value }) => storedFill(value)), (batch) => writeFeeds(this.feeds, batch, []));
+    indexAll(fills.getRange().map(({ value }) => decoded(readStoredFill(value), 'a stored fill')), (batch) => writeFeeds(this.feeds, batch, []));
     indexAll(redemptions.getRange().map(({ value }) => value), (batch) => writeFeeds(this.feeds, [], batch));
     this.meta.putSync('feeds', FEEDS_VERSION);
   }
@@ -176,7 +175,7 @@ export class ShardStore {
   }
 
   fillsAll(): StoredFill[] {
-    return [...this.feeds.fills.getRange().map(({ value }) => storedFill(value))];
+    return [...this.feeds.fills.getRange().map(({ value }) => decoded(readStoredFill(value), 'a stored fill'))];
   }
 
   /** Fills where `address` is taker or maker (a self-trade once), newest first, at most `max`. */
@@ -201,11 +200,7 @@ export class ShardStore {
   }
 
   ordersAll(): OrderView[] {
-    return [...this.orders.getRange().map(({ key, value }) => {
-      const view = readStoredOrder(value);
-      if (view === undefined) throw new Error(`stored order ${key} does not decode`);
-      return view;
-    })];
+    return [...this.orders.getRange().map(({ key, value }) => decoded(readStoredOrder(value), `stored order ${key}`))];
   }
 
   /** The newest complete snapshot, reassembled; undefined on a fresh shard. */
@@ -232,9 +227,7 @@ export class ShardStore {
   /** The balance changes of the batches after `batch` that made any, oldest first. */
   *balanceChangesAfter(batch: number): Generator<[number, BalanceChange[]]> {
     for (const { key, value } of this.balanceChanges.getRange({ start: batch + 1 })) {
-      const changes = readBalanceChanges(value);
-      if (changes === undefined) throw new Error(`the balance changes of batch ${key} do not decode`);
-      yield [key, changes];
+      yield [key, decoded(readBalanceChanges(value), `the balance changes of batch ${key}`)];
     }
   }
 

@@ -145,7 +145,7 @@ export class TradingClient {
       frame.marketKey = '';
     });
     const unknown = (result: FrameResult): boolean => result.events.some((event) => event.kind === 'CANCEL_REJECTED' && event.reason === Reject.ORDER_NOT_FOUND);
-    const hinted = this.pool.count === 1 ? 0 : this.hints.guess(orderId);
+    const hinted = this.shardHint(orderId);
     let first: FrameResult | undefined;
     if (hinted !== undefined) {
       first = await cancel(hinted);
@@ -213,7 +213,7 @@ export class TradingClient {
 
   /** An order by id: from the shard its hint names first. */
   async order(orderId: string): Promise<OrderView | null> {
-    const hinted = this.pool.count === 1 ? 0 : this.hints.guess(orderId);
+    const hinted = this.shardHint(orderId);
     const shards = hinted === undefined ? this.allShards() : [hinted, ...this.allShards().filter((shard) => shard !== hinted)];
     for (const shard of shards) {
       const view = await this.pool.read<OrderView | null>(shard, { kind: 'order', orderId });
@@ -253,6 +253,11 @@ export class TradingClient {
       this.feeReads.set(key, reading);
     }
     return reading;
+  }
+
+  /** The shard that took `orderId`, as far as the hints know (with one shard, always 0). */
+  private shardHint(orderId: string): number | undefined {
+    return this.pool.count === 1 ? 0 : this.hints.guess(orderId);
   }
 
   private allShards(): number[] {
