@@ -65,7 +65,7 @@ export const ACCOUNT_ORDERS_DEFAULT = 10_000;
 
 /**
  * Default number of finished orders remembered for duplicate-id checks and order reads. The
- * runtime's orders table keeps every finished order (and refuses their ids before the engine
+ * runtime's stored orders keep every finished order (and refuse their ids before the engine
  * sees them), so this is a cache: 2^16 keeps its id index (1 MB) in a core's own cache, where a
  * million entries made nearly every placement and finish a miss of the last-level cache.
  */

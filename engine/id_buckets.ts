@@ -1,10 +1,11 @@
-// The bucket array under both order-id indexes (live_index.ts, finished_index.ts): open
-// addressing with linear probing over (hash, value) pairs in one Int32Array, 8 bytes a bucket.
-// The keys themselves stay where the orders keep them (the order table, the history ring); a
-// probe compares 30-bit hashes and its caller compares the id only where a hash matches. With
-// the keys in the buckets (a JavaScript array of numbers and strings, 24 bytes a bucket) the
-// table of a million remembered orders took 96 MB, and nearly every probe of it was a miss of
-// the last-level cache: about a quarter of a command's time.
+// The bucket array under the order-id indexes (live_index.ts, finished_index.ts, and the shard's
+// stored orders, shard/stored_orders.ts): open addressing with linear probing over (hash, value)
+// pairs in one Int32Array, 8 bytes a bucket. The keys themselves stay where the orders keep them
+// (the order table, the history ring, the shard's LMDB table); a probe compares 30-bit hashes
+// and its caller compares the id only where a hash matches. With the keys in the buckets (a
+// JavaScript array of numbers and strings, 24 bytes a bucket) the table of a million remembered
+// orders took 96 MB, and nearly every probe of it was a miss of the last-level cache: about a
+// quarter of a command's time.
 //
 // Deletion shifts later entries back instead of leaving tombstones, so probe lengths stay short
 // however long the engine runs. The array grows by doubling (rehashing from the stored hashes,
@@ -64,6 +65,10 @@ export class IdBuckets {
   /** Buckets in use. */
   entries = 0;
   readonly bucketsMax: number;
+  /** findKey's probe: the id sought and the keys of the values (set per call, matched by keyMatches). */
+  private probeId = '';
+  private probeKeys: readonly string[] = [];
+  private readonly keyMatches = (value: number): boolean => this.probeKeys[value] === this.probeId;
 
   /** Holds up to `entriesMax` entries at a load of at most one half. */
   constructor(entriesMax: number) {
@@ -104,6 +109,17 @@ export class IdBuckets {
    * are compared only where the stored hash matches.
    */
   findKey(id: string, hash: number, keys: readonly string[]): number {
+    this.probeId = id;
+    this.probeKeys = keys;
+    const bucket = this.findMatch(hash, this.keyMatches);
+    return bucket === -1 ? -1 : this.words[2 * bucket + 1]!;
+  }
+
+  /**
+   * The bucket of the entry hashed as `hash` whose value `matches` accepts, or -1: for keys kept
+   * where a lookup costs more than an array read (on disk), compared only where the hash matches.
+   */
+  findMatch(hash: number, matches: (value: number) => boolean): number {
     const words = this.words;
     const mask = this.mask;
     const stored = hash | IN_USE;
@@ -111,12 +127,14 @@ export class IdBuckets {
     for (;;) {
       const word = words[2 * bucket]!;
       if (word === 0) return -1;
-      if (word === stored) {
-        const value = words[2 * bucket + 1]!;
-        if (keys[value] === id) return value;
-      }
+      if (word === stored && matches(words[2 * bucket + 1]!)) return bucket;
       bucket = (bucket + 1) & mask;
     }
+  }
+
+  setValueAt(bucket: number, value: number): void {
+    assert(this.words[2 * bucket] !== 0, 'setValueAt: entry present');
+    this.words[2 * bucket + 1] = value;
   }
 
   /** The bucket holding (hash, value), which must be present. */

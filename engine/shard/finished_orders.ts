@@ -1,6 +1,6 @@
 // The record of every order a frame finished (filled, cancelled, expired, or a taker that did
 // not rest), built from the frame's event rows as the engine emitted them. The shard stores these
-// in its orders table; reading them back from the engine at commit time instead would miss orders
+// (stored_orders.ts); reading them back from the engine at commit time instead would miss orders
 // the engine's bounded history had already forgotten (a resolution or a batch that finishes more
 // orders than the history holds), and cost a lookup per touched order.
 import { ACCEPTED_RESTS, EventKind, Field, Text, type EventBuffer } from '../events.js';

@@ -1,8 +1,9 @@
 // A shard's LMDB environment (DATA_DIR/shard-<i>, its own writer lock). Per batch, one
 // synchronous transaction holds the batch's journal entry and the state it changed:
 //   journal   batch number → the batch's command frames, back to back ([u32 length][frame])
-//   orders    order id → OrderView (stored_codec.ts) of every finished order (filled, cancelled, expired), as
-//             it stood when it finished; live orders are in the engine (snapshot + journal)
+//   finished-orders  every finished order (filled, cancelled, expired) as it stood when it
+//             finished, appended in commit order, with its id index in memory (stored_orders.ts);
+//             live orders are in the engine (snapshot + journal)
 //   fills, account-fills, market-fills, redemptions, account-redemptions, prices, last-trades
 //             what the public feeds read, with their indexes (feed_tables.ts)
 //   balance-changes batch number → the batch's balance changes in order, each
@@ -19,9 +20,10 @@
 // Balances are written as one record per batch, not as a row per balance: nothing reads them
 // back (the engine holds them; recovery replays the journal over a snapshot), and rows keyed by
 // address put every change on a page of its own, which each commit then rewrites in full (4 KB
-// for a 16-byte change). The orders, fills and account-fills tables are read by id and by
-// account, so they keep their keys; an order is written once, when it finishes, since a live
-// order is always in the engine's memory.
+// for a 16-byte change). For the same reason finished orders are appended, not keyed by their
+// id (a hash: one page per order); the fills and account-fills tables are read by their keys.
+// An order is written once, when it finishes, since a live order is always in the engine's
+// memory.
 import { join } from 'node:path';
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { openDurable } from '../durable_env.js';
@@ -29,8 +31,9 @@ import type { OrderView } from '../reads.js';
 import type { ColumnarSnapshot, EngineSnapshot } from '../snapshot.js';
 import type { CoreState } from './core.js';
 import {
-  BalanceLog, readBalanceChanges, readStoredFill, readStoredOrder, StoredWriter, type BalanceChange,
+  BalanceLog, decoded, readBalanceChanges, readStoredFill, type BalanceChange,
 } from './stored_codec.js';
+import { StoredOrders } from './stored_orders.js';
 import {
   openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type StoredFill, type StoredRedemption,
 } from './feed_tables.js';
@@ -84,20 +87,12 @@ interface PendingSnapshot {
   next: number;
 }
 
-/** What a reader decoded from a table's value; a value that does not decode is corruption, and says so. */
-function decoded<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new Error(`${what} does not decode`);
-  return value;
-}
-
 export class ShardStore {
   readonly path: string;
   private readonly root: RootDatabase;
   private readonly meta: Database<unknown, string>;
   private readonly journal: Database<Buffer, number>;
-  /** Values: read them with readStoredOrder. */
-  private readonly orders: Database<unknown, string>;
-  private readonly stored = new StoredWriter();
+  private readonly orders: StoredOrders;
   private readonly feeds: FeedTables;
   /** Values: read them with readBalanceChanges. */
   private readonly balanceChanges: Database<unknown, number>;
@@ -116,7 +111,7 @@ export class ShardStore {
     this.root = openDurable(this.path, 16);
     this.meta = this.root.openDB({ name: 'meta', encoding: 'msgpack' });
     this.journal = this.root.openDB({ name: 'journal', encoding: 'binary', keyEncoding: 'ordered-binary' });
-    this.orders = this.root.openDB({ name: 'orders', encoding: 'msgpack' });
+    this.orders = new StoredOrders(this.root);
     this.feeds = openFeedTables(this.root);
     this.balanceChanges = this.root.openDB({ name: 'balance-changes', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.funding = this.root.openDB({ name: 'funding', encoding: 'msgpack' });
@@ -163,11 +158,11 @@ export class ShardStore {
   }
 
   hasOrder(orderId: string): boolean {
-    return this.orders.doesExist(orderId);
+    return this.orders.has(orderId);
   }
 
   order(orderId: string): OrderView | undefined {
-    return readStoredOrder(this.orders.get(orderId));
+    return this.orders.get(orderId);
   }
 
   fundingEntries(): [string, number][] {
@@ -200,7 +195,7 @@ export class ShardStore {
   }
 
   ordersAll(): OrderView[] {
-    return [...this.orders.getRange().map(({ key, value }) => decoded(readStoredOrder(value), `stored order ${key}`))];
+    return this.orders.all();
   }
 
   /** The newest complete snapshot, reassembled; undefined on a fresh shard. */
@@ -241,9 +236,19 @@ export class ShardStore {
    * chunks of a snapshot being written. Returns once the commit is on disk; throws if it failed.
    */
   commitBatch(batch: number, frames: Buffer, changes: BatchChanges, snapshotChunks: number): void {
+    try {
+      this.commitSync(batch, frames, changes, snapshotChunks);
+    } catch (error) {
+      this.orders.aborted();
+      throw error;
+    }
+    this.orders.committed();
+  }
+
+  private commitSync(batch: number, frames: Buffer, changes: BatchChanges, snapshotChunks: number): void {
     this.root.transactionSync(() => {
       if (frames.length > 0) this.journal.putSync(batch, frames);
-      for (const [id, view] of changes.orders) this.orders.putSync(id, this.stored.order(view));
+      this.orders.write(changes.orders);
       writeFeeds(this.feeds, changes.fills, changes.redemptions);
       if (changes.balances.count > 0) this.balanceChanges.putSync(batch, changes.balances.value());
       for (const [address, micros] of changes.funding) {

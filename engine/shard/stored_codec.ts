@@ -31,6 +31,12 @@ const BALANCES_COUNT_AT = 1;
 /** One balance change: [address, market, outcome, free, reserved] (market and outcome -1: collateral). */
 export type BalanceChange = [address: string, market: number, outcome: number, freeMicros: number, reservedMicros: number];
 
+/** What a reader decoded from a table's value; a value that does not decode is corruption, and says so. */
+export function decoded<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`${what} does not decode`);
+  return value;
+}
+
 /** Encodes into one reused buffer: each result is valid until the next call (put it at once). */
 export class StoredWriter extends ByteWriter {
   constructor() {

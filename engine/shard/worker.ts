@@ -134,7 +134,7 @@ const journal = new JournalBuffer();
 
 /**
  * A cancel of an order the engine no longer remembers reads ORDER_NOT_FOUND there; when the
- * orders table (or the open batch) holds it finished, the answer says so, as the engine does for
+ * stored orders (or the open batch) hold it finished, the answer says so, as the engine does for
  * the orders it remembers. The journal is unchanged: this rewrites only the answer's rows.
  */
 function explainForgotten(events: EventBuffer): void {
@@ -204,7 +204,7 @@ function drain(): void {
     const command = frame.command;
     // An order id seen before is refused as a duplicate ahead of every other check, whether the
     // order is live (only the engine has it), finished (both) or forgotten by the engine (only
-    // the orders table has it), so a replay always reads "Duplicated".
+    // the stored orders have it), so a replay always reads "Duplicated".
     if (command.kind === CommandKind.PlaceOrder && (core.engine.knowsOrder(command.orderId) || store.hasOrder(command.orderId))) {
       commandRing.consume(head);
       const refunded: [string, number][] = frame.fundMicros > 0 ? [[command.account, frame.fundMicros]] : [];
