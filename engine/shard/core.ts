@@ -8,7 +8,8 @@
 // collateral balance the command left back out (Withdraw), answering the swept amounts so the
 // treasury credits them. So after each frame a shard's engine holds collateral only as order
 // reserves, fees aside: the operator's fees are swept like anything else. Per address the shard
-// keeps `netFunding` = funded − swept, persisted with every batch; the treasury's free balance of
+// keeps `netFunding` = funded − swept, part of its state (in its snapshots, and rebuilt by
+// replaying the journal: the frames carry the funding); the treasury's free balance of
 // an address is its external deposits − withdrawals − Σ over shards of netFunding, which is how
 // it is rebuilt after a crash, whatever was in flight.
 //

@@ -8,7 +8,6 @@
 //             what the public feeds read, with their indexes (feed_tables.ts)
 //   balance-changes batch number → the batch's balance changes in order, each
 //             [address, market, outcome, free, reserved] (market -1: collateral)
-//   funding   address → netFunding (see core.ts); absent = 0
 //   snapshots [id, part, chunk] → the engine snapshot in chunks; meta 'snapshot' → the newest
 //             complete one
 // The environment is opened with noSync/noMetaSync false and commits are synchronous, so a
@@ -62,11 +61,10 @@ export interface BatchChanges {
   readonly redemptions: StoredRedemption[];
   /** Every balance change of the batch, in order. */
   readonly balances: BalanceLog;
-  readonly funding: Map<string, number>;
 }
 
 export function emptyChanges(): BatchChanges {
-  return { orders: new Map(), fills: [], redemptions: [], balances: new BalanceLog(), funding: new Map() };
+  return { orders: new Map(), fills: [], redemptions: [], balances: new BalanceLog() };
 }
 
 type ChunkKey = [number, number, number];
@@ -96,7 +94,6 @@ export class ShardStore {
   private readonly feeds: FeedTables;
   /** Values: read them with readBalanceChanges. */
   private readonly balanceChanges: Database<unknown, number>;
-  private readonly funding: Database<number, string>;
   private readonly snapshots: Database<unknown[], ChunkKey>;
   private pending: PendingSnapshot | undefined;
   /** Id of the newest snapshot begun, complete or still being written. */
@@ -114,7 +111,6 @@ export class ShardStore {
     this.orders = new StoredOrders(this.root);
     this.feeds = openFeedTables(this.root);
     this.balanceChanges = this.root.openDB({ name: 'balance-changes', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
-    this.funding = this.root.openDB({ name: 'funding', encoding: 'msgpack' });
     this.snapshots = this.root.openDB({ name: 'snapshots', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     const head = this.meta.get('snapshot') as SnapshotHead | undefined;
     this.snapshotId = head?.id ?? 0;
@@ -152,9 +148,14 @@ export class ShardStore {
     this.meta.putSync('feeds', FEEDS_VERSION);
   }
 
-  /** The last committed batch number (0 before the first). */
+  /**
+   * The last committed batch number (0 before the first): the newest journal entry's, or the
+   * snapshot's once pruning has removed every entry it covers (every batch with frames has an
+   * entry, and batches without frames take no number).
+   */
   lastBatch(): number {
-    return (this.meta.get('batch') as number | undefined) ?? 0;
+    for (const batch of this.journal.getKeys({ reverse: true, limit: 1 })) return batch;
+    return this.recoveryPoint?.batch ?? 0;
   }
 
   hasOrder(orderId: string): boolean {
@@ -163,10 +164,6 @@ export class ShardStore {
 
   order(orderId: string): OrderView | undefined {
     return this.orders.get(orderId);
-  }
-
-  fundingEntries(): [string, number][] {
-    return [...this.funding.getRange().map(({ key, value }) => [key, value] as [string, number])];
   }
 
   fillsAll(): StoredFill[] {
@@ -251,11 +248,6 @@ export class ShardStore {
       this.orders.write(changes.orders);
       writeFeeds(this.feeds, changes.fills, changes.redemptions);
       if (changes.balances.count > 0) this.balanceChanges.putSync(batch, changes.balances.value());
-      for (const [address, micros] of changes.funding) {
-        if (micros === 0) this.funding.removeSync(address);
-        else this.funding.putSync(address, micros);
-      }
-      this.meta.putSync('batch', batch);
       this.writeSnapshotChunks(snapshotChunks);
       this.prune();
     });

@@ -99,11 +99,6 @@ function recover(): RecoveryFigures {
   }
   batch = store.lastBatch();
   framesSinceSnapshot = replayedFrames;
-  const stored = new Map(store.fundingEntries());
-  const live = core.netFunding;
-  if (stored.size !== live.size || [...live].some(([address, micros]) => stored.get(address) !== micros)) {
-    throw new Error(`shard ${data.shard}: replayed funding differs from the funding table`);
-  }
   return { snapshotBatch, replayedFrames, loadMs: loaded - started, replayMs: performance.now() - loaded };
 }
 
@@ -177,7 +172,6 @@ class OpenBatch {
   readonly answerStarts: number[] = [];
   readonly answerEnds: number[] = [];
   readonly changes = emptyChanges();
-  readonly funded = new Set<string>();
   journaledFrames = 0;
 
   answered(start: number): void {
@@ -219,8 +213,6 @@ function drain(): void {
     if (outcome.error === '') {
       open.journaledFrames++;
       record(outcome, events, open.changes);
-      if (frame.fundMicros > 0) open.funded.add(command.account);
-      for (const [address] of outcome.credits) open.funded.add(address);
     }
     open.answered(answers.write(outcome, outcome.error === '' ? events : undefined));
   }
@@ -228,7 +220,7 @@ function drain(): void {
 
 /**
  * Commits the open batch (its frames, the orders it finished as they finished, its fills,
- * balances and funding, and the next snapshot chunks) in one transaction, synchronously: the
+ * balance changes, and the next snapshot chunks) in one transaction, synchronously: the
  * commit is on disk when it returns, and only then are the batch's answers written.
  *
  * The commit runs on this thread. Handing it to lmdb-js's write thread (an asynchronous
@@ -240,7 +232,6 @@ function commitOpenBatch(): void {
   const closed = open;
   open = new OpenBatch();
   const changes = closed.changes;
-  for (const address of closed.funded) changes.funding.set(address, core.netFunding.get(address) ?? 0);
   if (journal.length > 0) batch++;
   const commitStarted = performance.now();
   try {

@@ -1,7 +1,8 @@
 // The shard store on real LMDB: a batch's balance changes are one record, in the order they
 // happened, committed with the batch's journal entry; a snapshot that covers a batch drops its
-// journal entry and its balance changes together, and later batches keep both; a store an older
-// version wrote gets the feeds' indexes when it opens.
+// journal entry and its balance changes together, and later batches keep both; the last batch
+// number survives pruning every journal entry; a store an older version wrote gets the feeds'
+// indexes when it opens.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,6 +83,30 @@ test('what a snapshot covers is pruned a few entries per commit, and recovery re
     while (store.snapshotPending()) commit(store, ++batch, change(batch));
     assert.equal(store.loadSnapshot()?.head.id, 2);
     await store.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('the last batch is the newest journal entry, or the snapshot once pruning took every entry', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'clobd-store-'));
+  try {
+    const store = new ShardStore(dataDir, 0);
+    assert.equal(store.lastBatch(), 0, 'a fresh store');
+    for (let batch = 1; batch <= 3; batch++) commit(store, batch, []);
+    assert.equal(store.lastBatch(), 3);
+    const core = new ShardCore({ operatorAddress: ALICE });
+    store.beginSnapshot(3, core.coreState(), core.engine.columnarSnapshot());
+    // Commits without frames (the worker's while idle) take no batch number.
+    while (store.snapshotPending()) store.commitBatch(3, Buffer.alloc(0), emptyChanges(), Number.MAX_SAFE_INTEGER);
+    assert.deepEqual([...store.journalAfter(0)], [], 'the snapshot covers every entry');
+    assert.equal(store.lastBatch(), 3);
+    await store.close();
+    const reopened = new ShardStore(dataDir, 0);
+    assert.equal(reopened.lastBatch(), 3);
+    commit(reopened, 4, []);
+    assert.equal(reopened.lastBatch(), 4);
+    await reopened.close();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
