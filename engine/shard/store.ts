@@ -4,7 +4,7 @@
 //   finished-orders  every finished order (filled, cancelled, expired) as it stood when it
 //             finished, appended in commit order, with its id index in memory (stored_orders.ts);
 //             live orders are in the engine (snapshot + journal)
-//   fills, account-fills, market-fills, redemptions, account-redemptions, prices, last-trades
+//   fills, account-fill-ids, accounts, market-fills, redemptions, account-redemptions, prices, last-trades
 //             what the public feeds read, with their indexes (feed_tables.ts)
 //   balance-changes batch number → the batch's balance changes in order, each
 //             [address, market, outcome, free, reserved] (market -1: collateral)
@@ -20,7 +20,8 @@
 // back (the engine holds them; recovery replays the journal over a snapshot), and rows keyed by
 // address put every change on a page of its own, which each commit then rewrites in full (4 KB
 // for a 16-byte change). For the same reason finished orders are appended, not keyed by their
-// id (a hash: one page per order); the fills and account-fills tables are read by their keys.
+// id (a hash: one page per order); the fill indexes are read by their keys
+// (accounts by a small id per address, account_ids.ts, not the 42-character address).
 // An order is written once, when it finishes, since a live order is always in the engine's
 // memory.
 import { join } from 'node:path';
@@ -28,13 +29,14 @@ import type { Database, Key, RootDatabase } from 'lmdb';
 import { openDurable } from '../durable_env.js';
 import type { OrderView } from '../reads.js';
 import type { ColumnarSnapshot, EngineSnapshot } from '../snapshot.js';
+import { AccountIds } from './account_ids.js';
 import type { CoreState } from './core.js';
 import {
   BalanceLog, decoded, readBalanceChanges, readStoredFill, type BalanceChange,
 } from './stored_codec.js';
 import { StoredOrders } from './stored_orders.js';
 import {
-  openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type StoredFill, type StoredRedemption,
+  accountFillKeys, openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type StoredFill, type StoredRedemption,
 } from './feed_tables.js';
 
 /**
@@ -68,8 +70,11 @@ export function emptyChanges(): BatchChanges {
 }
 
 type ChunkKey = [number, number, number];
-/** The feeds' tables and indexes as this version writes them (see indexFeeds). */
-const FEEDS_VERSION = 1;
+/**
+ * The feeds' tables and indexes as this version writes them (see indexFeeds): 1 added the role
+ * to account-fills, 2 keyed them by account id (account-fill-ids) instead of address.
+ */
+const FEEDS_VERSION = 2;
 /** Records per transaction when indexFeeds rebuilds what an older version stored. */
 const FEED_INDEX_BATCH = 10_000;
 /** Entries pruned per commit (journal entries, balance changes, old snapshot chunks). */
@@ -92,6 +97,7 @@ export class ShardStore {
   private readonly journal: Database<Buffer, number>;
   private readonly orders: StoredOrders;
   private readonly feeds: FeedTables;
+  private readonly accounts: AccountIds;
   /** Values: read them with readBalanceChanges. */
   private readonly balanceChanges: Database<unknown, number>;
   private readonly snapshots: Database<unknown[], ChunkKey>;
@@ -110,6 +116,7 @@ export class ShardStore {
     this.journal = this.root.openDB({ name: 'journal', encoding: 'binary', keyEncoding: 'ordered-binary' });
     this.orders = new StoredOrders(this.root);
     this.feeds = openFeedTables(this.root);
+    this.accounts = new AccountIds(this.feeds.accounts);
     this.balanceChanges = this.root.openDB({ name: 'balance-changes', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.snapshots = this.root.openDB({ name: 'snapshots', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     const head = this.meta.get('snapshot') as SnapshotHead | undefined;
@@ -119,32 +126,29 @@ export class ShardStore {
   }
 
   /**
-   * Fills and redemptions stored before the feeds read this environment (versions before
-   * FEEDS_VERSION) get the indexes the feeds need, once: rebuilt from the fills and redemptions
-   * themselves, in transactions of FEED_INDEX_BATCH records.
+   * Fills and redemptions stored by a version before FEEDS_VERSION get the indexes the feeds
+   * need, once: rebuilt from the fills and redemptions themselves, in transactions of
+   * FEED_INDEX_BATCH records (rewriting a record or an index entry that is already there changes
+   * nothing, so a crash meanwhile only means doing it again). The address-keyed account-fills
+   * table of versions 0 and 1 is dropped afterwards.
    */
   private indexFeeds(): void {
     if (this.meta.get('feeds') === FEEDS_VERSION) return;
-    const { fills, accountFills, redemptions } = this.feeds;
-    const roleless = [...accountFills.getKeys()].filter((key) => key.length === 3);
-    for (let from = 0; from < roleless.length; from += FEED_INDEX_BATCH) {
-      this.root.transactionSync(() => {
-        for (const key of roleless.slice(from, from + FEED_INDEX_BATCH)) accountFills.removeSync(key);
-      });
-    }
+    const { fills, redemptions } = this.feeds;
     const indexAll = <T>(records: Iterable<T>, write: (batch: T[]) => void): void => {
       let batch: T[] = [];
       for (const record of records) {
         batch.push(record);
         if (batch.length === FEED_INDEX_BATCH) {
-          this.root.transactionSync(() => write(batch));
+          this.transact(() => write(batch));
           batch = [];
         }
       }
-      if (batch.length > 0) this.root.transactionSync(() => write(batch));
+      if (batch.length > 0) this.transact(() => write(batch));
     };
-    indexAll(fills.getRange().map(({ value }) => decoded(readStoredFill(value), 'a stored fill')), (batch) => writeFeeds(this.feeds, batch, []));
-    indexAll(redemptions.getRange().map(({ value }) => value), (batch) => writeFeeds(this.feeds, [], batch));
+    indexAll(fills.getRange().map(({ value }) => decoded(readStoredFill(value), 'a stored fill')), (batch) => writeFeeds(this.feeds, this.accounts, batch, []));
+    indexAll(redemptions.getRange().map(({ value }) => value), (batch) => writeFeeds(this.feeds, this.accounts, [], batch));
+    this.root.openDB({ name: 'account-fills' }).dropSync();
     this.meta.putSync('feeds', FEEDS_VERSION);
   }
 
@@ -174,8 +178,7 @@ export class ShardStore {
   fillsOf(address: string, max: number): StoredFill[] {
     const out: StoredFill[] = [];
     let last: StoredFill | undefined;
-    const range = this.feeds.accountFills.getRange({ start: [address, Number.MAX_SAFE_INTEGER], end: [address], reverse: true });
-    for (const { key } of range) {
+    for (const key of accountFillKeys(this.feeds, this.accounts.find(address))) {
       if (last !== undefined && last.seq === key[1] && last.fillIndex === key[2]) continue;
       const fill = readStoredFill(this.feeds.fills.get([key[1], key[2]]));
       if (fill === undefined) continue;
@@ -233,24 +236,27 @@ export class ShardStore {
    * chunks of a snapshot being written. Returns once the commit is on disk; throws if it failed.
    */
   commitBatch(batch: number, frames: Buffer, changes: BatchChanges, snapshotChunks: number): void {
-    try {
-      this.commitSync(batch, frames, changes, snapshotChunks);
-    } catch (error) {
-      this.orders.aborted();
-      throw error;
-    }
-    this.orders.committed();
-  }
-
-  private commitSync(batch: number, frames: Buffer, changes: BatchChanges, snapshotChunks: number): void {
-    this.root.transactionSync(() => {
+    this.transact(() => {
       if (frames.length > 0) this.journal.putSync(batch, frames);
       this.orders.write(changes.orders);
-      writeFeeds(this.feeds, changes.fills, changes.redemptions);
+      writeFeeds(this.feeds, this.accounts, changes.fills, changes.redemptions);
       if (changes.balances.count > 0) this.balanceChanges.putSync(batch, changes.balances.value());
       this.writeSnapshotChunks(snapshotChunks);
       this.prune();
     });
+  }
+
+  /** One synchronous transaction; the in-memory indexes of what it wrote follow its outcome. */
+  private transact(body: () => void): void {
+    try {
+      this.root.transactionSync(body);
+    } catch (error) {
+      this.orders.aborted();
+      this.accounts.aborted();
+      throw error;
+    }
+    this.orders.committed();
+    this.accounts.committed();
   }
 
   /** Whether a snapshot is still being written, or what one covers still being pruned. */

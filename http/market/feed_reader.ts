@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { RootDatabase } from 'lmdb';
 import { openDurable } from '../../engine/durable_env.js';
 import {
-  MAKER, minuteOf, openFeedTables, TAKER, type FeedTables, type StoredFill, type StoredRedemption,
+  accountFillKeys, MAKER, minuteOf, openFeedTables, TAKER, type FeedTables, type StoredFill, type StoredRedemption,
 } from '../../engine/shard/feed_tables.js';
 import { readStoredFill } from '../../engine/shard/stored_codec.js';
 import type { TradeSide } from './book.js';
@@ -233,10 +233,9 @@ export class FeedReader {
   }
 
   private *itemsOfAccount(shard: number, address: string): Generator<PublicItem> {
-    const range = this.tables[shard]!.accountFills.getRange({ start: [address, NEWEST], end: [address], reverse: true });
-    for (const { key } of range) {
-      // Every entry has its role (the shard's store indexes older ones again when it opens).
-      yield this.item(shard, this.fill(shard, key[1], key[2]), (key as [string, number, number, number])[3]);
+    const tables = this.tables[shard]!;
+    for (const [, seq, fillIndex, role] of accountFillKeys(tables, tables.accounts.get(address))) {
+      yield this.item(shard, this.fill(shard, seq, fillIndex), role);
     }
   }
 

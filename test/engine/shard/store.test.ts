@@ -2,7 +2,7 @@
 // happened, committed with the batch's journal entry; a snapshot that covers a batch drops its
 // journal entry and its balance changes together, and later batches keep both; the last batch
 // number survives pruning every journal entry; a store an older version wrote gets the feeds'
-// indexes when it opens.
+// indexes when it opens (fills of an account by its id, not its address).
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,48 +112,58 @@ test('the last batch is the newest journal entry, or the snapshot once pruning t
   }
 });
 
-test('a store written before the feeds read it gets their indexes once, when it opens', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'clobd-store-'));
-  try {
-    // As an older version left it: fills, account-fills keyed without a role, no other index.
-    const path = join(dataDir, 'shard-0');
-    mkdirSync(path, { recursive: true });
-    const root = open({ path, encoding: 'msgpack', compression: false, maxDbs: 16 });
-    const fills = root.openDB({ name: 'fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
-    const accountFills = root.openDB({ name: 'account-fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
-    const redemptions = root.openDB({ name: 'redemptions', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
-    const fill = (seq: number, taker: string, maker: string, minute: number): StoredFill => ({
-      kind: 'FILL', seq, fillIndex: 0, market: 3, takerOrderId: `t${seq}`, takerAccount: taker, takerOutcome: 0, takerSide: 0,
-      takerPriceUnits: 4000 + seq, makerOrderId: `m${seq}`, makerAccount: maker, makerOutcome: 1, makerSide: 0,
-      makerPriceUnits: 6000 - seq, sizeMicros: 1_000_000, takerFeeMicros: 0, fillKind: 1, timeMs: minute * 60_000 + seq,
-    });
-    const old = [fill(1, ALICE, BOB, 10), fill(2, BOB, BOB, 10), fill(3, ALICE, BOB, 11)];
-    await root.transaction(() => {
-      for (const f of old) {
-        fills.put([f.seq, 0], f);
-        accountFills.put([f.takerAccount, f.seq, 0], 0);
-        if (f.makerAccount !== f.takerAccount) accountFills.put([f.makerAccount, f.seq, 0], 0);
-      }
-      redemptions.put([3, 0], { seq: 3, account: ALICE, market: 3, winner: 0, sharesMicros: [2_000_000, 0], timeMs: 700_000, index: 0 });
-    });
-    await root.close();
+for (const version of [0, 1]) {
+  test(`a store feeds version ${version} wrote gets this version's indexes once, when it opens`, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'clobd-store-'));
+    try {
+      // As an older version left it: fills and account-fills keyed by address (version 0: without
+      // a role and no other index; version 1: with the role).
+      const path = join(dataDir, 'shard-0');
+      mkdirSync(path, { recursive: true });
+      const root = open({ path, encoding: 'msgpack', compression: false, maxDbs: 16 });
+      const meta = root.openDB({ name: 'meta', encoding: 'msgpack' });
+      const fills = root.openDB({ name: 'fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+      const accountFills = root.openDB({ name: 'account-fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+      const redemptions = root.openDB({ name: 'redemptions', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+      const fill = (seq: number, taker: string, maker: string, minute: number): StoredFill => ({
+        kind: 'FILL', seq, fillIndex: 0, market: 3, takerOrderId: `t${seq}`, takerAccount: taker, takerOutcome: 0, takerSide: 0,
+        takerPriceUnits: 4000 + seq, makerOrderId: `m${seq}`, makerAccount: maker, makerOutcome: 1, makerSide: 0,
+        makerPriceUnits: 6000 - seq, sizeMicros: 1_000_000, takerFeeMicros: 0, fillKind: 1, timeMs: minute * 60_000 + seq,
+      });
+      const old = [fill(1, ALICE, BOB, 10), fill(2, BOB, BOB, 10), fill(3, ALICE, BOB, 11)];
+      await root.transaction(() => {
+        for (const f of old) {
+          fills.put([f.seq, 0], f);
+          accountFills.put(version === 0 ? [f.takerAccount, f.seq, 0] : [f.takerAccount, f.seq, 0, TAKER], 0);
+          if (version === 1) accountFills.put([f.makerAccount, f.seq, 0, MAKER], 0);
+          else if (f.makerAccount !== f.takerAccount) accountFills.put([f.makerAccount, f.seq, 0], 0);
+        }
+        redemptions.put([3, 0], { seq: 3, account: ALICE, market: 3, winner: 0, sharesMicros: [2_000_000, 0], timeMs: 700_000, index: 0 });
+        if (version === 1) meta.put('feeds', 1);
+      });
+      await root.close();
 
-    const store = new ShardStore(dataDir, 0);
-    const reopened = open({ path, encoding: 'msgpack', compression: false, maxDbs: 16 });
-    const tables = openFeedTables(reopened);
-    assert.deepEqual([...tables.accountFills.getKeys()], [
-      [ALICE, 1, 0, TAKER], [ALICE, 3, 0, TAKER], [BOB, 1, 0, MAKER], [BOB, 2, 0, TAKER], [BOB, 2, 0, MAKER], [BOB, 3, 0, MAKER],
-    ], 'every side of every fill, with its role, and no entry without one');
-    assert.deepEqual([...tables.marketFills.getKeys()], [[3, 1, 0], [3, 2, 0], [3, 3, 0]]);
-    assert.deepEqual([...tables.accountRedemptions.getKeys()], [[ALICE, 3, 0]]);
-    assert.deepEqual([...tables.prices.getRange()].map(({ key, value }) => [key, value]), [
-      [[3, 0, 600], 4002], [[3, 0, 660], 4003], [[3, 1, 600], 5998], [[3, 1, 660], 5997],
-    ], 'each token-minute keeps its last trade');
-    assert.deepEqual(store.lastTrades(3), [[4003, 0, 660_003], [5997, 1, 660_003]]);
-    assert.deepEqual(store.fillsOf(BOB, 10).map((f) => f.seq), [3, 2, 1], 'a self-trade is one fill of the account');
-    await reopened.close();
-    await store.close();
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-});
+      const store = new ShardStore(dataDir, 0);
+      const reopened = open({ path, encoding: 'msgpack', compression: false, maxDbs: 16 });
+      const tables = openFeedTables(reopened);
+      assert.deepEqual([...tables.accounts.getRange()].map(({ key, value }) => [key, value]), [[ALICE, 1], [BOB, 2]], 'ids in the order of first fills');
+      assert.deepEqual([...tables.accountFills.getKeys()], [
+        [1, 1, 0, TAKER], [1, 3, 0, TAKER], [2, 1, 0, MAKER], [2, 2, 0, TAKER], [2, 2, 0, MAKER], [2, 3, 0, MAKER],
+      ], 'every side of every fill, with its role, by account id');
+      assert.deepEqual([...reopened.openDB({ name: 'account-fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' }).getKeys()], [], 'the address-keyed table is gone');
+      assert.deepEqual([...tables.marketFills.getKeys()], [[3, 1, 0], [3, 2, 0], [3, 3, 0]]);
+      assert.deepEqual([...tables.accountRedemptions.getKeys()], [[ALICE, 3, 0]]);
+      assert.deepEqual([...tables.prices.getRange()].map(({ key, value }) => [key, value]), [
+        [[3, 0, 600], 4002], [[3, 0, 660], 4003], [[3, 1, 600], 5998], [[3, 1, 660], 5997],
+      ], 'each token-minute keeps its last trade');
+      assert.deepEqual(store.lastTrades(3), [[4003, 0, 660_003], [5997, 1, 660_003]]);
+      assert.deepEqual(store.fillsOf(BOB, 10).map((f) => f.seq), [3, 2, 1], 'a self-trade is one fill of the account');
+      assert.deepEqual(store.fillsOf(ALICE, 1).map((f) => f.seq), [3]);
+      assert.deepEqual(store.fillsOf('0x00000000000000000000000000000000000000c3', 10), [], 'an address without fills');
+      await reopened.close();
+      await store.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+}
