@@ -55,12 +55,12 @@ function isRejected(result: TradeResult): boolean {
 }
 
 /**
- * Sends one row. A place awaits once before it writes its frame (the client looks up the
- * market's fee), so a cancel waits one microtask too: frames then leave in row order.
+ * Sends one row; its frame is written before this returns (the markets' fees are known after
+ * the warm-up, so a place does not wait for one), so frames leave in row order.
  */
 function sendRow(client: TradingClient, flow: OrderFlow, row: number): Promise<TradeResult> {
   const account = flow.accounts[flow.account[row]!]!;
-  if (flow.rowKind[row] === ROW_CANCEL) return Promise.resolve().then(() => client.cancelOrder(account, flow.orderId[row]!));
+  if (flow.rowKind[row] === ROW_CANCEL) return client.cancelOrder(account, flow.orderId[row]!);
   return client.placeOrder({
     account, orderId: flow.orderId[row]!, marketKey: flow.specs[flow.market[row]!]!.key, outcome: flow.outcome[row]!,
     side: flow.side[row] as Side, orderType: flow.orderType[row] as 0 | 2 | 3, priceUnits: flow.priceUnits[row]!,

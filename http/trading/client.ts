@@ -102,7 +102,9 @@ export class TradingClient {
   async placeOrder(order: PlaceOrder): Promise<TradeResult> {
     const place = this.markets.get(order.marketKey);
     const shard = place?.shard ?? this.pool.shardOf(order.marketKey);
-    const feeBps = place === undefined ? 0 : await this.feeOf(order.marketKey, place);
+    // Once the fee is known the frame is written at once, with no await before it.
+    const fee = place === undefined ? 0 : this.feeOf(order.marketKey, place);
+    const feeBps = typeof fee === 'number' ? fee : await fee;
     const fund = order.side === Side.Buy ? this.treasury.take(order.account, buyReserveMicros(order, feeBps)) : 0;
     // Refund here only when send throws: once it returned a promise, the pool settles the funding
     // with the answer or refunds it itself when the shard dies first, and refunding again here
