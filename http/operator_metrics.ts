@@ -53,11 +53,11 @@ function orderMetrics(metrics: Metrics, trading: TradingRuntime): void {
   const orders = new Float64Array(3);
   trading.marketData.listen({
     applied(answer) {
-      for (const event of answer.orders) {
+      for (const event of answer.events) {
         if (event.kind === 'ORDER_ACCEPTED') orders[0]!++;
+        else if (event.kind === 'FILL') orders[1]!++;
         else if (event.kind === 'ORDER_CANCELLED') orders[2]!++;
       }
-      orders[1]! += answer.fills.length;
     },
     reloaded() {},
   });

@@ -6,7 +6,7 @@
 // books, market states and last trades (as of an engine sequence number S). Then the held
 // answers are applied, their events only after S (a LEVEL event carries the level's new total,
 // so applying them in order after the snapshot is exact).
-import type { EngineEvent, FillEvent, LevelEvent } from '../../engine/event_objects.js';
+import type { EngineEvent, FillEvent } from '../../engine/event_objects.js';
 import type { FrameResult } from '../../engine/shard/core.js';
 import type { MarketData as ShardMarketData } from '../../engine/shard/protocol.js';
 import type { Logger } from '../log.js';
@@ -15,22 +15,24 @@ import { MarketBook, type TradeSide } from './book.js';
 /** Wait before loading a shard again after a failed load. */
 const RELOAD_DELAY_MS = 500;
 
-/** What one committed answer changed, as the live channels publish it. */
+/**
+ * What one committed answer changed, as the live channels publish it. Its events are the
+ * answer's own array (a copy only after a reload, when the loaded books already hold a prefix):
+ * the read model makes one object per answer, not one per event, on the front end's busiest path.
+ */
 export interface AppliedAnswer {
   readonly shard: number;
   /** The command's time. */
   readonly timeMs: number;
   /** When the read model applied the answer (after its durable commit, before its requester hears). */
   readonly appliedMs: number;
-  /** Level changes with their book, in event order. */
-  readonly levels: readonly { readonly book: MarketBook; readonly event: LevelEvent }[];
-  /** Fills new to the read model, with the book of their market (undefined outside the catalog). */
-  readonly fills: readonly { readonly book: MarketBook | undefined; readonly event: FillEvent }[];
+  /** The events the read model had not seen, in order (books: MarketData.bookAt(shard, market)). */
+  readonly events: readonly EngineEvent[];
   /** Books whose market state (tick, accepting, resolution) changed. */
   readonly states: readonly MarketBook[];
-  /** Order events (accepted, updated, cancelled) the read model had not seen. */
-  readonly orders: readonly EngineEvent[];
 }
+
+const NO_BOOKS: readonly MarketBook[] = Object.freeze([]);
 
 /** Told of every answer the read model applies, after it applied it (the WebSocket channels). */
 export interface MarketDataListener {
@@ -133,35 +135,31 @@ export class MarketData implements ShardObserver {
   }
 
   private apply(shard: number, state: ShardState, result: FrameResult): void {
-    const telling = this.listeners.length > 0;
-    const levels: { book: MarketBook; event: LevelEvent }[] = [];
-    const fills: { book: MarketBook | undefined; event: FillEvent }[] = [];
-    const states: MarketBook[] = [];
-    const orders: EngineEvent[] = [];
-    for (const event of result.events) {
-      if (event.seq <= state.baseSeq) continue;
+    const events = result.events;
+    // Sequence numbers rise through an answer, so what a reload's books already hold is a prefix.
+    let from = 0;
+    while (from < events.length && events[from]!.seq <= state.baseSeq) from++;
+    let states: MarketBook[] | undefined;
+    for (let index = from; index < events.length; index++) {
+      const event = events[index]!;
       if (event.kind === 'FILL') {
         const book = state.books[event.market];
         if (book !== undefined) noteTrade(book, event, result.timeMs);
-        if (telling) fills.push({ book, event });
       } else if (event.kind === 'LEVEL') {
-        const book = state.books[event.market];
-        if (book === undefined) continue;
-        book.setLevel(event.side, event.priceUnits, event.sizeMicros, result.timeMs);
-        if (telling) levels.push({ book, event });
+        state.books[event.market]?.setLevel(event.side, event.priceUnits, event.sizeMicros, result.timeMs);
       } else if (event.kind === 'MARKET') {
         const key = this.pool.marketKeyAt(shard, event.market);
         if (key === undefined) continue;
         const view = { ...event, market: event.market, setsMicros: 0 };
         const book = this.bookFor(state, event.market, key, view, result.timeMs);
         book.setState(view, result.timeMs);
-        if (telling) states.push(book);
-      } else if (telling && (event.kind === 'ORDER_ACCEPTED' || event.kind === 'ORDER_UPDATED' || event.kind === 'ORDER_CANCELLED')) {
-        orders.push(event);
+        (states ??= []).push(book);
       }
     }
-    if (levels.length + fills.length + states.length + orders.length === 0) return;
-    const answer: AppliedAnswer = { shard, timeMs: result.timeMs, appliedMs: this.now(), levels, fills, states, orders };
+    if (this.listeners.length === 0 || from === events.length) return;
+    const answer: AppliedAnswer = {
+      shard, timeMs: result.timeMs, appliedMs: this.now(), events: from === 0 ? events : events.slice(from), states: states ?? NO_BOOKS,
+    };
     this.tell((listener) => listener.applied(answer));
   }
 

@@ -139,8 +139,8 @@ export class LiveChannels implements MarketDataListener {
     }
     for (const book of answer.states) this.publishState(app, book, answer.appliedMs);
     if (this.users.size > 0) {
-      for (const event of answer.orders) {
-        if (!('account' in event) || !('market' in event)) continue;
+      for (const event of answer.events) {
+        if (event.kind !== 'ORDER_ACCEPTED' && event.kind !== 'ORDER_UPDATED' && event.kind !== 'ORDER_CANCELLED') continue;
         const book = this.deps.bookAt(answer.shard, event.market);
         const market = book === undefined ? undefined : this.deps.market(book.conditionId);
         if (market !== undefined) this.toUser(event.account, market, (apiKey) => orderMessage(event, market, apiKey, answer.timeMs));
@@ -150,7 +150,9 @@ export class LiveChannels implements MarketDataListener {
 
   /** Each fill to its tokens' market channels, and to the taker's and the maker's user channels. */
   private publishFills(app: TemplatedApp, answer: AppliedAnswer): void {
-    for (const { book, event } of answer.fills) {
+    for (const event of answer.events) {
+      if (event.kind !== 'FILL') continue;
+      const book = this.deps.bookAt(answer.shard, event.market);
       if (book === undefined) continue;
       const market = this.deps.market(book.conditionId);
       if (market === undefined) continue;
@@ -179,13 +181,17 @@ export class LiveChannels implements MarketDataListener {
   }
 
   private publishLevels(app: TemplatedApp, answer: AppliedAnswer): void {
-    if (answer.levels.length === 0) return;
-    const byBook = new Map<MarketBook, LevelEvent[]>();
-    for (const { book, event } of answer.levels) {
+    let byBook: Map<MarketBook, LevelEvent[]> | undefined;
+    for (const event of answer.events) {
+      if (event.kind !== 'LEVEL') continue;
+      const book = this.deps.bookAt(answer.shard, event.market);
+      if (book === undefined) continue;
+      byBook ??= new Map();
       const levels = byBook.get(book);
       if (levels === undefined) byBook.set(book, [event]);
       else levels.push(event);
     }
+    if (byBook === undefined) return;
     for (const [book, levels] of byBook) {
       const market = this.deps.market(book.conditionId);
       if (market === undefined) continue;
