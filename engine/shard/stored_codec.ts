@@ -191,6 +191,26 @@ export function readStoredOrder(value: unknown): OrderView | undefined {
   return typeof view === 'object' && view !== null && typeof view.orderId === 'string' && typeof view.owner === 'string' ? view as OrderView : undefined;
 }
 
+/** msgpack's bin 8 and bin 16 headers: how a msgpack table holds a stored order's bytes. */
+const MSGPACK_BIN8 = 0xc4;
+const MSGPACK_BIN16 = 0xc5;
+
+/**
+ * The order id of a stored order as a msgpack table holds it (the layout's bytes inside a bin 8
+ * or bin 16), read without decoding the rest or copying the value; undefined for anything else
+ * (an object an older version stored), which the caller decodes whole.
+ */
+export function storedOrderIdOf(raw: Buffer): string | undefined {
+  let at: number;
+  if (raw[0] === MSGPACK_BIN8) at = 2;
+  else if (raw[0] === MSGPACK_BIN16) at = 3;
+  else return undefined;
+  if (raw[at] !== ORDER_LAYOUT || at + 2 > raw.length) return undefined;
+  const length = raw[at + 1]!;
+  const start = at + 2;
+  return start + length <= raw.length ? raw.toString('latin1', start, start + length) : undefined;
+}
+
 /** A batch's balance changes as read from their table: this layout, or the arrays older versions stored. */
 export function readBalanceChanges(value: unknown): BalanceChange[] | undefined {
   if (Buffer.isBuffer(value)) return reader.balances(value);

@@ -5,7 +5,10 @@
 //
 // plus an index in memory, id → n: the IdBuckets of the engine's own id indexes (a 30-bit hash
 // of the id and n, 8 bytes a bucket, at most half full), the id compared against the stored
-// order only where the hash matches. It is rebuilt from the table at every start.
+// order only where the hash matches. It is rebuilt from the table at every start, reading only
+// each id from the raw bytes: ~0.9 s per million finished orders on this machine (decoding each
+// order whole took ~1.35 s). A shard with tens of millions of them starts that much slower; the
+// lever then is to keep the index in the snapshots.
 //
 // Why not a table keyed by the id: order ids are hashes, so every finished order landed on a
 // page of its own in a large B-tree, and each commit copied and wrote one 4 KB page per order
@@ -25,7 +28,7 @@ import type { Database, RootDatabase } from 'lmdb';
 import { assert } from '../assert.js';
 import { hashOrderId, IdBuckets } from '../id_buckets.js';
 import type { OrderView } from '../reads.js';
-import { decoded, readStoredOrder, StoredWriter } from './stored_codec.js';
+import { decoded, readStoredOrder, storedOrderIdOf, StoredWriter } from './stored_codec.js';
 
 /** Orders the in-memory index can hold (2^28 buckets, 2 GiB, at its largest). */
 const INDEXED_MAX = 2 ** 27;
@@ -58,7 +61,9 @@ export class StoredOrders {
   constructor(private readonly root: RootDatabase) {
     this.table = root.openDB({ name: 'finished-orders', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.migrate(root.openDB({ name: 'orders', encoding: 'msgpack' }));
-    for (const { key, value } of this.table.getRange()) this.indexAt(this.decode(key, value).orderId, key);
+    // The same table as raw bytes: the index needs only each id, read in place.
+    const raw = root.openDB<Buffer, number>({ name: 'finished-orders', encoding: 'binary', keyEncoding: 'ordered-binary' });
+    for (const { key, value } of raw.getRange()) this.indexAt(storedOrderIdOf(value) ?? this.decode(key, this.table.get(key)).orderId, key);
     this.next = this.lastN() + 1;
   }
 

@@ -11,7 +11,9 @@ import type { FillKind } from '../../../engine/events.js';
 import { CancelReason, OrderStatus } from '../../../engine/order_status.js';
 import type { OrderView } from '../../../engine/reads.js';
 import type { StoredFill } from '../../../engine/shard/feed_tables.js';
-import { BalanceLog, readBalanceChanges, readStoredFill, readStoredOrder, StoredWriter, type BalanceChange } from '../../../engine/shard/stored_codec.js';
+import {
+  BalanceLog, readBalanceChanges, readStoredFill, readStoredOrder, storedOrderIdOf, StoredWriter, type BalanceChange,
+} from '../../../engine/shard/stored_codec.js';
 import { Prng } from '../prng.js';
 
 /** An integer in [low, high), high up to 2^53. */
@@ -62,6 +64,12 @@ test('fills and orders in the binary layout read back exactly from LMDB, and obj
     });
     for (const fill of [...wantFills, oldFill]) assert.deepEqual(readStoredFill(fills.get([fill.seq, fill.fillIndex])), fill);
     for (const view of [...wantOrders, oldOrder]) assert.deepEqual(readStoredOrder(orders.get(view.orderId)), view);
+    // The id alone, from the bytes as the table holds them (what a store reads when it opens).
+    const raw = root.openDB<Buffer, string>({ name: 'orders', encoding: 'binary' });
+    for (const view of wantOrders) assert.equal(storedOrderIdOf(raw.get(view.orderId)!), view.orderId);
+    assert.equal(storedOrderIdOf(raw.get(oldOrder.orderId)!), undefined, 'an object is decoded whole instead');
+    const framed = Buffer.from(raw.get(wantOrders[0]!.orderId)!);
+    assert.equal(storedOrderIdOf(framed.subarray(0, 10)), undefined, 'cut short');
     await root.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
