@@ -49,7 +49,8 @@ export type ShardMessage =
   // check) costs seconds on a large book, so it is asked for separately.
   | { readonly type: 'ready'; readonly marketKeys: string[]; readonly netFunding: [string, number][]; readonly recovery: RecoveryFigures }
   | { readonly type: 'status'; readonly token: number; readonly status: ShardStatus }
-  | { readonly type: 'read'; readonly token: number; readonly value: unknown };
+  // A read that failed (a stored record that does not decode) answers its error; the worker goes on.
+  | { readonly type: 'read'; readonly token: number; readonly value: unknown; readonly error?: string };
 
 /** Every market of a shard with its state, book and last trades, as of engine sequence number `seq`. */
 export interface MarketData {

@@ -180,8 +180,7 @@ export class ShardStore {
     let last: StoredFill | undefined;
     for (const key of accountFillKeys(this.feeds, this.accounts.find(address))) {
       if (last !== undefined && last.seq === key[1] && last.fillIndex === key[2]) continue;
-      const fill = readStoredFill(this.feeds.fills.get([key[1], key[2]]));
-      if (fill === undefined) continue;
+      const fill = decoded(readStoredFill(this.feeds.fills.get([key[1], key[2]])), `fill ${key[1]}:${key[2]}`);
       out.push(fill);
       last = fill;
       if (out.length >= max) break;

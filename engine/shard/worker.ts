@@ -295,10 +295,19 @@ function marketData(): MarketData {
   return { seq: core.seq, markets };
 }
 
+/** A read's answer, or its error: a record that does not decode fails the read, not the shard. */
+function answerRead(token: number, request: ShardRead): ShardMessage {
+  try {
+    return { type: 'read', token, value: read(request) };
+  } catch (error) {
+    return { type: 'read', token, value: null, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 port.on('message', (message: ShardControl) => {
   switch (message.type) {
     case 'status': post({ type: 'status', token: message.token, status: status() }); break;
-    case 'read': post({ type: 'read', token: message.token, value: read(message.read) }); break;
+    case 'read': post(answerRead(message.token, message.read)); break;
     case 'stop': stopping = true; break;
     default: break;
   }

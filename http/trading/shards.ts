@@ -265,7 +265,8 @@ export class ShardPool {
           case 'read': {
             const control = handle.controls.get(message.token);
             handle.controls.delete(message.token);
-            control?.resolve((message.type === 'status' ? message.status : message.value) as never);
+            if (message.type === 'read' && message.error !== undefined) control?.reject(new Error(`shard ${handle.index} read failed: ${message.error}`));
+            else control?.resolve((message.type === 'status' ? message.status : message.value) as never);
             break;
           }
           default:

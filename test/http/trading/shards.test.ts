@@ -2,11 +2,15 @@
 // (the edge's 503 with Retry-After: 1) instead of queueing, and everything it did accept is
 // answered, each answer matched to its request. A shard worker that dies answers ShardUnavailable
 // until the pool has restarted it, then comes back with the state of its acknowledged work, and
-// the treasury stays exact even for funded orders that were in flight when it died.
+// the treasury stays exact even for funded orders that were in flight when it died. A read that
+// meets a stored record that does not decode fails with that error, and the shard goes on.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { CommandKind, OrderType, Side } from '../../../engine/command.js';
 import type { FrameResult } from '../../../engine/shard/core.js';
+import { openDurable } from '../../../engine/durable_env.js';
+import type { StoredFill } from '../../../engine/shard/feed_tables.js';
 import { COMMAND_LAYOUT } from '../../../engine/shard/protocol.js';
 import type { Server } from '../../../http/server.js';
 import type { PlaceOrder, TradeResult } from '../../../http/trading/client.js';
@@ -212,5 +216,42 @@ describe('a shard worker that dies', () => {
     t.diagnostic(`in flight at the kill: ${answered.length - acknowledged.length} answered, ${refused} refused, of which ${committedUnanswered} committed`);
     const [status] = await client.statuses();
     assert.deepEqual(stateHashes([status!]), stateHashes([state.statuses[0]!]));
+  });
+});
+
+describe('a stored record that does not decode', () => {
+  const dataDir = temporaryDataDir();
+  let server: Server;
+  before(async () => {
+    server = await startInProcess(dataDir, 1);
+  });
+  after(async () => {
+    await server.stop();
+    removeDataDir(dataDir);
+  });
+
+  test('fails the read that meets it, with its error, and the shard goes on', async () => {
+    const { client, pool } = server.trading;
+    const [buyer, seller] = [accountAddress(0), accountAddress(1)];
+    for (const account of [buyer, seller]) assert.equal(client.deposit(account, DEPOSIT_MICROS), true);
+    const [marketKey] = marketsOnEveryShard(server.trading, 1)[0]!;
+    const order = (account: string, orderId: string, outcome: number): PlaceOrder => ({
+      account, orderId, marketKey: marketKey!, outcome, side: Side.Buy, orderType: OrderType.GTC, priceUnits: 5000, sizeMicros: 10 * ONE_MICROS,
+    });
+    assert.equal(acceptedId(await client.placeOrder(order(buyer, 'yes-1', 0))), 'yes-1');
+    assert.equal(acceptedId(await client.placeOrder(order(seller, 'no-1', 1))), 'no-1', 'the two BUYs mint');
+    const [fill] = await pool.read<StoredFill[]>(0, { kind: 'fillsOf', account: buyer, max: 10 });
+    assert.ok(fill !== undefined);
+
+    // The worker's environment, shared within this process: the fill's record becomes bytes of no layout.
+    const root = openDurable(join(dataDir, 'shard-0'), 16);
+    const fills = root.openDB({ name: 'fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+    root.transactionSync(() => fills.putSync([fill.seq, fill.fillIndex], Buffer.from([9, 9, 9])));
+    await assert.rejects(pool.read(0, { kind: 'fillsOf', account: seller, max: 10 }), /shard 0 read failed: fill \d+:\d+ does not decode/);
+
+    assert.equal(pool.restarts(0), 0, 'the worker did not die');
+    assert.equal(acceptedId(await client.placeOrder(order(buyer, 'yes-2', 0))), 'yes-2');
+    const [status] = await client.statuses();
+    assert.ok(status !== undefined && status.invariantsHold);
   });
 });
