@@ -98,13 +98,26 @@ export class TradingClient {
     this.markets.set(spec.key, { shard, market: result.market, feeBps: spec.feeBps });
   }
 
-  /** Places an order; unknown markets are refused by the engine as UNKNOWN_MARKET. */
-  async placeOrder(order: PlaceOrder): Promise<TradeResult> {
-    const place = this.markets.get(order.marketKey);
+  /**
+   * Places an order; unknown markets are refused by the engine as UNKNOWN_MARKET. Not an async
+   * function: once the market's fee is known the frame is written at once and the pool's own
+   * promise is returned (with one shard, nothing else waits on it), so an order in flight holds
+   * no suspended frame and no promise of its own on the front end's thread.
+   */
+  placeOrder(order: PlaceOrder): Promise<TradeResult> {
+    try {
+      const place = this.markets.get(order.marketKey);
+      const fee = place === undefined ? 0 : this.feeOf(order.marketKey, place);
+      if (typeof fee !== 'number') return fee.then((feeBps) => this.sendPlace(order, place, feeBps));
+      return this.sendPlace(order, place, fee);
+    } catch (error) {
+      // As from an async function: every failure is the returned promise's.
+      return Promise.reject(error);
+    }
+  }
+
+  private sendPlace(order: PlaceOrder, place: MarketPlace | undefined, feeBps: number): Promise<TradeResult> {
     const shard = place?.shard ?? this.pool.shardOf(order.marketKey);
-    // Once the fee is known the frame is written at once, with no await before it.
-    const fee = place === undefined ? 0 : this.feeOf(order.marketKey, place);
-    const feeBps = typeof fee === 'number' ? fee : await fee;
     const fund = order.side === Side.Buy ? this.treasury.take(order.account, buyReserveMicros(order, feeBps)) : 0;
     // Refund here only when send throws: once it returned a promise, the pool settles the funding
     // with the answer or refunds it itself when the shard dies first, and refunding again here
@@ -131,9 +144,11 @@ export class TradingClient {
       this.treasury.refund(order.account, fund);
       throw error;
     }
-    const result = await answer;
-    if (this.pool.count > 1 && result.events.some((event) => event.kind === 'ORDER_ACCEPTED')) this.hints.remember(order.orderId, shard);
-    return result;
+    if (this.pool.count === 1) return answer;
+    return answer.then((result) => {
+      if (result.events.some((event) => event.kind === 'ORDER_ACCEPTED')) this.hints.remember(order.orderId, shard);
+      return result;
+    });
   }
 
   /** Cancels one order: on the shard its hint names, and on every other shard when that one does not know it. */
