@@ -151,22 +151,33 @@ export class TradingClient {
     });
   }
 
-  /** Cancels one order: on the shard its hint names, and on every other shard when that one does not know it. */
-  async cancelOrder(account: string, orderId: string): Promise<TradeResult> {
-    const cancel = (shard: number): Promise<FrameResult> => this.pool.send(shard, (frame) => {
-      const c = frame.command;
-      c.kind = CommandKind.CancelOrder;
-      c.timeMs = this.now();
-      c.account = account;
-      c.orderId = orderId;
-      frame.marketKey = '';
-    });
+  /**
+   * Cancels one order: on the shard its hint names, and on every other shard when that one does
+   * not know it. With one shard, the pool's own promise (as placeOrder).
+   */
+  cancelOrder(account: string, orderId: string): Promise<TradeResult> {
+    try {
+      const cancel = (shard: number): Promise<FrameResult> => this.pool.send(shard, (frame) => {
+        const c = frame.command;
+        c.kind = CommandKind.CancelOrder;
+        c.timeMs = this.now();
+        c.account = account;
+        c.orderId = orderId;
+        frame.marketKey = '';
+      });
+      return this.pool.count === 1 ? cancel(0) : this.cancelOnShards(orderId, cancel);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private async cancelOnShards(orderId: string, cancel: (shard: number) => Promise<FrameResult>): Promise<TradeResult> {
     const unknown = (result: FrameResult): boolean => result.events.some((event) => event.kind === 'CANCEL_REJECTED' && event.reason === Reject.ORDER_NOT_FOUND);
     const hinted = this.shardHint(orderId);
     let first: FrameResult | undefined;
     if (hinted !== undefined) {
       first = await cancel(hinted);
-      if (!unknown(first) || this.pool.count === 1) return first;
+      if (!unknown(first)) return first;
     }
     const results = await Promise.all(this.allShards().filter((shard) => shard !== hinted).map(cancel));
     // The shard that knew the order answers for it; otherwise any NOT_FOUND answer will do.
