@@ -1,17 +1,18 @@
 // Which shard took each accepted order, as a hint for cancels and reads by order id (an id alone
 // does not say its market, so without a hint every shard is asked at once). A fixed table of one
-// 32-bit word per slot, indexed by a seeded hash of the id: a 24-bit fingerprint of the id (a
-// second hash) and the shard + 1 (0 = empty). Nothing is kept per order as an object, so the
-// front end's heap does not grow with the orders it has seen: a Map of the last 2^20 ids held
-// each id's string in old space, every one promoted and later left for a full collection, and
-// its upkeep was ~4 % of the front end's thread at durable peak.
+// 32-bit word per slot, indexed by a seeded hash of the id (the engine's, engine/id_buckets.ts): a
+// 24-bit fingerprint of the id (a second seed) and the shard + 1 (0 = empty). Nothing is kept per
+// order as an object, so the front end's heap does not grow with the orders it has seen: a Map of
+// the last 2^20 ids held each id's string in old space, every one promoted and later left for a
+// full collection, and its upkeep was ~4 % of the front end's thread at durable peak.
 //
 // A newer id overwrites its slot, so an old order may have no hint (every shard is asked, as for
 // an unknown id). A hint names the wrong shard only when two ids share both the slot and the
 // fingerprint (about one lookup in 16 million); callers then ask the other shards after the
 // hinted one says it does not know the order, so even that answer is right, only later. The
-// seed is secret and fresh at every start, so nobody can aim ids at another account's slots.
+// seeds are secret and fresh at every start, so nobody can aim ids at another account's slots.
 import { randomInt } from 'node:crypto';
+import { hashOrderId } from '../../engine/id_buckets.js';
 
 /** log2 of the slots in the table (4 MiB). */
 const SLOT_BITS = 20;
@@ -26,7 +27,9 @@ export interface OrderHints {
 export class ShardHints implements OrderHints {
   private readonly slots: Uint32Array;
   private readonly mask: number;
-  private readonly seed = randomInt(0x7fffffff);
+  /** Two secret seeds of the engine's order-id hash: one places the slot, one makes the fingerprint. */
+  private readonly slotSeed = randomInt(0x7fffffff);
+  private readonly fingerprintSeed = randomInt(0x7fffffff);
   private slot = 0;
   private fingerprint = 0;
 
@@ -50,16 +53,9 @@ export class ShardHints implements OrderHints {
     return (value & SHARD_MASK) - 1;
   }
 
-  /** Two seeded FNV-1a style hashes: the slot from one, the fingerprint (upper 24 bits) from the other. */
+  /** The slot, and the fingerprint in the word's upper 24 bits, from two seeded 30-bit id hashes. */
   private hash(orderId: string): void {
-    let first = 0x811c9dc5 ^ this.seed;
-    let second = 0x9e3779b9 ^ this.seed;
-    for (let index = 0; index < orderId.length; index++) {
-      const code = orderId.charCodeAt(index);
-      first = Math.imul(first ^ code, 0x01000193);
-      second = Math.imul(second ^ code, 0x5bd1e995);
-    }
-    this.slot = (first ^ (first >>> 15)) & this.mask;
-    this.fingerprint = ((second ^ (second >>> 13)) & ~SHARD_MASK) >>> 0;
+    this.slot = hashOrderId(orderId, this.slotSeed) & this.mask;
+    this.fingerprint = ((hashOrderId(orderId, this.fingerprintSeed) << 2) & ~SHARD_MASK) >>> 0;
   }
 }
