@@ -10,7 +10,6 @@
 // address up in the table. A new id is written in the batch's transaction, with the fills that
 // first use it.
 import type { Database, RootDatabase } from 'lmdb';
-import { assert } from '../assert.js';
 
 export function openAccounts(root: RootDatabase): Database<number, string> {
   return root.openDB<number, string>({ name: 'accounts', encoding: 'msgpack' });
@@ -30,12 +29,14 @@ export class AccountIds {
     return this.ids.get(address);
   }
 
-  /** Inside the caller's write transaction: the address's id, given the next one if it has none. */
+  /**
+   * Inside the caller's write transaction: the address's id, given the next one if it has none
+   * (ids stay below the engine's ACCOUNTS_MAX: only its accounts trade).
+   */
   idOf(address: string): number {
     const known = this.ids.get(address);
     if (known !== undefined) return known;
     const id = this.ids.size + 1;
-    assert(Number.isSafeInteger(id), 'account ids: the next id is an integer');
     this.table.putSync(address, id);
     this.ids.set(address, id);
     this.uncommitted.push(address);
