@@ -31,12 +31,11 @@ import type { OrderView } from '../reads.js';
 import type { ColumnarSnapshot, EngineSnapshot } from '../snapshot.js';
 import { AccountIds } from './account_ids.js';
 import type { CoreState } from './core.js';
-import {
-  BalanceLog, decoded, readBalanceChanges, readStoredFill, type BalanceChange,
-} from './stored_codec.js';
+import { BalanceLog, decoded, readBalanceChanges, readStoredFills, type BalanceChange } from './stored_codec.js';
 import { StoredOrders } from './stored_orders.js';
 import {
-  accountFillKeys, openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type StoredFill, type StoredRedemption,
+  accountFillEntries, FillLookup, indexFills, openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type StoredFill,
+  type StoredRedemption,
 } from './feed_tables.js';
 
 /**
@@ -98,6 +97,7 @@ export class ShardStore {
   private readonly orders: StoredOrders;
   private readonly feeds: FeedTables;
   private readonly accounts: AccountIds;
+  private readonly fillLookup: FillLookup;
   /** Values: read them with readBalanceChanges. */
   private readonly balanceChanges: Database<unknown, number>;
   private readonly snapshots: Database<unknown[], ChunkKey>;
@@ -117,6 +117,7 @@ export class ShardStore {
     this.orders = new StoredOrders(this.root);
     this.feeds = openFeedTables(this.root);
     this.accounts = new AccountIds(this.feeds.accounts);
+    this.fillLookup = new FillLookup(this.feeds);
     this.balanceChanges = this.root.openDB({ name: 'balance-changes', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.snapshots = this.root.openDB({ name: 'snapshots', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     const head = this.meta.get('snapshot') as SnapshotHead | undefined;
@@ -127,14 +128,17 @@ export class ShardStore {
 
   /**
    * Fills and redemptions stored by a version before FEEDS_VERSION get the indexes the feeds
-   * need, once: rebuilt from the fills and redemptions themselves, in transactions of
-   * FEED_INDEX_BATCH records (rewriting a record or an index entry that is already there changes
-   * nothing, so a crash meanwhile only means doing it again). The address-keyed account-fills
-   * table of versions 0 and 1 is dropped afterwards.
+   * need, once: emptied, then rebuilt from the fills and redemptions themselves, in transactions
+   * of FEED_INDEX_BATCH records (a crash meanwhile only means doing it again). The address-keyed
+   * account-fills table of versions 0 and 1 is dropped afterwards.
    */
   private indexFeeds(): void {
     if (this.meta.get('feeds') === FEEDS_VERSION) return;
-    const { fills, redemptions } = this.feeds;
+    const { redemptions, accountFills, marketFills } = this.feeds;
+    this.root.transactionSync(() => {
+      accountFills.clearSync();
+      marketFills.clearSync();
+    });
     const indexAll = <T>(records: Iterable<T>, write: (batch: T[]) => void): void => {
       let batch: T[] = [];
       for (const record of records) {
@@ -146,7 +150,7 @@ export class ShardStore {
       }
       if (batch.length > 0) this.transact(() => write(batch));
     };
-    indexAll(fills.getRange().map(({ value }) => decoded(readStoredFill(value), 'a stored fill')), (batch) => writeFeeds(this.feeds, this.accounts, batch, []));
+    indexAll(this.fills(), (batch) => indexFills(this.feeds, this.accounts, batch));
     indexAll(redemptions.getRange().map(({ value }) => value), (batch) => writeFeeds(this.feeds, this.accounts, [], batch));
     this.root.openDB({ name: 'account-fills' }).dropSync();
     this.meta.putSync('feeds', FEEDS_VERSION);
@@ -171,21 +175,26 @@ export class ShardStore {
   }
 
   fillsAll(): StoredFill[] {
-    return [...this.feeds.fills.getRange().map(({ value }) => decoded(readStoredFill(value), 'a stored fill'))];
+    return [...this.fills()];
   }
 
   /** Fills where `address` is taker or maker (a self-trade once), newest first, at most `max`. */
   fillsOf(address: string, max: number): StoredFill[] {
     const out: StoredFill[] = [];
     let last: StoredFill | undefined;
-    for (const key of accountFillKeys(this.feeds, this.accounts.find(address))) {
-      if (last !== undefined && last.seq === key[1] && last.fillIndex === key[2]) continue;
-      const fill = decoded(readStoredFill(this.feeds.fills.get([key[1], key[2]])), `fill ${key[1]}:${key[2]}`);
+    for (const [seq, fillIndex] of accountFillEntries(this.feeds, this.accounts.find(address))) {
+      if (last !== undefined && last.seq === seq && last.fillIndex === fillIndex) continue;
+      const fill = this.fillLookup.at(seq, fillIndex);
       out.push(fill);
       last = fill;
       if (out.length >= max) break;
     }
     return out;
+  }
+
+  /** Every stored fill, oldest first. */
+  private *fills(): Generator<StoredFill> {
+    for (const { key, value } of this.feeds.fills.getRange()) yield* decoded(readStoredFills(value), `the fills from ${key.join(':')}`);
   }
 
   /** The last trade of each outcome of `market` ([YES, NO]; undefined where none). */

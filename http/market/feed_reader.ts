@@ -16,9 +16,9 @@ import { join } from 'node:path';
 import type { RootDatabase } from 'lmdb';
 import { openDurable } from '../../engine/durable_env.js';
 import {
-  accountFillKeys, MAKER, minuteOf, openFeedTables, TAKER, type FeedTables, type StoredFill, type StoredRedemption,
+  accountFillEntries, FillLookup, fillsNewestFirst, MAKER, marketFillEntries, minuteOf, openFeedTables, TAKER, type FeedTables,
+  type FillEntry, type StoredFill, type StoredRedemption,
 } from '../../engine/shard/feed_tables.js';
-import { readStoredFill } from '../../engine/shard/stored_codec.js';
 import type { TradeSide } from './book.js';
 
 export { MAKER, TAKER };
@@ -101,13 +101,16 @@ function isStoredRedemption(value: unknown): value is StoredRedemption {
 export class FeedReader {
   private readonly roots: RootDatabase[] = [];
   private readonly tables: FeedTables[] = [];
+  private readonly lookups: FillLookup[] = [];
 
   constructor(dataDir: string, private readonly places: FeedPlaces) {
     for (let shard = 0; shard < places.shards; shard++) {
       // The shard's worker opened this environment first; lmdb shares it within the process.
       const root = openDurable(join(dataDir, `shard-${shard}`), 16);
       this.roots.push(root);
-      this.tables.push(openFeedTables(root));
+      const tables = openFeedTables(root);
+      this.tables.push(tables);
+      this.lookups.push(new FillLookup(tables));
     }
   }
 
@@ -212,30 +215,41 @@ export class FeedReader {
   }
 
   private fill(shard: number, seq: number, fillIndex: number): StoredFill {
-    const fill = readStoredFill(this.tables[shard]!.fills.get([seq, fillIndex]));
-    if (fill === undefined) throw new FeedCorrupt(`fill ${shard}:${seq}:${fillIndex} does not decode`);
-    return fill;
+    try {
+      return this.lookups[shard]!.at(seq, fillIndex);
+    } catch (error) {
+      throw new FeedCorrupt(`shard ${shard}: ${(error as Error).message}`);
+    }
   }
 
   /** Both items of every fill of the shard, newest first. */
   private *allItems(shard: number): Generator<PublicItem> {
-    for (const { value } of this.tables[shard]!.fills.getRange({ reverse: true })) {
-      const fill = readStoredFill(value);
-      if (fill === undefined) throw new FeedCorrupt(`a fill of shard ${shard} does not decode`);
-      yield* this.bothItems(shard, fill);
+    try {
+      for (const fill of fillsNewestFirst(this.tables[shard]!)) yield* this.bothItems(shard, fill);
+    } catch (error) {
+      throw error instanceof FeedCorrupt ? error : new FeedCorrupt(`shard ${shard}: ${(error as Error).message}`);
     }
   }
 
   private *itemsOfMarket(shard: number, market: number): Generator<PublicItem> {
-    for (const { key } of this.tables[shard]!.marketFills.getRange({ start: [market, NEWEST], end: [market], reverse: true })) {
-      yield* this.bothItems(shard, this.fill(shard, key[1], key[2]));
+    for (const [seq, fillIndex] of this.entries(shard, marketFillEntries(this.tables[shard]!, market))) {
+      yield* this.bothItems(shard, this.fill(shard, seq, fillIndex));
     }
   }
 
   private *itemsOfAccount(shard: number, address: string): Generator<PublicItem> {
     const tables = this.tables[shard]!;
-    for (const [, seq, fillIndex, role] of accountFillKeys(tables, tables.accounts.get(address))) {
+    for (const [seq, fillIndex, role] of this.entries(shard, accountFillEntries(tables, tables.accounts.get(address)))) {
       yield this.item(shard, this.fill(shard, seq, fillIndex), role);
+    }
+  }
+
+  /** An index's entries; one that does not decode is corruption (FeedCorrupt). */
+  private *entries(shard: number, entries: Iterable<FillEntry>): Generator<FillEntry> {
+    try {
+      yield* entries;
+    } catch (error) {
+      throw new FeedCorrupt(`shard ${shard}: ${(error as Error).message}`);
     }
   }
 

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { open } from 'lmdb';
 import { ShardCore } from '../../../engine/shard/core.js';
-import { MAKER, openFeedTables, TAKER, type StoredFill } from '../../../engine/shard/feed_tables.js';
+import {
+  accountFillEntries, MAKER, marketFillEntries, openFeedTables, POSTING_ENTRIES_MAX, TAKER, type StoredFill,
+} from '../../../engine/shard/feed_tables.js';
 import { emptyChanges, ShardStore } from '../../../engine/shard/store.js';
 import type { BalanceChange } from '../../../engine/shard/stored_codec.js';
 
@@ -147,11 +149,11 @@ for (const version of [0, 1]) {
       const reopened = open({ path, encoding: 'msgpack', compression: false, maxDbs: 16 });
       const tables = openFeedTables(reopened);
       assert.deepEqual([...tables.accounts.getRange()].map(({ key, value }) => [key, value]), [[ALICE, 1], [BOB, 2]], 'ids in the order of first fills');
-      assert.deepEqual([...tables.accountFills.getKeys()], [
-        [1, 1, 0, TAKER], [1, 3, 0, TAKER], [2, 1, 0, MAKER], [2, 2, 0, TAKER], [2, 2, 0, MAKER], [2, 3, 0, MAKER],
-      ], 'every side of every fill, with its role, by account id');
+      assert.deepEqual([1, 2].map((id) => [...accountFillEntries(tables, id)]), [
+        [[3, 0, TAKER], [1, 0, TAKER]], [[3, 0, MAKER], [2, 0, MAKER], [2, 0, TAKER], [1, 0, MAKER]],
+      ], 'every side of every fill, with its role, by account id, newest first');
       assert.deepEqual([...reopened.openDB({ name: 'account-fills', encoding: 'msgpack', keyEncoding: 'ordered-binary' }).getKeys()], [], 'the address-keyed table is gone');
-      assert.deepEqual([...tables.marketFills.getKeys()], [[3, 1, 0], [3, 2, 0], [3, 3, 0]]);
+      assert.deepEqual([...marketFillEntries(tables, 3)], [[3, 0, TAKER], [2, 0, TAKER], [1, 0, TAKER]]);
       assert.deepEqual([...tables.accountRedemptions.getKeys()], [[ALICE, 3, 0]]);
       assert.deepEqual([...tables.prices.getRange()].map(({ key, value }) => [key, value]), [
         [[3, 0, 600], 4002], [[3, 0, 660], 4003], [[3, 1, 600], 5998], [[3, 1, 660], 5997],
@@ -167,3 +169,56 @@ for (const version of [0, 1]) {
     }
   });
 }
+
+test('fills and index entries stored one per key (feeds version 2) read with the groups and postings written after them', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'clobd-store-'));
+  try {
+    const fill = (seq: number, fillIndex: number, taker: string, maker: string): StoredFill => ({
+      kind: 'FILL', seq, fillIndex, market: 2, takerOrderId: `t${seq}-${fillIndex}`, takerAccount: taker, takerOutcome: 0, takerSide: 0,
+      takerPriceUnits: 4000, makerOrderId: `m${seq}-${fillIndex}`, makerAccount: maker, makerOutcome: 0, makerSide: 1,
+      makerPriceUnits: 4000, sizeMicros: 1_000_000, takerFeeMicros: 0, fillKind: 0, timeMs: 1_700_000_000_000 + seq,
+    });
+    // As version 2 left it: a fill per key and an index entry per key (value 0).
+    const path = join(dataDir, 'shard-0');
+    mkdirSync(path, { recursive: true });
+    const root = open({ path, encoding: 'msgpack', compression: false, maxDbs: 16 });
+    const oldTables = openFeedTables(root);
+    const old = [fill(1, 0, ALICE, BOB), fill(1, 1, BOB, ALICE)];
+    await root.transaction(() => {
+      root.openDB({ name: 'meta', encoding: 'msgpack' }).put('feeds', 2);
+      oldTables.accounts.put(ALICE, 1);
+      oldTables.accounts.put(BOB, 2);
+      for (const f of old) {
+        oldTables.fills.put([f.seq, f.fillIndex], f);
+        oldTables.accountFills.put([f.takerAccount === ALICE ? 1 : 2, f.seq, f.fillIndex, TAKER], 0);
+        oldTables.accountFills.put([f.makerAccount === ALICE ? 1 : 2, f.seq, f.fillIndex, MAKER], 0);
+        oldTables.marketFills.put([2, f.seq, f.fillIndex], 0);
+      }
+    });
+    await root.close();
+
+    // Then batches in groups: one larger than a group and than a posting (ALICE takes every fill).
+    const store = new ShardStore(dataDir, 0);
+    const many = Array.from({ length: POSTING_ENTRIES_MAX + 10 }, (_, index) => fill(2 + Math.floor(index / 3), index % 3, ALICE, BOB));
+    const changes = emptyChanges();
+    changes.fills.push(...many);
+    store.commitBatch(1, frames('b1'), changes, 0);
+    const last = emptyChanges();
+    last.fills.push(fill(500, 0, BOB, BOB));
+    store.commitBatch(2, frames('b2'), last, 0);
+
+    const every = [...old, ...many, last.fills[0]!];
+    assert.deepEqual(store.fillsAll(), every, 'every fill once, oldest first');
+    const newestFirst = (fills: StoredFill[]): number[][] => fills.map((f) => [f.seq, f.fillIndex]).reverse();
+    assert.deepEqual(store.fillsOf(ALICE, 1_000).map((f) => [f.seq, f.fillIndex]), newestFirst([...old, ...many]));
+    assert.deepEqual(store.fillsOf(BOB, 1_000).map((f) => [f.seq, f.fillIndex]), newestFirst(every), 'a self-trade once');
+    assert.deepEqual(store.fillsOf(BOB, 3).map((f) => f.seq), [500, many.at(-1)!.seq, many.at(-2)!.seq]);
+    const tables = openFeedTables(open({ path, encoding: 'msgpack', compression: false, maxDbs: 16 }));
+    assert.deepEqual([...marketFillEntries(tables, 2)].map(([seq, fillIndex]) => [seq, fillIndex]), newestFirst(every));
+    assert.equal([...tables.accountFills.getKeys({ start: [1], end: [2] })].length, 2 + 2, 'two old entries, two postings');
+    assert.ok([...tables.fills.getKeys()].length <= 2 + Math.ceil(many.length / 64) + 1, 'fills in groups');
+    await store.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

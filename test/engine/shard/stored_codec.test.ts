@@ -1,6 +1,7 @@
 // Stored fills and finished orders on real LMDB: what the shard writes in its binary layout reads
-// back field for field; values an older version stored as objects read as they are; a value of
-// another layout, or cut short, does not decode; one reused scratch buffer serves every put.
+// back field for field, one per value or in groups; values an older version stored as objects
+// read as they are; a value of another layout, or cut short, does not decode; one reused scratch
+// buffer serves every put.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,8 @@ import { CancelReason, OrderStatus } from '../../../engine/order_status.js';
 import type { OrderView } from '../../../engine/reads.js';
 import type { StoredFill } from '../../../engine/shard/feed_tables.js';
 import {
-  BalanceLog, readBalanceChanges, readStoredFill, readStoredOrder, storedOrderIdOf, StoredWriter, type BalanceChange,
+  BalanceLog, GroupWriter, readBalanceChanges, readStoredFill, readStoredFills, readStoredOrder, readStoredOrders, storedOrderIdsOf,
+  StoredWriter, type BalanceChange,
 } from '../../../engine/shard/stored_codec.js';
 import { Prng } from '../prng.js';
 
@@ -66,10 +68,49 @@ test('fills and orders in the binary layout read back exactly from LMDB, and obj
     for (const view of [...wantOrders, oldOrder]) assert.deepEqual(readStoredOrder(orders.get(view.orderId)), view);
     // The id alone, from the bytes as the table holds them (what a store reads when it opens).
     const raw = root.openDB<Buffer, string>({ name: 'orders', encoding: 'binary' });
-    for (const view of wantOrders) assert.equal(storedOrderIdOf(raw.get(view.orderId)!), view.orderId);
-    assert.equal(storedOrderIdOf(raw.get(oldOrder.orderId)!), undefined, 'an object is decoded whole instead');
+    for (const view of wantOrders) assert.deepEqual(storedOrderIdsOf(raw.get(view.orderId)!), [view.orderId]);
+    assert.equal(storedOrderIdsOf(raw.get(oldOrder.orderId)!), undefined, 'an object is decoded whole instead');
     const framed = Buffer.from(raw.get(wantOrders[0]!.orderId)!);
-    assert.equal(storedOrderIdOf(framed.subarray(0, 10)), undefined, 'cut short');
+    assert.equal(storedOrderIdsOf(framed.subarray(0, 10)), undefined, 'cut short');
+    await root.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('groups of fills and of orders read back in order from LMDB, whatever msgpack bin holds them', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clobd-stored-'));
+  try {
+    const root = openDurable(dir, 4);
+    const table = root.openDB<unknown, number>({ name: 'groups', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+    const raw = root.openDB<Buffer, number>({ name: 'groups', encoding: 'binary', keyEncoding: 'ordered-binary' });
+    const prng = new Prng(9);
+    const writer = new StoredWriter();
+    const group = new GroupWriter();
+    const fills = Array.from({ length: 64 }, (_, seq) => randomFill(prng, seq + 1));
+    // 1 order: a bin 8; 64: a bin 16; 600 (more than a writer puts in one group): a bin 32.
+    const orderGroups = [1, 64, 600].map((count) => Array.from({ length: count }, () => randomOrder(prng, int(prng, 0, 1e12))));
+    root.transactionSync(() => {
+      for (const fill of fills) group.add(writer.fill(fill));
+      assert.equal(group.records, 64);
+      table.putSync(0, group.value());
+      orderGroups.forEach((views, index) => {
+        group.reset();
+        for (const view of views) group.add(writer.order(view));
+        table.putSync(index + 1, group.value());
+      });
+    });
+    assert.deepEqual(readStoredFills(table.get(0)), fills);
+    assert.deepEqual(readStoredFills(Buffer.from(writer.fill(fills[0]!))), [fills[0]], 'one fill alone reads as a group of one');
+    assert.deepEqual(readStoredOrders(table.get(5)), undefined, 'no value');
+    orderGroups.forEach((views, index) => {
+      assert.deepEqual(readStoredOrders(table.get(index + 1)), views);
+      assert.deepEqual(storedOrderIdsOf(raw.get(index + 1)!), views.map((view) => view.orderId));
+    });
+    assert.deepEqual([raw.get(1)![0], raw.get(2)![0], raw.get(3)![0]], [0xc4, 0xc5, 0xc6], 'bin 8, bin 16, bin 32');
+    const cut = Buffer.from(table.get(0) as Buffer).subarray(0, 100);
+    assert.equal(readStoredFills(cut), undefined, 'a group cut short');
+    assert.equal(readStoredOrders(table.get(0)), undefined, 'fills are not orders');
     await root.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -82,7 +123,7 @@ test('a value of another layout, cut short, or with bytes past its end does not 
   const fill = Buffer.from(writer.fill(randomFill(prng, 5)));
   const order = Buffer.from(writer.order(randomOrder(prng, 5)));
   assert.notEqual(readStoredFill(fill), undefined);
-  assert.equal(readStoredFill(Buffer.concat([Buffer.from([2]), fill.subarray(1)])), undefined, 'unknown layout');
+  assert.equal(readStoredFill(Buffer.concat([Buffer.from([3]), fill.subarray(1)])), undefined, 'unknown layout');
   assert.equal(readStoredFill(Buffer.concat([fill, Buffer.from([0])])), undefined, 'trailing byte');
   assert.throws(() => readStoredFill(fill.subarray(0, fill.length - 3)), RangeError, 'cut short');
   assert.equal(readStoredFill(Buffer.alloc(0)), undefined);
