@@ -188,11 +188,12 @@ describe('a shard worker that dies', () => {
         ...restingBuy(0, `in-flight-${index}`), account: ACCOUNTS[index % ACCOUNTS.length]!, outcome: index % 2, priceUnits: 100 * (1 + (index % 45)),
       });
     });
-    // A first wave is acknowledged; a second is written and the worker is killed a few
-    // milliseconds later, when it has committed part of it and cannot have committed all.
+    // A first wave is acknowledged; a second is written and the worker is killed as its first
+    // answer arrives: it has committed part of the wave and cannot have committed all of it (a
+    // batch takes at most 4 096 frames). A fixed delay instead raced the worker's speed.
     const acknowledged = await Promise.all(funded(0, 200));
     const inFlight = funded(200, 6_000);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await Promise.any(inFlight);
     await pool.killWorker(0);
     const { answered, refused } = await settle(inFlight);
     assert.ok(refused > 0, `all ${answered.length} answered before the kill`);
