@@ -194,7 +194,8 @@ export function eventAt(buffer: EventBuffer, row: number): EngineEvent {
   }
 }
 
-function fillAt(buffer: EventBuffer, row: number): FillEvent {
+/** A FILL row as an object (an object literal with every field, so fills share one shape). */
+export function fillAt(buffer: EventBuffer, row: number): FillEvent {
   return {
     kind: 'FILL', seq: buffer.get(row, Field.seq), fillIndex: buffer.get(row, Field.fillIndex), market: buffer.get(row, Field.market),
     takerOrderId: buffer.text(row, Text.orderId), takerAccount: buffer.text(row, Text.account),

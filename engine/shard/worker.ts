@@ -12,7 +12,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Command, CommandKind } from '../command.js';
 import { Reject } from '../reject.js';
 import { Ring } from '../ring.js';
-import { eventAt, type FillEvent } from '../event_objects.js';
+import { fillAt } from '../event_objects.js';
 import { EventKind, Field, Text, type EventBuffer } from '../events.js';
 import { emptyOutcome, ShardCore, type FrameOutcome } from './core.js';
 import { AnswerWriter } from './answer_codec.js';
@@ -22,6 +22,7 @@ import { decodeFrame, Frame } from './frame.js';
 import {
   type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus, type ShardWorkerData, SPIN_US,
 } from './protocol.js';
+import type { StoredFill } from './feed_tables.js';
 import { emptyChanges, ShardStore, type BatchChanges } from './store.js';
 
 /** Longest sleep on an empty ring before looking at control messages. */
@@ -148,9 +149,15 @@ function record(outcome: FrameOutcome, events: EventBuffer, changes: BatchChange
   recordFinishedOrders(events, timeMs, changes.orders);
   for (let row = 0; row < events.count; row++) {
     switch (events.kindOf(row)) {
-      case EventKind.FILL:
-        changes.fills.push({ ...(eventAt(events, row) as FillEvent), timeMs });
+      case EventKind.FILL: {
+        // The time is added to the fill's own object: a copy made by spreading it kept 4 of its
+        // 19 fields in the object and the rest in a separate array, and encoding such a fill
+        // for the store took ~1.4 µs instead of ~0.3.
+        const fill = fillAt(events, row) as StoredFill & { timeMs: number };
+        fill.timeMs = timeMs;
+        changes.fills.push(fill);
         break;
+      }
       case EventKind.BALANCE:
         changes.balances.add(
           events.text(row, Text.account), events.get(row, Field.market), events.get(row, Field.outcome),
