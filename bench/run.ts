@@ -2,16 +2,20 @@
 // default). --quick is the small run CI does so no benchmark rots.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../http/node_flags.js';
 import { benchCatalog, printCatalog } from './catalog.js';
 import { benchLimits, printSwitch } from './limits.js';
 import { benchMetrics, printMetrics } from './metrics.js';
 import { benchMarket, printMarket } from './market.js';
 import { benchWs, printWs } from './ws.js';
 
-/** Runs a suite that is its own script in a child process: its JIT and heap start clean. */
-function runScript(relativePath: string, quick: boolean): void {
+/**
+ * Runs a suite that is its own script in a child process: its JIT and heap start clean. A suite
+ * that serves from its own process (`nodeFlags`: the server's) runs with the server's options.
+ */
+function runScript(relativePath: string, quick: boolean, nodeFlags: readonly string[] = []): void {
   const script = fileURLToPath(new URL(relativePath, import.meta.url));
-  const result = spawnSync(process.execPath, [script, ...(quick ? ['--quick'] : [])], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [...nodeFlags, script, ...(quick ? ['--quick'] : [])], { stdio: 'inherit' });
   if (result.status !== 0) throw new Error(`${relativePath} exited with ${String(result.status ?? result.signal)}`);
 }
 
@@ -45,10 +49,10 @@ const suites: Record<string, (quick: boolean, asJson: boolean) => Promise<void>>
     runScript('./engine/run.js', quick);
   },
   durable: async (quick) => {
-    runScript('./durable.js', quick);
+    runScript('./durable.js', quick, SERVER_NODE_FLAGS);
   },
   orders: async (quick) => {
-    runScript('./orders.js', quick);
+    runScript('./orders.js', quick, SERVER_NODE_FLAGS);
   },
 };
 

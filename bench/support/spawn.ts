@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from '../../http/node_flags.js';
 
 /** The raw uWS hello-world route the bench server adds to every listener. */
 export const helloPath = '/__bench/hello';
@@ -59,7 +60,7 @@ const serverPath = fileURLToPath(new URL('./server.js', import.meta.url));
 /** `nodeArgs` go to node before the script (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
 export function spawnBenchServer(env: Readonly<Record<string, string>> = {}, nodeArgs: readonly string[] = []): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'clobd-bench-'));
-  const child = spawn(process.execPath, [...nodeArgs, serverPath], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, serverPath], {
     // Load tests run without request caps unless the benchmark sets RATE_LIMITS itself.
     env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMITS: 'off', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
