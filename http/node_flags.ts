@@ -5,8 +5,8 @@
 // --v8-pool-size=1: V8's background threads for concurrent marking, parallel scavenges and
 // compilation, 4 by default. Under load clobd's own threads already fill the cores (the front
 // end, one matching worker per core, the signature pool), and more helpers only take turns with
-// them. On the 2-core development machine, `POST /order` at full load (bench/orders, SHARDS=1,
-// two full runs each way) placed 5–15 % more orders/s with one, and p99 at half load fell from
-// 14.2–14.8 ms to 7.6–12.3 ms; the durable closed loop was unchanged. On a large machine with
-// spare cores, raise it (or drop it) by running `node --v8-pool-size=N dist/http/main.js`.
+// them. On the 2-core development machine, `POST /order` (bench/orders, SHARDS=1, four pairs of
+// full runs) placed ~8 % more orders/s with one, and p99 at half load was lower in seven of the
+// eight pairs; the durable closed loop was unchanged. On a large machine with spare cores, raise
+// it (or drop it) by running `node --v8-pool-size=N dist/http/main.js`.
 export const SERVER_NODE_FLAGS: readonly string[] = ['--v8-pool-size=1'];
