@@ -157,7 +157,7 @@ export class GroupWriter extends ByteWriter {
  * The records of a stored value: each record of a group (views of its bytes), or the value
  * itself (one record, as older versions stored them); undefined for a group cut short.
  */
-export function groupRecords(value: unknown): unknown[] | undefined {
+function groupRecords(value: unknown): unknown[] | undefined {
   if (!Buffer.isBuffer(value) || value.length === 0 || value[0] !== GROUP_LAYOUT) return [value];
   const records: Buffer[] = [];
   for (let at = 1; at < value.length;) {
@@ -259,6 +259,42 @@ export function readStoredOrder(value: unknown): OrderView | undefined {
   if (Buffer.isBuffer(value)) return reader.order(value);
   const view = value as Partial<OrderView> | undefined;
   return typeof view === 'object' && view !== null && typeof view.orderId === 'string' && typeof view.owner === 'string' ? view as OrderView : undefined;
+}
+
+/**
+ * The record of fill [seq, fill index] in a stored value (a group, or one fill, as older
+ * versions stored them), found by the key at the start of each record without decoding or
+ * slicing the others; null when the value holds fills but not that one; undefined when the value
+ * does not decode.
+ */
+export function storedFillRecordIn(value: unknown, seq: number, fillIndex: number): unknown {
+  if (!Buffer.isBuffer(value) || value.length === 0 || value[0] !== GROUP_LAYOUT) {
+    const key = storedFillKeyOf(value);
+    if (key === undefined) return undefined;
+    return key[0] === seq && key[1] === fillIndex ? value : null;
+  }
+  for (let at = 1; at < value.length;) {
+    if (at + 2 > value.length) return undefined;
+    const length = value.readUInt16LE(at);
+    const start = at + 2;
+    at = start + length;
+    // A record: the layout byte, then f64 seq and u32 fill index.
+    if (at > value.length || length < 13 || value[start] !== FILL_LAYOUT) return undefined;
+    if (value.readDoubleLE(start + 1) === seq && value.readUInt32LE(start + 9) === fillIndex) return value.subarray(start, at);
+  }
+  return null;
+}
+
+/**
+ * Where a stored fill record is ([seq, fill index]), read without decoding the rest: a record in
+ * this layout, or a fill an older version stored as an object; undefined for anything else.
+ */
+function storedFillKeyOf(record: unknown): [seq: number, fillIndex: number] | undefined {
+  if (Buffer.isBuffer(record)) {
+    // The layout byte, then f64 seq and u32 fill index.
+    return record.length >= 13 && record[0] === FILL_LAYOUT ? [record.readDoubleLE(1), record.readUInt32LE(9)] : undefined;
+  }
+  return isFillObject(record) ? [record.seq, record.fillIndex] : undefined;
 }
 
 /** The fills of a stored value (a group, or one fill), in key order; undefined if any does not decode. */

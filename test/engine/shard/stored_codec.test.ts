@@ -13,8 +13,8 @@ import { CancelReason, OrderStatus } from '../../../engine/order_status.js';
 import type { OrderView } from '../../../engine/reads.js';
 import type { StoredFill } from '../../../engine/shard/feed_tables.js';
 import {
-  BalanceLog, GroupWriter, readBalanceChanges, readStoredFill, readStoredFills, readStoredOrder, readStoredOrders, storedOrderIdsOf,
-  StoredWriter, type BalanceChange,
+  BalanceLog, GroupWriter, readBalanceChanges, readStoredFill, readStoredFills, readStoredOrder, readStoredOrders, storedFillRecordIn,
+  storedOrderIdsOf, StoredWriter, type BalanceChange,
 } from '../../../engine/shard/stored_codec.js';
 import { Prng } from '../prng.js';
 
@@ -110,6 +110,17 @@ test('groups of fills and of orders read back in order from LMDB, whatever msgpa
     assert.deepEqual([raw.get(1)![0], raw.get(2)![0], raw.get(3)![0]], [0xc4, 0xc5, 0xc6], 'bin 8, bin 16, bin 32');
     const cut = Buffer.from(table.get(0) as Buffer).subarray(0, 100);
     assert.equal(readStoredFills(cut), undefined, 'a group cut short');
+    // One fill found in its group by the key at the start of each record.
+    const group0 = table.get(0);
+    for (const fill of [fills[0]!, fills[37]!, fills[63]!]) {
+      assert.deepEqual(readStoredFill(storedFillRecordIn(group0, fill.seq, fill.fillIndex)), fill);
+    }
+    assert.equal(storedFillRecordIn(group0, 1_000, 0), null, 'not in the group');
+    assert.equal(storedFillRecordIn(cut, 1_000, 0), undefined, 'a group cut short does not decode');
+    const single = Buffer.from(writer.fill(fills[5]!));
+    assert.equal(storedFillRecordIn(single, fills[5]!.seq, fills[5]!.fillIndex), single, 'one fill alone, as older versions stored it');
+    assert.equal(storedFillRecordIn(fills[6], fills[6]!.seq, fills[6]!.fillIndex), fills[6], 'a fill stored as an object');
+    assert.equal(storedFillRecordIn(fills[6], fills[7]!.seq, fills[7]!.fillIndex), null);
     assert.equal(readStoredOrders(table.get(0)), undefined, 'fills are not orders');
     await root.close();
   } finally {
