@@ -25,13 +25,10 @@ import type { Database, Key, RootDatabase } from 'lmdb';
 import type { FillEvent } from '../event_objects.js';
 import { openAccounts, type AccountIds } from './account_ids.js';
 import type { Redemption } from './core.js';
-import {
-  decoded, GROUP_RECORDS_MAX, GroupWriter, readStoredFill, readStoredFills, storedFillRecordIn, StoredWriter,
-} from './stored_codec.js';
+import { decoded, putInGroups, readStoredFill, readStoredFills, storedFillRecordIn, StoredWriter } from './stored_codec.js';
 
 /** Encodes the fills this thread writes. */
 const stored = new StoredWriter();
-const group = new GroupWriter();
 
 const POSTING_LAYOUT = 1;
 /** Entries in one posting: f64 seq, u32 fill index, u8 role. */
@@ -94,10 +91,15 @@ export function marketFillEntries(tables: FeedTables, market: number): Iterable<
   return postedEntries(tables.marketFills.getRange({ start: [market, NEWEST], end: [market], reverse: true }), MARKET_KEY);
 }
 
+/** The fills of the fills table's value at `key`, in key order; throws when it does not decode (the store is corrupt). */
+export function fillsAt(key: readonly [number, number], value: unknown): StoredFill[] {
+  return decoded(readStoredFills(value), `the fills from ${key.join(':')}`);
+}
+
 /** Every fill of the shard, newest first. */
 export function* fillsNewestFirst(tables: FeedTables): Generator<StoredFill> {
   for (const { key, value } of tables.fills.getRange({ reverse: true })) {
-    const fills = decoded(readStoredFills(value), `the fills from ${key.join(':')}`);
+    const fills = fillsAt(key, value);
     for (let index = fills.length - 1; index >= 0; index--) yield fills[index]!;
   }
 }
@@ -201,17 +203,7 @@ export function minuteOf(timeMs: number): number {
  * groups (see the file comment), then what indexFills derives from them.
  */
 export function writeFeeds(tables: FeedTables, accounts: AccountIds, fills: readonly StoredFill[], redemptions: readonly StoredRedemption[]): void {
-  group.reset();
-  let first: StoredFill | undefined;
-  for (const fill of fills) {
-    if (group.records === 0) first = fill;
-    group.add(stored.fill(fill));
-    if (group.records === GROUP_RECORDS_MAX) {
-      tables.fills.putSync([first!.seq, first!.fillIndex], group.value());
-      group.reset();
-    }
-  }
-  if (group.records > 0) tables.fills.putSync([first!.seq, first!.fillIndex], group.value());
+  putInGroups(fills, (fill) => stored.fill(fill), (first, value) => tables.fills.putSync([fills[first]!.seq, fills[first]!.fillIndex], value));
   indexFills(tables, accounts, fills);
   for (const redemption of redemptions) {
     tables.redemptions.putSync([redemption.seq, redemption.index], redemption);

@@ -31,10 +31,10 @@ import type { OrderView } from '../reads.js';
 import type { ColumnarSnapshot, EngineSnapshot } from '../snapshot.js';
 import { AccountIds } from './account_ids.js';
 import type { CoreState } from './core.js';
-import { BalanceLog, decoded, readBalanceChanges, readStoredFills, type BalanceChange } from './stored_codec.js';
+import { BalanceLog, decoded, readBalanceChanges, type BalanceChange } from './stored_codec.js';
 import { StoredOrders } from './stored_orders.js';
 import {
-  accountFillEntries, FillLookup, indexFills, openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type StoredFill,
+  accountFillEntries, FillLookup, fillsAt, indexFills, openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type StoredFill,
   type StoredRedemption,
 } from './feed_tables.js';
 
@@ -194,7 +194,7 @@ export class ShardStore {
 
   /** Every stored fill, oldest first. */
   private *fills(): Generator<StoredFill> {
-    for (const { key, value } of this.feeds.fills.getRange()) yield* decoded(readStoredFills(value), `the fills from ${key.join(':')}`);
+    for (const { key, value } of this.feeds.fills.getRange()) yield* fillsAt(key, value);
   }
 
   /** The last trade of each outcome of `market` ([YES, NO]; undefined where none). */

@@ -153,22 +153,63 @@ export class GroupWriter extends ByteWriter {
   }
 }
 
+/** The group this thread writes with putInGroups. */
+const groupWriter = new GroupWriter();
+
+/**
+ * Puts `records` in groups of up to GROUP_RECORDS_MAX, inside the caller's write transaction:
+ * `encode` gives a record's bytes (a StoredWriter result), and `put(first, value)` stores a group
+ * under the key of its first record, `first` being that record's place in `records`.
+ */
+export function putInGroups<T>(records: Iterable<T>, encode: (record: T) => Buffer, put: (first: number, value: Buffer) => void): void {
+  const group = groupWriter;
+  group.reset();
+  let first = 0;
+  let index = 0;
+  for (const record of records) {
+    group.add(encode(record));
+    index++;
+    if (group.records === GROUP_RECORDS_MAX) {
+      put(first, group.value());
+      group.reset();
+      first = index;
+    }
+  }
+  if (group.records > 0) put(first, group.value());
+}
+
+/** Whether `value` is a group (else one record, as older versions stored them). */
+function isGroup(value: unknown): value is Buffer {
+  return Buffer.isBuffer(value) && value.length > 0 && value[0] === GROUP_LAYOUT;
+}
+
+/**
+ * Calls `visit(start, end)` for each record of a group, in order, until it returns true; returns
+ * false when the group is cut short.
+ */
+function walkGroup(group: Buffer, visit: (start: number, end: number) => boolean): boolean {
+  for (let at = 1; at < group.length;) {
+    if (at + 2 > group.length) return false;
+    const start = at + 2;
+    const end = start + group.readUInt16LE(at);
+    if (end > group.length) return false;
+    if (visit(start, end)) return true;
+    at = end;
+  }
+  return true;
+}
+
 /**
  * The records of a stored value: each record of a group (views of its bytes), or the value
  * itself (one record, as older versions stored them); undefined for a group cut short.
  */
 function groupRecords(value: unknown): unknown[] | undefined {
-  if (!Buffer.isBuffer(value) || value.length === 0 || value[0] !== GROUP_LAYOUT) return [value];
+  if (!isGroup(value)) return [value];
   const records: Buffer[] = [];
-  for (let at = 1; at < value.length;) {
-    if (at + 2 > value.length) return undefined;
-    const length = value.readUInt16LE(at);
-    at += 2;
-    if (at + length > value.length) return undefined;
-    records.push(value.subarray(at, at + length));
-    at += length;
-  }
-  return records;
+  return walkGroup(value, (start, end) => {
+    records.push(value.subarray(start, end));
+    return false;
+  }) ? records : undefined;
 }
 
 /** Every record of a value read with `read`, or undefined if any does not decode. */
@@ -268,33 +309,29 @@ export function readStoredOrder(value: unknown): OrderView | undefined {
  * does not decode.
  */
 export function storedFillRecordIn(value: unknown, seq: number, fillIndex: number): unknown {
-  if (!Buffer.isBuffer(value) || value.length === 0 || value[0] !== GROUP_LAYOUT) {
-    const key = storedFillKeyOf(value);
-    if (key === undefined) return undefined;
-    return key[0] === seq && key[1] === fillIndex ? value : null;
+  if (!isGroup(value)) {
+    let is: boolean | undefined;
+    if (Buffer.isBuffer(value)) is = isFillAt(value, 0, value.length, seq, fillIndex);
+    else if (isFillObject(value)) is = value.seq === seq && value.fillIndex === fillIndex;
+    return is === undefined ? undefined : is ? value : null;
   }
-  for (let at = 1; at < value.length;) {
-    if (at + 2 > value.length) return undefined;
-    const length = value.readUInt16LE(at);
-    const start = at + 2;
-    at = start + length;
-    // A record: the layout byte, then f64 seq and u32 fill index.
-    if (at > value.length || length < 13 || value[start] !== FILL_LAYOUT) return undefined;
-    if (value.readDoubleLE(start + 1) === seq && value.readUInt32LE(start + 9) === fillIndex) return value.subarray(start, at);
-  }
-  return null;
+  // Stops at the fill (found) or at a record that is not a fill (undefined).
+  let found: unknown = null;
+  const whole = walkGroup(value, (start, end) => {
+    const is = isFillAt(value, start, end, seq, fillIndex);
+    if (is !== false) found = is ? value.subarray(start, end) : undefined;
+    return is !== false;
+  });
+  return whole ? found : undefined;
 }
 
 /**
- * Where a stored fill record is ([seq, fill index]), read without decoding the rest: a record in
- * this layout, or a fill an older version stored as an object; undefined for anything else.
+ * Whether the fill record at [start, end) of `bytes` is fill [seq, fill index], read from its
+ * start (the layout byte, then f64 seq and u32 fill index); undefined when it is not a fill record.
  */
-function storedFillKeyOf(record: unknown): [seq: number, fillIndex: number] | undefined {
-  if (Buffer.isBuffer(record)) {
-    // The layout byte, then f64 seq and u32 fill index.
-    return record.length >= 13 && record[0] === FILL_LAYOUT ? [record.readDoubleLE(1), record.readUInt32LE(9)] : undefined;
-  }
-  return isFillObject(record) ? [record.seq, record.fillIndex] : undefined;
+function isFillAt(bytes: Buffer, start: number, end: number, seq: number, fillIndex: number): boolean | undefined {
+  if (end - start < 13 || bytes[start] !== FILL_LAYOUT) return undefined;
+  return bytes.readDoubleLE(start + 1) === seq && bytes.readUInt32LE(start + 9) === fillIndex;
 }
 
 /** The fills of a stored value (a group, or one fill), in key order; undefined if any does not decode. */

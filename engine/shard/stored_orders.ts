@@ -32,7 +32,7 @@ import type { Database, RootDatabase } from 'lmdb';
 import { assert } from '../assert.js';
 import { hashOrderId, IdBuckets } from '../id_buckets.js';
 import type { OrderView } from '../reads.js';
-import { decoded, GROUP_RECORDS_MAX, GroupWriter, readStoredOrders, storedOrderIdsOf, StoredWriter } from './stored_codec.js';
+import { decoded, putInGroups, readStoredOrders, storedOrderIdsOf, StoredWriter } from './stored_codec.js';
 
 /** Orders the in-memory index can hold (2^28 buckets, 2 GiB, at its largest). */
 const INDEXED_MAX = 2 ** 27;
@@ -46,7 +46,6 @@ export class StoredOrders {
   /** A fresh seed at every start: nobody can make ids that collide in the index. */
   private readonly seed = randomInt(0x7fffffff);
   private readonly writer = new StoredWriter();
-  private readonly group = new GroupWriter();
   /** The n of the next order written. */
   private next: number;
   /** Written in the open transaction, indexed once it commits: [id, n]. */
@@ -76,21 +75,12 @@ export class StoredOrders {
 
   /** Inside the caller's write transaction: appends `orders`; they are found once `committed()`. */
   write(orders: ReadonlyMap<string, OrderView>): void {
-    const group = this.group;
-    group.reset();
-    let first = this.next;
-    for (const [id, view] of orders) {
+    const firstN = this.next;
+    putInGroups(orders, ([id, view]) => {
       assert(this.next <= N_MAX, 'stored orders: n fits 32 bits');
-      group.add(this.writer.order(view));
-      this.uncommitted.push([id, this.next]);
-      this.next++;
-      if (group.records === GROUP_RECORDS_MAX) {
-        this.table.putSync(first, group.value());
-        group.reset();
-        first = this.next;
-      }
-    }
-    if (group.records > 0) this.table.putSync(first, group.value());
+      this.uncommitted.push([id, this.next++]);
+      return this.writer.order(view);
+    }, (first, value) => this.table.putSync(firstN + first, value));
   }
 
   /** The transaction of the last `write` committed. */
