@@ -1,11 +1,11 @@
 // Starts the real server as a child process (`node dist/http/main.js`) on free ports with a
 // temporary DATA_DIR, exactly as a user would, and talks HTTP to it. Crash tests use kill().
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertDocumented } from './api_document.js';
+import { removeDataDir, temporaryDataDir } from './temporary_dir.js';
+
+export { removeDataDir, temporaryDataDir };
 
 export const mainPath = fileURLToPath(new URL('../../http/main.js', import.meta.url));
 const readyPattern = /^listening clob=(\S+) catalog=(\S+) data=(\S+)$/m;
@@ -28,13 +28,6 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function temporaryDataDir(): string {
-  return mkdtempSync(join(tmpdir(), 'clobd-test-'));
-}
-
-export function removeDataDir(dataDir: string): void {
-  rmSync(dataDir, { recursive: true, force: true });
-}
 
 export interface StartOptions {
   readonly dataDir?: string;

@@ -4,10 +4,9 @@
 // id-keyed table an older version wrote is moved over when the store opens. And the bucket probe
 // the index relies on tells apart ids whose hashes are equal.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import { test } from 'node:test';
+import { withTemporaryDir } from '../../support/temporary_dir.js';
 import { open } from 'lmdb';
 import { openDurable } from '../../../engine/durable_env.js';
 import { IdBuckets } from '../../../engine/id_buckets.js';
@@ -31,16 +30,7 @@ function mapOf(views: readonly OrderView[]): Map<string, OrderView> {
   return new Map(views.map((view) => [view.orderId, view]));
 }
 
-async function withDir(body: (dir: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'clobd-stored-orders-'));
-  try {
-    await body(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-test('finished orders are found by id once their commit is in, and again after a reopen', () => withDir(async (dir) => {
+test('finished orders are found by id once their commit is in, and again after a reopen', () => withTemporaryDir(async (dir) => {
   let root = openDurable(dir, 4);
   let stored = new StoredOrders(root);
   const first = Array.from({ length: 500 }, (_, n) => order(n));
@@ -79,7 +69,7 @@ test('finished orders are found by id once their commit is in, and again after a
   await root.close();
 }));
 
-test('the id-keyed orders table of an older version is moved over when the store opens', () => withDir(async (dir) => {
+test('the id-keyed orders table of an older version is moved over when the store opens', () => withTemporaryDir(async (dir) => {
   mkdirSync(dir, { recursive: true });
   const old = open({ path: dir, encoding: 'msgpack', compression: false, maxDbs: 4 });
   const legacy = old.openDB<unknown, string>({ name: 'orders', encoding: 'msgpack' });
