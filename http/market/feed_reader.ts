@@ -17,7 +17,7 @@ import type { RootDatabase } from 'lmdb';
 import { openDurable } from '../../engine/durable_env.js';
 import {
   accountFillEntries, FillLookup, fillsNewestFirst, MAKER, marketFillEntries, minuteOf, openFeedTables, TAKER, type FeedTables,
-  type FillEntry, type StoredFill, type StoredRedemption,
+  type StoredFill, type StoredRedemption,
 } from '../../engine/shard/feed_tables.js';
 import type { TradeSide } from './book.js';
 
@@ -218,38 +218,34 @@ export class FeedReader {
     try {
       return this.lookups[shard]!.at(seq, fillIndex);
     } catch (error) {
-      throw new FeedCorrupt(`shard ${shard}: ${(error as Error).message}`);
+      throw corrupt(shard, error);
     }
   }
 
   /** Both items of every fill of the shard, newest first. */
   private *allItems(shard: number): Generator<PublicItem> {
-    try {
-      for (const fill of fillsNewestFirst(this.tables[shard]!)) yield* this.bothItems(shard, fill);
-    } catch (error) {
-      throw error instanceof FeedCorrupt ? error : new FeedCorrupt(`shard ${shard}: ${(error as Error).message}`);
-    }
+    for (const fill of this.stored(shard, fillsNewestFirst(this.tables[shard]!))) yield* this.bothItems(shard, fill);
   }
 
   private *itemsOfMarket(shard: number, market: number): Generator<PublicItem> {
-    for (const [seq, fillIndex] of this.entries(shard, marketFillEntries(this.tables[shard]!, market))) {
+    for (const [seq, fillIndex] of this.stored(shard, marketFillEntries(this.tables[shard]!, market))) {
       yield* this.bothItems(shard, this.fill(shard, seq, fillIndex));
     }
   }
 
   private *itemsOfAccount(shard: number, address: string): Generator<PublicItem> {
     const tables = this.tables[shard]!;
-    for (const [seq, fillIndex, role] of this.entries(shard, accountFillEntries(tables, tables.accounts.get(address)))) {
+    for (const [seq, fillIndex, role] of this.stored(shard, accountFillEntries(tables, tables.accounts.get(address)))) {
       yield this.item(shard, this.fill(shard, seq, fillIndex), role);
     }
   }
 
-  /** An index's entries; one that does not decode is corruption (FeedCorrupt). */
-  private *entries(shard: number, entries: Iterable<FillEntry>): Generator<FillEntry> {
+  /** Records read from a shard's tables; one that does not decode is corruption (FeedCorrupt). */
+  private *stored<T>(shard: number, records: Iterable<T>): Generator<T> {
     try {
-      yield* entries;
+      yield* records;
     } catch (error) {
-      throw new FeedCorrupt(`shard ${shard}: ${(error as Error).message}`);
+      throw corrupt(shard, error);
     }
   }
 
@@ -271,6 +267,11 @@ export class FeedReader {
         sizeMicros: fill.sizeMicros, address: fill.makerAccount,
       };
   }
+}
+
+/** A shard's record that did not decode, as the feeds report it. */
+function corrupt(shard: number, error: unknown): FeedCorrupt {
+  return new FeedCorrupt(`shard ${shard}: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 /** Up to `wanted` items that pass, looking at no more than FEED_SCAN_MAX. */
