@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { createEvent, eventBody, adminToken } from './catalog/support.js';
-import { request, startServer, type RunningServer } from '../support/server.js';
+import { removeDataDir, request, startServer, type RunningServer } from '../support/server.js';
 
 const bodyTimeoutMs = 1_000;
 /** uWS closes an idle or incomplete connection 8–12 s after its last complete request. */
@@ -34,6 +34,7 @@ before(async () => {
 
 after(async () => {
   const code = await server.stop();
+  removeDataDir(server.dataDir);
   assert.equal(code, 0, server.output().stderr);
 });
 
