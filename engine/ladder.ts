@@ -1,5 +1,5 @@
 // One side of an order book: price levels in arrays indexed by price, each level a FIFO of order
-// slots linked intrusively through next/prev words inside the slots' records, plus the
+// slots linked intrusively through next/prev words kept per slot (SlotLinks), plus the
 // aggregate size per level and the best occupied level. Appending, cancelling anywhere in a level and consuming the head
 // are O(1); finding the next occupied level after the best one empties goes through a bitmap.
 //
