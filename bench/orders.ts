@@ -25,6 +25,7 @@ import { runLoad, type LoadResult } from './load/client.js';
 import { summarizeProfiles, type ProfileSummary } from './support/profile.js';
 import { threadCpuSeconds } from './support/spawn.js';
 import { format } from './support/format.js';
+import { threadTimes, type ThreadTimes } from '../engine/shard/thread_times.js';
 
 interface Sizes {
   readonly accounts: number;
@@ -99,8 +100,42 @@ interface ServerFigures {
   readonly threads: readonly ThreadShare[];
   readonly latency: LoadResult;
   readonly latencyRate: number;
+  /** CPU and run-queue wait of each server thread and of the load generator's during the latency phase (Linux). */
+  readonly latencyThreads: readonly ThreadDelta[];
   readonly auth: AuthCost | undefined;
   readonly profiles: readonly ProfileSummary[];
+}
+
+interface ThreadDelta extends ThreadTimes {
+  readonly thread: string;
+}
+
+const THREAD_SAMPLE = /^clobd_thread_(cpu|runqueue_wait)_seconds_total\{thread="([a-z_0-9]+)"\} ([0-9.e+-]+)$/;
+
+/**
+ * The server's thread families of GET /metrics (front end, each worker, the others together)
+ * and this process's own thread, the load generator: CPU and run-queue wait so far.
+ */
+async function readThreadTimes(url: string): Promise<Map<string, ThreadTimes>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const times = new Map<string, { cpuSeconds: number; waitSeconds: number }>();
+  for (const line of text.split('\n')) {
+    const match = THREAD_SAMPLE.exec(line);
+    if (match === null) continue;
+    const entry = times.get(match[2]!) ?? { cpuSeconds: 0, waitSeconds: 0 };
+    if (match[1] === 'cpu') entry.cpuSeconds = Number(match[3]);
+    else entry.waitSeconds = Number(match[3]);
+    times.set(match[2]!, entry);
+  }
+  const generator = threadTimes(process.pid);
+  if (generator !== undefined) times.set('load_generator', generator);
+  return times;
+}
+
+function threadDeltas(before: ReadonlyMap<string, ThreadTimes>, after: ReadonlyMap<string, ThreadTimes>): ThreadDelta[] {
+  return [...after].map(([thread, times]) => ({
+    thread, cpuSeconds: times.cpuSeconds - (before.get(thread)?.cpuSeconds ?? 0), waitSeconds: times.waitSeconds - (before.get(thread)?.waitSeconds ?? 0),
+  }));
 }
 
 function threadsBetween(pid: number, before: Map<number, number>, after: Map<number, number>): ThreadShare[] {
@@ -139,10 +174,12 @@ async function measureServer(shards: number, verifyThreads: number, signed: Sign
   const latencyRate = Math.max(1, Math.round(peak.requestsPerSecond / 2));
   const [latencyFrom] = phases.latency;
   const latencyRequests = slice([latencyFrom, latencyFrom + Math.ceil((latencyRate * sizes.latencyMs) / 1000)]);
+  const timesBefore = await readThreadTimes(url);
   const latency = await runLoad({ url, requests: latencyRequests, connections: sizes.connections, durationMs: sizes.latencyMs, unique: true, ratePerSecond: latencyRate });
+  const latencyThreads = threadDeltas(timesBefore, await readThreadTimes(url));
   await server.stop();
   const profiles = profileDir === undefined ? [] : summarizeProfiles(profileDir, 12);
-  return { shards, verifyThreads, setup, peak, serverCpuSeconds, clientCpuSeconds, threads, latency, latencyRate, auth, profiles };
+  return { shards, verifyThreads, setup, peak, serverCpuSeconds, clientCpuSeconds, threads, latency, latencyRate, latencyThreads, auth, profiles };
 }
 
 /** A server setting as the figures name it. */
@@ -219,6 +256,10 @@ function printServers(rows: readonly ServerFigures[], auth: AuthCost, internal: 
       `  ${settingOf(row)} at ${format(row.latencyRate).padStart(6)}/s  p50 ${format(latency.p50Ms, 2)} ms  p99 ${format(latency.p99Ms, 2)} ms` +
       `  p99.9 ${format(latency.p999Ms, 2)} ms  max ${format(latency.maxMs, 2)} ms  (${statuses(row.latency)})`,
     );
+    if (row.latencyThreads.length > 0) {
+      const threads = row.latencyThreads.map((t) => `${t.thread} ${format(t.waitSeconds * 1000)} (${format(t.cpuSeconds, 2)} s CPU)`).join(', ');
+      console.log(`      waited for a core, ms (run queue, /proc schedstat; CPU beside it): ${threads}`);
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 // time, resting orders, open interest), the rings, orders placed, filled and cancelled, request
 // caps' refusals, and the WebSocket channels. Everything here is read at scrape time from
 // counters kept where the work happens; nothing is computed per request.
+import { threadIds, threadTimes, type ThreadTimes } from '../engine/shard/thread_times.js';
 import type { SignatureVerifier } from './auth/verifier.js';
 import type { LiveChannels } from './ws/channels.js';
 import { Metrics } from './metrics.js';
@@ -47,6 +48,42 @@ function shardMetrics(metrics: Metrics, trading: TradingRuntime): void {
   });
 }
 
+/**
+ * CPU time and run-queue wait of the front end's thread, of each matching worker's, and of the
+ * process's other threads together (signature pool, V8's and libuv's helpers), from Linux's
+ * schedstat at scrape time. A thread that waits for a core is a thread whose requests wait too:
+ * on a machine with every core busy, that wait is most of the order path's latency tail.
+ */
+function threadMetrics(metrics: Metrics, trading: TradingRuntime): void {
+  const read = (): [{ thread: string }, ThreadTimes][] => {
+    const named = new Map<number, string>([[process.pid, 'front_end']]);
+    for (let shard = 0; shard < trading.pool.count; shard++) {
+      const tid = trading.pool.threadId(shard);
+      if (tid !== undefined) named.set(tid, `shard_${shard}`);
+    }
+    const rows: [{ thread: string }, ThreadTimes][] = [];
+    let other = { cpuSeconds: 0, waitSeconds: 0 };
+    for (const tid of threadIds()) {
+      const times = threadTimes(tid);
+      if (times === undefined) continue;
+      const name = named.get(tid);
+      if (name !== undefined) rows.push([{ thread: name }, times]);
+      else other = { cpuSeconds: other.cpuSeconds + times.cpuSeconds, waitSeconds: other.waitSeconds + times.waitSeconds };
+    }
+    if (rows.length > 0) rows.push([{ thread: 'other' }, other]);
+    return rows;
+  };
+  metrics.gauge({
+    name: 'clobd_thread_cpu_seconds_total', help: 'CPU time of the front end\'s thread, each matching worker\'s, and the other threads together (Linux).',
+    type: 'counter', samples: () => read().map(([labels, times]) => [labels, times.cpuSeconds]),
+  });
+  metrics.gauge({
+    name: 'clobd_thread_runqueue_wait_seconds_total',
+    help: 'Time the same threads were ready to run but waited for a core (Linux schedstat): CPU contention, felt as latency.',
+    type: 'counter', samples: () => read().map(([labels, times]) => [labels, times.waitSeconds]),
+  });
+}
+
 /** Orders accepted and cancelled, and fills, as the read model applies the shards' answers. */
 function orderMetrics(metrics: Metrics, trading: TradingRuntime): void {
   // accepted, filled (fills), cancelled
@@ -71,6 +108,7 @@ function orderMetrics(metrics: Metrics, trading: TradingRuntime): void {
 export function operatorMetrics(trading: TradingRuntime, channels: LiveChannels, limiter: RateLimiter, verifier: SignatureVerifier): Metrics {
   const metrics = new Metrics();
   shardMetrics(metrics, trading);
+  threadMetrics(metrics, trading);
   orderMetrics(metrics, trading);
   metrics.gauge({
     name: 'clobd_signatures_recovered_total', help: 'Order signatures recovered, by where: on the signature pool, or on the front end\'s thread while the pool was busy.',

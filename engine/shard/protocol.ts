@@ -47,7 +47,11 @@ export interface RecoveryFigures {
 export type ShardMessage =
   // ready carries only what the front end needs: a full status (state hash, invariant
   // check) costs seconds on a large book, so it is asked for separately.
-  | { readonly type: 'ready'; readonly marketKeys: string[]; readonly netFunding: [string, number][]; readonly recovery: RecoveryFigures }
+  | {
+    readonly type: 'ready'; readonly marketKeys: string[]; readonly netFunding: [string, number][]; readonly recovery: RecoveryFigures;
+    /** The worker's thread id in the kernel (thread_times.ts), for the operator metrics; undefined off Linux. */
+    readonly threadId: number | undefined;
+  }
   | { readonly type: 'status'; readonly token: number; readonly status: ShardStatus }
   // A read that failed (a stored record that does not decode) answers its error; the worker goes on.
   | { readonly type: 'read'; readonly token: number; readonly value: unknown; readonly error?: string };

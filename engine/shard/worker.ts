@@ -24,6 +24,7 @@ import {
 } from './protocol.js';
 import type { StoredFill } from './feed_tables.js';
 import { emptyChanges, ShardStore, type BatchChanges } from './store.js';
+import { currentThreadId } from './thread_times.js';
 
 /** Longest sleep on an empty ring before looking at control messages. */
 const IDLE_WAIT_MS = 5;
@@ -356,5 +357,5 @@ async function loop(): Promise<void> {
 
 const recovery = recover();
 countBooks();
-post({ type: 'ready', marketKeys: [...core.marketKeys], netFunding: [...core.netFunding], recovery });
+post({ type: 'ready', marketKeys: [...core.marketKeys], netFunding: [...core.netFunding], recovery, threadId: currentThreadId() });
 await loop();

@@ -80,6 +80,8 @@ class ShardHandle {
   stopping = false;
   marketKeys: string[] = [];
   recovery: RecoveryFigures | undefined;
+  /** The current worker's thread id in the kernel (undefined off Linux, or before it is ready). */
+  threadId: number | undefined;
   readonly pending = new Map<number, Pending>();
   readonly controls = new Map<number, Control>();
   restarts = 0;
@@ -157,6 +159,11 @@ export class ShardPool {
   /** Slots of the shard's command ring taken by frames it has not consumed yet. */
   ringDepth(shard: number): number {
     return this.handles[shard]!.commandRing.depthSlots();
+  }
+
+  /** The kernel's id of the shard's current worker thread (undefined off Linux or while it starts). */
+  threadId(shard: number): number | undefined {
+    return this.handles[shard]!.threadId;
   }
 
   /** The shard's commit and book counters, read in place (no message to the worker). */
@@ -254,6 +261,7 @@ export class ShardPool {
           case 'ready':
             handle.marketKeys = message.marketKeys;
             handle.recovery = message.recovery;
+            handle.threadId = message.threadId;
             this.treasury.adopt(handle.index, message.netFunding);
             handle.ready = true;
             this.tellObservers((observer) => observer.started(handle.index));

@@ -1,6 +1,7 @@
 // GET /metrics: Prometheus text that parses line by line, whose counters move for real causes:
 // orders placed, filled and cancelled, books read, commits (commands per commit and their time),
-// a request cap's 429, a slow WebSocket reader closed; METRICS=off removes the route.
+// a request cap's 429, a slow WebSocket reader closed, the threads' CPU time (Linux); METRICS=off
+// removes the route.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,6 +108,18 @@ test('metrics parse as Prometheus text and move with orders, reads, commits and 
     assert.ok(find(after, 'clobd_process_memory_bytes', 'kind="rss"') > 0);
     assert.ok(after.has('clobd_shard_ring_depth_slots{shard="0"}'));
     assert.ok(after.has('clobd_shard_ring_full_total{shard="1"}'));
+    if (process.platform === 'linux') {
+      // The workers committed and the front end answered: both ran, and no thread's times go back.
+      for (const thread of ['front_end', 'shard_0', 'shard_1', 'other']) {
+        for (const family of ['clobd_thread_cpu_seconds_total', 'clobd_thread_runqueue_wait_seconds_total']) {
+          assert.ok(after.has(`${family}{thread="${thread}"}`), `${family} of ${thread}`);
+        }
+      }
+      for (const thread of ['front_end', 'shard_0', 'shard_1']) {
+        assert.ok(delta('clobd_thread_cpu_seconds_total', `thread="${thread}"`) > 0, `${thread} ran`);
+        assert.ok(delta('clobd_thread_runqueue_wait_seconds_total', `thread="${thread}"`) >= 0, `${thread}'s wait never goes back`);
+      }
+    }
   } finally {
     await server.stop();
     removeDataDir(server.dataDir);
