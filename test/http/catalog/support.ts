@@ -576,6 +576,38 @@ export function randomCatalog(prng: Prng, eventsCount: number): { readonly event
   return { events, gamma };
 }
 
+/** Page sizes and offsets a random list query draws from. */
+export interface PageSpan {
+  readonly limitMax: number;
+  readonly offsetMax: number;
+}
+
+/**
+ * Adds a random sort and page to a random list query (`order`, `ascending`, `limit`, `offset`,
+ * each sometimes left out to exercise its default), fetches `path` with it, and checks the ids
+ * answered against the same page of `expected` in the reference order. `spell` names a column in
+ * the query (an alias Gamma accepts for it, say). True when the page held more than one record.
+ */
+export async function assertRandomPage<R extends { readonly id: number }>(
+  server: CatalogServer, prng: Prng, path: string, params: Record<string, string | number | boolean>, expected: readonly R[],
+  columns: readonly (keyof R & string)[], span: PageSpan, where: string, spell: (column: string) => string = (column) => column,
+): Promise<boolean> {
+  const order = Array.from({ length: prng.below(3) }, () => prng.pick(columns));
+  const spelled = order.map(spell);
+  if (order.length > 0) params['order'] = spelled.join(',');
+  const ascending = [undefined, true, false][prng.below(3)];
+  if (ascending !== undefined) params['ascending'] = ascending;
+  const limit = prng.chance(0.7) ? prng.between(1, span.limitMax) : 100;
+  if (limit !== 100 || prng.chance(0.5)) params['limit'] = limit;
+  const offset = prng.chance(0.6) ? prng.between(0, span.offsetMax) : 0;
+  if (offset !== 0 || prng.chance(0.5)) params['offset'] = offset;
+  const sorted = referenceOrder(expected, order.length > 0 ? order : ['id'], ascending === true);
+  const url = path + query(params);
+  const page = idsOf(await getJson<{ id: string }[]>(server, url));
+  assert.deepEqual(page, sorted.slice(offset, offset + limit).map((record) => String(record.id)), `${where}: ${url}`);
+  return page.length > 1;
+}
+
 /** The reference order: by each column in turn, then id; descending reverses all of it. */
 export function referenceOrder<R extends { readonly id: number }>(records: readonly R[], columns: readonly (keyof R)[], ascending: boolean): R[] {
   const sorted = [...records].sort((a, b) => {
