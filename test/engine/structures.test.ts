@@ -61,6 +61,85 @@ suite('structures', () => {
     assert.ok(buckets.buckets() <= buckets.bucketsMax && buckets.bucketsMax === 2048);
   });
 
+  test('the id buckets grow a few old buckets per insert: every entry is found once, through deletes and value changes while the old array drains', () => {
+    const prng = new Prng(11);
+    const buckets = new IdBuckets(20_000);
+    // key → [hash, value]; values are unique, and keyOf maps each back to its key.
+    const model = new Map<number, [number, number]>();
+    const keyOf = new Map<number, number>();
+    // The keys present, for picking one at random (swap-removed).
+    const present: number[] = [];
+    const at = new Map<number, number>();
+    const forget = (key: number): void => {
+      const index = at.get(key)!;
+      const last = present.pop()!;
+      if (last !== key) {
+        present[index] = last;
+        at.set(last, index);
+      }
+      at.delete(key);
+    };
+    // Deleted keys (with their hashes) must stay gone, whichever array held them.
+    const deleted: [number, number][] = [];
+    let nextValue = 1;
+    let nextKey = 0;
+    const findKey = (key: number, hash: number): number => buckets.findMatch(hash, (value) => keyOf.get(value) === key);
+    for (let step = 0; step < 120_000; step += 1) {
+      const roll = prng.below(100);
+      if (roll < 60 && model.size < 20_000) {
+        const key = nextKey++;
+        // One key in eight shares a hash, so long chains cross the old array's drained part.
+        const hash = key % 8 === 0 ? 77 : hashOrderId(String(key), 1);
+        const value = nextValue++;
+        buckets.reserveOne();
+        buckets.insert(hash, value);
+        model.set(key, [hash, value]);
+        keyOf.set(value, key);
+        at.set(key, present.length);
+        present.push(key);
+      } else if (roll < 85 && present.length > 0) {
+        const key = prng.pick(present);
+        const [hash, value] = model.get(key)!;
+        buckets.deleteAt(buckets.find(hash, value));
+        model.delete(key);
+        keyOf.delete(value);
+        forget(key);
+        // keyOf no longer maps the value, so compare against the deleted key's value itself.
+        assert.equal(buckets.findMatch(hash, (stored) => stored === value), -1, `key ${key} is gone at once`);
+        deleted.push([key, value]);
+      } else if (roll < 95 && present.length > 0) {
+        const key = prng.pick(present);
+        const [hash, value] = model.get(key)!;
+        const ref = findKey(key, hash);
+        assert.equal(buckets.valueAt(ref), value);
+        const renewed = nextValue++;
+        buckets.setValueAt(ref, renewed);
+        model.set(key, [hash, renewed]);
+        keyOf.delete(value);
+        keyOf.set(renewed, key);
+      } else {
+        assert.equal(findKey(nextKey + 1, hashOrderId(String(nextKey + 1), 1)), -1, 'a key never inserted is not found');
+        if (deleted.length > 0) {
+          const [key, value] = prng.pick(deleted);
+          const hash = key % 8 === 0 ? 77 : hashOrderId(String(key), 1);
+          assert.equal(buckets.findMatch(hash, (stored) => stored === value), -1, `deleted key ${key} stays gone`);
+        }
+      }
+      assert.equal(buckets.entries, model.size);
+      if (step % 2_000 === 0 || step === 119_999) {
+        for (const [key, [hash, value]] of model) {
+          assert.equal(buckets.valueAt(findKey(key, hash)), value, `step ${step}: key ${key}`);
+          assert.equal(buckets.valueAt(buckets.find(hash, value)), value);
+        }
+        for (const [key, value] of deleted) {
+          const hash = key % 8 === 0 ? 77 : hashOrderId(String(key), 1);
+          assert.equal(buckets.findMatch(hash, (stored) => stored === value), -1, `step ${step}: deleted key ${key} stays gone`);
+        }
+      }
+    }
+    assert.ok(buckets.buckets() >= 16_384, `the array doubled several times: ${buckets.buckets()} buckets`);
+  });
+
   test('the live index finds exactly the resting ids, through collisions and removals', () => {
     const prng = new Prng(6);
     const orders = new OrderTable(400);
