@@ -59,12 +59,15 @@ function powerOfTwoAtLeast(count: number): number {
 
 const BUCKETS_INITIAL = 1024;
 /**
- * Old buckets moved into the grown array per insert while it grows: the old array is half
- * full when growth starts, so at 4 a bucket it is empty after a quarter of its size in
+ * Old buckets moved into the grown array per insert while it grows: the old array is half full
+ * when growth starts, so at 4 buckets an insert it is drained after a quarter of its size in
  * inserts, and the new array never passes a load of 3/8 meanwhile.
  */
 const MOVED_PER_INSERT = 4;
-/** A reference to a bucket of the old array (see Ref): bit 30 set, below it the bucket. */
+/**
+ * Bucket references (what find and findMatch return) at or above this name bucket ref − OLD_REF
+ * of the old array; below it, a bucket of the current one. Arrays hold at most 2^29 buckets.
+ */
 const OLD_REF = 0x40000000;
 /** An old bucket whose entry moved or was deleted while the old array drains: probes go past it. */
 const GONE = -1;
@@ -110,9 +113,9 @@ export class IdBuckets {
   }
 
   /**
-   * Makes room for one more entry: doubles the array when it would pass a load of one half (and
-   * may grow), draining the old one first if it still holds entries, which inserts at the rate
-   * above make rare.
+   * Makes room for one more entry: doubles the array when one more would pass a load of one half
+   * and it is below its maximum, first draining what an earlier doubling left in the old array
+   * (rare: inserts drain it long before the next doubling is due).
    */
   reserveOne(): void {
     if (2 * (this.entries + 1) <= this.mask + 1 || this.mask + 1 >= this.bucketsMax) return;
