@@ -3,7 +3,7 @@
 // a request cap's 429, a slow WebSocket reader closed, the threads' CPU time (Linux); METRICS=off
 // removes the route.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -108,7 +108,7 @@ test('metrics parse as Prometheus text and move with orders, reads, commits and 
     assert.ok(find(after, 'clobd_process_memory_bytes', 'kind="rss"') > 0);
     assert.ok(after.has('clobd_shard_ring_depth_slots{shard="0"}'));
     assert.ok(after.has('clobd_shard_ring_full_total{shard="1"}'));
-    if (process.platform === 'linux') {
+    if (existsSync('/proc/self/schedstat')) {
       // The workers committed and the front end answered: both ran, and no thread's times go back.
       for (const thread of ['front_end', 'shard_0', 'shard_1', 'other']) {
         for (const family of ['clobd_thread_cpu_seconds_total', 'clobd_thread_runqueue_wait_seconds_total']) {
