@@ -2,7 +2,6 @@
 // BALANCE event per (account, asset) whose free or reserved amount changed, each group in key
 // order (market, side, price; account index, asset). Coalescing per command keeps the stream
 // small when one order sweeps a level, and items that changed and changed back emit nothing.
-import { KEY_SPAN } from './dirty_list.js';
 import { COLLATERAL_ASSET } from './ledger.js';
 import type { EngineState } from './state.js';
 
@@ -11,14 +10,14 @@ export function pushLevelChanges(state: EngineState): void {
   const length = dirty.length;
   if (length === 0) return;
   dirty.sort();
-  const keys = dirty.keys;
+  const firsts = dirty.firsts;
+  const seconds = dirty.seconds;
   const order = dirty.order;
   const starts = dirty.startsA;
   for (let index = 0; index < length; index += 1) {
     const item = order[index]!;
-    const key = keys[item]!;
-    const bookKey = Math.floor(key / KEY_SPAN);
-    const price = key - bookKey * KEY_SPAN;
+    const bookKey = firsts[item]!;
+    const price = seconds[item]!;
     const market = bookKey >> 1;
     const side = bookKey & 1;
     const book = state.markets.book(market);
@@ -34,7 +33,8 @@ export function pushBalanceChanges(state: EngineState): void {
   const length = dirty.length;
   if (length === 0) return;
   dirty.sort();
-  const keys = dirty.keys;
+  const firsts = dirty.firsts;
+  const seconds = dirty.seconds;
   const order = dirty.order;
   const refs = dirty.refs;
   const startsFree = dirty.startsA;
@@ -44,9 +44,8 @@ export function pushBalanceChanges(state: EngineState): void {
   const events = state.events;
   for (let index = 0; index < length; index += 1) {
     const item = order[index]!;
-    const key = keys[item]!;
-    const account = Math.floor(key / KEY_SPAN);
-    const asset = key - account * KEY_SPAN;
+    const account = firsts[item]!;
+    const asset = seconds[item]!;
     let free: number;
     let reserved: number;
     let market = -1;

@@ -1,8 +1,9 @@
 // What one command touched (price levels, balances) and the values they had before it, so the
 // engine emits one event per changed item at the end of the command, in key order, instead of
 // one per intermediate step. An item's key is a pair of small integers (for a level: market and
-// side, then price; for a balance: account, then asset), kept as one number, first × KEY_SPAN +
-// second, plus a reference the owner uses to read the current value. Owners mark items with the
+// side, then price; for a balance: account, then asset), sorted as one number, first × KEY_SPAN +
+// second, and kept as its two halves too (dividing the key back cost the end of every command a
+// float division per item), plus a reference the owner uses to read the current value. Owners mark items with the
 // current `stamp` to record each item once per command without a lookup; clearing bumps the
 // stamp, which unmarks everything at once.
 //
@@ -23,7 +24,11 @@ export class DirtyList {
   stamp = 1;
   /** Items recorded in the current command. */
   length = 0;
+  /** first × KEY_SPAN + second: the sort key. */
   keys: Float64Array;
+  /** The key's halves as they were given, so a reader need not divide the key back. */
+  firsts: Int32Array;
+  seconds: Int32Array;
   refs: Int32Array;
   startsA: Float64Array;
   startsB: Float64Array;
@@ -33,6 +38,8 @@ export class DirtyList {
   constructor(initialCapacity: number) {
     assert(Number.isInteger(initialCapacity) && initialCapacity > 0, 'dirty list capacity');
     this.keys = new Float64Array(initialCapacity);
+    this.firsts = new Int32Array(initialCapacity);
+    this.seconds = new Int32Array(initialCapacity);
     this.refs = new Int32Array(initialCapacity);
     this.startsA = new Float64Array(initialCapacity);
     this.startsB = new Float64Array(initialCapacity);
@@ -44,6 +51,8 @@ export class DirtyList {
     const index = this.length;
     if (index === this.keys.length) this.grow();
     this.keys[index] = first * KEY_SPAN + second;
+    this.firsts[index] = first;
+    this.seconds[index] = second;
     this.refs[index] = ref;
     this.startsA[index] = startA;
     this.startsB[index] = startB;
@@ -112,6 +121,8 @@ export class DirtyList {
   private grow(): void {
     const capacity = this.keys.length * 2;
     this.keys = grown(this.keys, new Float64Array(capacity));
+    this.firsts = grown(this.firsts, new Int32Array(capacity));
+    this.seconds = grown(this.seconds, new Int32Array(capacity));
     this.refs = grown(this.refs, new Int32Array(capacity));
     this.startsA = grown(this.startsA, new Float64Array(capacity));
     this.startsB = grown(this.startsB, new Float64Array(capacity));

@@ -250,8 +250,8 @@ suite('structures', () => {
       sorted.forEach(([first, second], index) => {
         const item = list.order[index]!;
         assert.deepEqual(
-          [list.keys[item], list.refs[item], list.startsA[item], list.startsB[item]],
-          [first * KEY_SPAN + second, first % 1000 + second, first * 2, second * 2],
+          [list.keys[item], list.firsts[item], list.seconds[item], list.refs[item], list.startsA[item], list.startsB[item]],
+          [first * KEY_SPAN + second, first, second, first % 1000 + second, first * 2, second * 2],
         );
       });
       list.clear();
