@@ -3,9 +3,9 @@
 // one per intermediate step. An item's key is a pair of small integers (for a level: market and
 // side, then price; for a balance: account, then asset), sorted as one number, first × KEY_SPAN +
 // second, and kept as its two halves too (dividing the key back cost the end of every command a
-// float division per item), plus a reference the owner uses to read the current value. Owners mark items with the
-// current `stamp` to record each item once per command without a lookup; clearing bumps the
-// stamp, which unmarks everything at once.
+// float division per item), plus a reference the owner uses to read the current value. Owners
+// mark items with the current `stamp` to record each item once per command without a lookup;
+// clearing bumps the stamp, which unmarks everything at once.
 //
 // A command usually touches a handful of items, so they are put in key order by an insertion
 // sort of their indices (`order`; a heap sort when there are many); the items never move. The columns are public so the end of

@@ -92,6 +92,9 @@ export class IdBuckets {
   private probeId = '';
   private probeKeys: readonly string[] = [];
   private readonly keyMatches = (value: number): boolean => this.probeKeys[value] === this.probeId;
+  /** find's probe: the value sought (bound once, so a probe makes no closure). */
+  private probeValue = 0;
+  private readonly valueMatches = (value: number): boolean => value === this.probeValue;
 
   /** Holds up to `entriesMax` entries at a load of at most one half. */
   constructor(entriesMax: number) {
@@ -171,11 +174,10 @@ export class IdBuckets {
 
   /** The bucket reference of (hash, value), which must be present. */
   find(hash: number, value: number): number {
-    const bucket = probeValue(this.words, this.mask, hash, value);
-    if (bucket !== -1) return bucket;
-    const old = this.old === undefined ? -1 : probeValue(this.old, this.oldMask, hash, value);
-    assert(old !== -1, 'find: the entry is present');
-    return OLD_REF + old;
+    this.probeValue = value;
+    const ref = this.findMatch(hash, this.valueMatches);
+    assert(ref !== -1, 'find: the entry is present');
+    return ref;
   }
 
   /** Removes the entry at a bucket reference. */
@@ -222,18 +224,6 @@ function probe(words: Int32Array, mask: number, hash: number, matches: (value: n
     const word = words[2 * bucket]!;
     if (word === 0) return -1;
     if (word === stored && matches(words[2 * bucket + 1]!)) return bucket;
-    bucket = (bucket + 1) & mask;
-  }
-}
-
-/** The bucket holding (hash, value), or -1 (findMatch's probe without a callback: no closure per call). */
-function probeValue(words: Int32Array, mask: number, hash: number, value: number): number {
-  const stored = hash | IN_USE;
-  let bucket = hash & mask;
-  for (;;) {
-    const word = words[2 * bucket]!;
-    if (word === 0) return -1;
-    if (word === stored && words[2 * bucket + 1] === value) return bucket;
     bucket = (bucket + 1) & mask;
   }
 }

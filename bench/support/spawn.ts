@@ -1,9 +1,10 @@
 // Starts bench/support/server.js as a child process on free ports with a temporary DATA_DIR.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { threadIds } from '../../engine/shard/thread_times.js';
 import { SERVER_NODE_FLAGS } from '../../http/node_flags.js';
 
 /** The raw uWS hello-world route the bench server adds to every listener. */
@@ -45,9 +46,9 @@ export function processCpuSeconds(pid: number): number {
  */
 export function threadCpuSeconds(pid: number): Map<number, number> {
   const threads = new Map<number, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+  for (const tid of threadIds(pid)) {
     try {
-      threads.set(Number(tid), statCpuSeconds(`/proc/${pid}/task/${tid}/stat`));
+      threads.set(tid, statCpuSeconds(`/proc/${pid}/task/${tid}/stat`));
     } catch {
       // The thread ended between the listing and the read: it has nothing left to count.
     }

@@ -28,7 +28,6 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-
 export interface StartOptions {
   readonly dataDir?: string;
   readonly env?: Readonly<Record<string, string>>;
