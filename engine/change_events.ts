@@ -1,6 +1,6 @@
 // The end of every command: one LEVEL event per price level whose aggregate changed, then one
-// BALANCE event per (account, asset) whose free or reserved amount changed, each group in key
-// order (market, side, price; account index, asset). Coalescing per command keeps the stream
+// BALANCE event per (account, asset) whose free or reserved amount changed, each group in the
+// order the command first touched them (dirty_list.ts). Coalescing per command keeps the stream
 // small when one order sweeps a level, and items that changed and changed back emit nothing.
 import { COLLATERAL_ASSET } from './ledger.js';
 import type { EngineState } from './state.js';
@@ -9,20 +9,17 @@ export function pushLevelChanges(state: EngineState): void {
   const dirty = state.levels;
   const length = dirty.length;
   if (length === 0) return;
-  dirty.sort();
   const firsts = dirty.firsts;
   const seconds = dirty.seconds;
-  const order = dirty.order;
   const starts = dirty.startsA;
   for (let index = 0; index < length; index += 1) {
-    const item = order[index]!;
-    const bookKey = firsts[item]!;
-    const price = seconds[item]!;
+    const bookKey = firsts[index]!;
+    const price = seconds[index]!;
     const market = bookKey >> 1;
     const side = bookKey & 1;
     const book = state.markets.book(market);
     const size = (side === 0 ? book.bids : book.asks).sizeAt(price);
-    if (size !== starts[item]) state.events.pushLevel(market, side, price, size);
+    if (size !== starts[index]) state.events.pushLevel(market, side, price, size);
   }
   dirty.clear();
 }
@@ -32,10 +29,8 @@ export function pushBalanceChanges(state: EngineState): void {
   const dirty = ledger.dirty;
   const length = dirty.length;
   if (length === 0) return;
-  dirty.sort();
   const firsts = dirty.firsts;
   const seconds = dirty.seconds;
-  const order = dirty.order;
   const refs = dirty.refs;
   const startsFree = dirty.startsA;
   const startsReserved = dirty.startsB;
@@ -43,9 +38,8 @@ export function pushBalanceChanges(state: EngineState): void {
   const positions = ledger.positions;
   const events = state.events;
   for (let index = 0; index < length; index += 1) {
-    const item = order[index]!;
-    const account = firsts[item]!;
-    const asset = seconds[item]!;
+    const account = firsts[index]!;
+    const asset = seconds[index]!;
     let free: number;
     let reserved: number;
     let market = -1;
@@ -57,11 +51,11 @@ export function pushBalanceChanges(state: EngineState): void {
       // A position freed by a resolution during the command reads as zero, as it was left.
       market = (asset - 1) >> 1;
       outcome = (asset - 1) & 1;
-      const share = 2 * refs[item]! + outcome;
+      const share = 2 * refs[index]! + outcome;
       free = positions.sharesFree[share]!;
       reserved = positions.sharesReserved[share]!;
     }
-    if (free !== startsFree[item] || reserved !== startsReserved[item]) {
+    if (free !== startsFree[index] || reserved !== startsReserved[index]) {
       events.pushBalance(accounts.addresses[account]!, market, outcome, free, reserved);
     }
   }

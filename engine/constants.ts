@@ -98,9 +98,6 @@ export const CANCEL_IDS_MAX = 1000;
 /** Order ids are 0x + 64 hex at the edge; anything longer than this is refused. */
 export const ORDER_ID_LENGTH_MAX = 128;
 
-/** Dirty-list keys are first × this + second (see dirty_list.ts). */
-export const DIRTY_KEY_SPAN = 1 << 14;
-
 /** Initial rows of an event buffer; it doubles when a command needs more. */
 export const EVENTS_CAPACITY_INITIAL = 1024;
 
@@ -128,7 +125,3 @@ assert(ORDER_HISTORY_DEFAULT <= ORDER_HISTORY_LIMIT, 'history default within the
 assert(MARKETS_DEFAULT <= MARKETS_MAX, 'market default within the ceiling');
 assert(ACCOUNTS_DEFAULT <= ACCOUNTS_MAX, 'account default within the ceiling');
 assert(POSITIONS_DEFAULT <= POSITIONS_LIMIT, 'position default within the ceiling');
-// Dirty lists key levels by (market × 2 + side, price) and balances by (account, asset), each
-// pair as first × DIRTY_KEY_SPAN + second in one exact double.
-assert(PRICE_LEVELS_COUNT <= DIRTY_KEY_SPAN && 2 * MARKETS_MAX + 1 <= DIRTY_KEY_SPAN, 'dirty key seconds fit the span');
-assert(Number.isSafeInteger(ACCOUNTS_MAX * DIRTY_KEY_SPAN) && 2 * MARKETS_MAX < DIRTY_KEY_SPAN, 'dirty keys are exact');

@@ -16,7 +16,7 @@ import { eventsToObjects, type EngineEvent } from '../../engine/event_objects.js
 import { rejectName } from '../../engine/reject.js';
 import type { EngineSnapshot } from '../../engine/snapshot.js';
 import { RandomCommands } from './random_commands.js';
-import { ReferenceEngine, referenceStateHash, type ReferenceLimits } from './reference.js';
+import { ReferenceEngine, changesInKeyOrder, referenceStateHash, type ReferenceLimits } from './reference.js';
 
 const LONG = process.env['CLOBD_LONG'] === '1';
 const OPERATIONS = LONG ? 10_000_000 : 100_000;
@@ -86,9 +86,10 @@ function runSegment(seed: number, config: Config, counts: Counts): void {
     } catch (error) {
       throw new Error(`${where(index)}: engine threw on ${describeCommand(command)}`, { cause: error });
     }
-    const got = eventsToObjects(engine.events);
+    const events = eventsToObjects(engine.events);
     engine.events.clear();
     const want = reference.execute(command);
+    const got = changesInKeyOrder(events, reference);
     if (!isDeepStrictEqual(got, want)) {
       assert.fail(`${where(index)}: events differ on ${describeCommand(command)}\n${firstDifference(got, want)}`);
     }

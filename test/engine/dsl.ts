@@ -11,7 +11,7 @@ import { rejectName } from '../../engine/reject.js';
 import { cancelReasonName } from '../../engine/order_status.js';
 import type { EngineOptions } from '../../engine/state.js';
 import { formatUnits, parseUnits } from '../../http/decimal.js';
-import { ReferenceEngine, referenceStateHash } from './reference.js';
+import { ReferenceEngine, changesInKeyOrder, referenceStateHash } from './reference.js';
 
 export type Token = 'YES' | 'NO';
 export type TypeName = 'GTC' | 'GTD' | 'FOK' | 'FAK';
@@ -90,8 +90,10 @@ export class Scenario {
   timeMs = START_MS;
   private seq = 0;
   private orderCount = 0;
-  /** Events of the last step, as objects. */
+  /** Events of the last step, as objects (level and balance changes in the reference's key order). */
   last: EngineEvent[] = [];
+  /** The same events in the engine's own order (changes in the order the command touched them). */
+  emitted: EngineEvent[] = [];
 
   constructor(options: ScenarioOptions = {}) {
     const limits = { ...TEST_LIMITS, ...options.engine };
@@ -107,12 +109,14 @@ export class Scenario {
     this.seq += 1;
     const command = makeCommand({ seq: this.seq, timeMs: this.timeMs, ...init });
     this.engine.execute(command);
-    const events = eventsToObjects(this.engine.events);
+    const raw = eventsToObjects(this.engine.events);
     this.engine.events.clear();
     const expected = this.reference.execute(command);
+    const events = changesInKeyOrder(raw, this.reference);
     assert.deepEqual(events, expected, `engine and reference disagree on command ${this.seq}`);
     assert.equal(this.engine.stateHash(), referenceStateHash(this.reference), `state hashes differ after ${this.seq}`);
     this.last = events;
+    this.emitted = raw;
     return events.map(describe);
   }
 

@@ -2,7 +2,7 @@
 // and self-crossing, told as scenarios (each step also checked against the reference engine).
 import assert from 'node:assert/strict';
 import { describe as suite, test } from 'node:test';
-import { Scenario, only } from './dsl.js';
+import { Scenario, describe, only } from './dsl.js';
 
 /** Alice and Bob mint 10 sets at 0.40/0.60: Alice holds 10 YES, Bob 10 NO. */
 function withMintedSets(feeBps = 0): Scenario {
@@ -126,6 +126,21 @@ suite('priority and price', () => {
     ]);
     assert.deepEqual(s.book(), { bids: ['0.55 x 2'], asks: [] });
     assert.equal(s.balance('carol'), '96.86 / 1.1');
+  });
+  test('a command reports its level and balance changes in the order it first touched them', () => {
+    const s = withMintedSets();
+    s.buy('carol', 'YES', '0.45', '3');
+    s.buy('carol', 'YES', '0.46', '3');
+    s.sell('alice', 'YES', '0.45', '6');
+    // The sweep meets 0.46 first; alice's shares are reserved before anything is paid.
+    assert.deepEqual(s.emitted.slice(5).map(describe), [
+      'level m0 bid 0.46 = 0',
+      'level m0 bid 0.45 = 0',
+      'balance alice m0 YES 4 / 0',
+      'balance alice USDC 98.73 / 0',
+      'balance carol USDC 97.27 / 0',
+      'balance carol m0 YES 6 / 0',
+    ]);
   });
 });
 

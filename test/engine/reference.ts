@@ -555,6 +555,29 @@ function balanceKey(index: number, market: number, outcome: number): number {
 }
 
 /**
+ * The engine emits a command's LEVEL and BALANCE events in the order the command first touched
+ * each item; this reference finds them by diffing, in key order. Each run of LEVEL or BALANCE
+ * events of the engine's, put in the reference's key order, so the two compare as sets.
+ */
+export function changesInKeyOrder(events: readonly EngineEvent[], ref: ReferenceEngine): EngineEvent[] {
+  const keyOf = (event: EngineEvent): number => {
+    if (event.kind === 'LEVEL') return levelKey(event.market, event.side, event.priceUnits);
+    if (event.kind === 'BALANCE') return balanceKey(ref.accounts.get(event.account)!.index, event.market, event.outcome);
+    return -1;
+  };
+  const sorted: EngineEvent[] = [];
+  for (let start = 0; start < events.length;) {
+    let end = start + 1;
+    while (end < events.length && events[end]!.kind === events[start]!.kind) end += 1;
+    const run = events.slice(start, end);
+    if (keyOf(run[0]!) !== -1) run.sort((a, b) => keyOf(a) - keyOf(b));
+    sorted.push(...run);
+    start = end;
+  }
+  return sorted;
+}
+
+/**
  * The canonical state of engine/state_hash.ts, built independently: markets by index with their
  * levels best first and orders oldest first, accounts by address without zero balances.
  */
