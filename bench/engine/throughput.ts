@@ -3,14 +3,9 @@
 // times every command into a perf_hooks histogram), garbage collections during the timed loop
 // (PerformanceObserver 'gc' entries) and the heap before and after it.
 import { createHistogram, performance, PerformanceObserver } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { BookAdapter } from './adapters.js';
 import type { Flow } from './flows.js';
-
-// Exposes gc() so heap readings start from a collected heap.
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
+import { collectGarbage } from '../support/collect.js';
 
 let gcCount = 0;
 let gcMs = 0;
