@@ -80,12 +80,13 @@ const headerEnd = Buffer.from('\r\n\r\n');
 /** Lower-case, matched against each header line's lower-cased start. */
 const contentLength = Buffer.from('\r\ncontent-length:', 'latin1');
 
-function encodeRequest(spec: RequestSpec, host: string): Buffer {
+/** A request's bytes as its head and its body, which the payload source copies once, side by side. */
+function encodeRequest(spec: RequestSpec, host: string): readonly [Buffer, Buffer] {
   const body = spec.body === undefined ? Buffer.alloc(0) : Buffer.from(spec.body);
   let head = `${spec.method} ${spec.path} HTTP/1.1\r\nHost: ${host}\r\n`;
   for (const [name, value] of Object.entries(spec.headers ?? {})) head += `${name}: ${value}\r\n`;
   if (body.length > 0 || spec.method !== 'GET') head += `Content-Length: ${body.length}\r\n`;
-  return Buffer.concat([Buffer.from(head + '\r\n', 'latin1'), body]);
+  return [Buffer.from(head + '\r\n', 'latin1'), body];
 }
 
 export function summarize(histogram: RecordableHistogram): LatencySummary {
@@ -175,10 +176,10 @@ class PayloadSource {
   private readonly bytes: Buffer;
   private readonly offsets: Float64Array;
 
-  constructor(payloads: readonly Buffer[], private readonly unique: boolean) {
-    this.bytes = Buffer.concat(payloads);
+  constructor(payloads: readonly (readonly [Buffer, Buffer])[], private readonly unique: boolean) {
+    this.bytes = Buffer.concat(payloads.flat());
     this.offsets = new Float64Array(payloads.length + 1);
-    payloads.forEach((payload, index) => { this.offsets[index + 1] = this.offsets[index]! + payload.length; });
+    payloads.forEach(([head, body], index) => { this.offsets[index + 1] = this.offsets[index]! + head.length + body.length; });
   }
 
   get count(): number {

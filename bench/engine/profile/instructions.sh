@@ -18,7 +18,7 @@ python3 bench/engine/profile/padlines.py dist "$work/dist" "$work/lines.map"
 node dist/bench/engine/profile/replay.js 0 0 "$kind" >/dev/null   # builds the cached flow natively
 for count in 0 "$n"; do
   (cd "$work" && valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$work/cg.$count" \
-    node --single-threaded --expose-gc --perf-prof --no-write-protect-code-memory "$work/dist/bench/engine/profile/replay.js" "$count" "$warm" "$kind" >/dev/null 2>&1)
+    node --single-threaded --perf-prof --no-write-protect-code-memory "$work/dist/bench/engine/profile/replay.js" "$count" "$warm" "$kind" >/dev/null 2>&1)
   mv "$(ls -t "$work"/jit-*.dump | head -1)" "$work/jit.$count"
   rm -f "$work"/jit-*.dump
 done

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClobdAdapter } from '../adapters.js';
 import { Flow, FlowKind, generateFlow, makeAccounts, makeIds } from '../flows.js';
+import { collectGarbage } from '../../support/collect.js';
 
 const ROWS = 300_000;
 const ID_POOL = 1 << 17;
@@ -46,7 +47,7 @@ const from = flow.prefill + Number(warm);
 replay(0, from);
 // A full collection first, so no incremental marking (whose write barrier calls a stub on every
 // pointer store) runs on into the measured commands: loading the flow grows the heap.
-(globalThis as { gc?: () => void }).gc?.();
+collectGarbage();
 const started = performance.now();
 replay(from, from + Number(measured));
 console.log(`${measured} commands, ${((performance.now() - started) * 1e6 / Math.max(1, Number(measured))).toFixed(0)} ns each`);
