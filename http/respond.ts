@@ -82,12 +82,17 @@ export class Lifecycle {
 
 /**
  * A request whose reply comes later. Created before any asynchronous step, it registers the
- * abort handler and counts the request in flight until it is answered or the client goes away.
+ * abort handler and counts the request in flight until it is answered, or until the client goes
+ * away while no handler works on it. A handler that is running when its client leaves is counted
+ * until it ends: a stop waits for it (within its drain bound) before closing what it uses (the
+ * signature pool, the shards), instead of cutting it off mid-way.
  */
 export class Pending {
   /** True once the reply is written or the client has gone: nothing more may be written. */
   closed = false;
   private settled = false;
+  /** A handler's promise is running: it ends in reply(), which settles. */
+  private working = false;
   private deadline: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -101,8 +106,13 @@ export class Pending {
     lifecycle.inFlight++;
     res.onAborted(() => {
       this.closed = true;
-      this.settle();
+      if (!this.working) this.settle();
     });
+  }
+
+  /** The handler's promise runs now; the request stays in flight until it replies. */
+  work(): void {
+    this.working = true;
   }
 
   /** Writes the reply unless the client has gone; corked, as every write after an await must be. */

@@ -219,6 +219,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       }
       if (result instanceof Promise) {
         const later = pending ?? new Pending(res, listener.lifecycle, metrics, startedMs, requestId);
+        later.work();
         result.catch((error: unknown) => fail(error, requestId)).then((reply) => later.reply(reply));
         return;
       }

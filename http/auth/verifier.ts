@@ -87,13 +87,15 @@ export class PoolVerifier implements SignatureVerifier {
   }
 
   /**
-   * Stops the pool once its threads have loaded: a thread terminated while it loads the native
-   * addons (a server stopped as it starts) can abort the whole process inside an addon's
-   * initialisation ("FATAL ERROR: Error::Error napi_create_reference", seen in the crash test).
+   * Stops the pool once its threads have loaded (a thread terminated while it loads the native
+   * addons, a server stopped as it starts, can abort the whole process inside an addon's
+   * initialisation: "FATAL ERROR: Error::Error napi_create_reference", seen in the crash test),
+   * and once the batches it holds are recovered: their requests are answered, not failed with
+   * "Terminating worker thread".
    */
   async close(): Promise<void> {
     await this.loaded;
-    await this.pool.destroy();
+    await this.pool.close();
   }
 
   private flush(): void {
