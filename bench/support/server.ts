@@ -10,7 +10,9 @@ import { loadConfig, parseArgv } from '../../http/config.js';
 import { createLogger } from '../../http/log.js';
 import { startServer } from '../../http/server.js';
 import { startOrderFlow, type FlowCounts } from '../market/order_flow.js';
-import { flowPath, helloPath, publishPath } from './spawn.js';
+import { rmSync } from 'node:fs';
+import { basename } from 'node:path';
+import { BENCH_DATA_DIR_PREFIX, flowPath, helloPath, publishPath } from './spawn.js';
 
 const { flags } = parseArgv(process.argv.slice(2));
 const config = loadConfig(process.env, flags);
@@ -54,9 +56,24 @@ if (flow !== undefined) {
   stopFlow = () => flow.stop();
 }
 process.stdout.write(`listening clob=${server.urls.clob} catalog=${server.urls.catalog} data=${server.urls.data}\n`);
+let stopping = false;
 const stop = (): void => {
+  if (stopping) return;
+  stopping = true;
   flow?.stop();
   server.stop().then(() => process.exit(0));
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+// The benchmark that spawned this server holds the other end of stdin. When it ends without
+// stopping the server (an exception, a kill, a `timeout`), the pipe closes: the server stops too,
+// and removes the temporary DATA_DIR its parent made, instead of running on, orphaned, and taking
+// CPU from every later measurement on the machine.
+process.stdin.on('end', () => {
+  stop();
+  const dataDir = config.dataDir;
+  process.on('exit', () => {
+    if (basename(dataDir).startsWith(BENCH_DATA_DIR_PREFIX)) rmSync(dataDir, { recursive: true, force: true });
+  });
+});
+process.stdin.resume();

@@ -1,6 +1,7 @@
 // Starts bench/support/server.js as a child process on free ports with a temporary DATA_DIR.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,15 +58,20 @@ export function threadCpuSeconds(pid: number): Map<number, number> {
 }
 
 const serverPath = fileURLToPath(new URL('./server.js', import.meta.url));
+/** The start of every bench server's temporary DATA_DIR's name. */
+export const BENCH_DATA_DIR_PREFIX = 'clobd-bench-';
 
 /** `nodeArgs` go to node before the script (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
 export function spawnBenchServer(env: Readonly<Record<string, string>> = {}, nodeArgs: readonly string[] = []): Promise<BenchServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'clobd-bench-'));
+  const dataDir = mkdtempSync(join(tmpdir(), BENCH_DATA_DIR_PREFIX));
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, serverPath], {
     // Load tests run without request caps unless the benchmark sets RATE_LIMITS itself.
     env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMITS: 'off', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    // stdin stays open for the server's life: it stops when this process ends (bench/support/server.ts).
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
+  // Held open, but not holding this process up: a benchmark that is done exits as before.
+  (child.stdin as Socket | null)?.unref();
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     let stdout = '';
