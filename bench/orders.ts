@@ -5,7 +5,8 @@
 // Order signatures are checked on the piscina pool (VERIFY_THREADS=1, the default) and inline
 // on the front end (VERIFY_THREADS=0), with one matching worker and with two (SHARDS=1, 2), each
 // on a fresh server replaying the same signed orders;
-// latency is taken in an open loop at half of each measured peak. Server CPU per order (from
+// latency is taken in an open loop at half of each measured peak, and at a few fixed rates below
+// it (what a bot trading at its own pace sees). Server CPU per order (from
 // /proc) against the cost of HMAC + digest + recovery measured alone gives auth's share of it.
 //
 //   node dist/bench/orders.js              full (a few minutes)
@@ -36,16 +37,19 @@ interface Sizes {
   /** Orders signed for the peak phase: peakMs at this rate (the phase ends early if they run out). */
   readonly peakRateMax: number;
   readonly latencyMs: number;
+  /** Fixed open-loop rates below half load (orders/s), each for lowMs: the latency a bot at its own pace sees. */
+  readonly lowRates: readonly number[];
+  readonly lowMs: number;
   readonly authSamples: number;
   readonly internal: ThroughputSizes;
 }
 
 const QUICK: Sizes = {
-  accounts: 100, markets: 4, connections: 128, warmupOrders: 1_500, peakMs: 2_000, peakRateMax: 8_000, latencyMs: 1_500, authSamples: 2_000,
+  accounts: 100, markets: 4, connections: 128, warmupOrders: 1_500, peakMs: 2_000, peakRateMax: 8_000, latencyMs: 1_500, lowRates: [250, 1_000], lowMs: 1_000, authSamples: 2_000,
   internal: { warmupRows: 2_000, timedRows: 10_000, latencyRowsMax: 0, latencySeconds: 0, inFlight: 2_000, accounts: 300 },
 };
 const FULL: Sizes = {
-  accounts: 1_000, markets: 8, connections: 256, warmupOrders: 10_000, peakMs: 8_000, peakRateMax: 12_000, latencyMs: 8_000, authSamples: 20_000,
+  accounts: 1_000, markets: 8, connections: 256, warmupOrders: 10_000, peakMs: 8_000, peakRateMax: 12_000, latencyMs: 8_000, lowRates: [250, 1_000, 2_000], lowMs: 6_000, authSamples: 20_000,
   internal: { warmupRows: 20_000, timedRows: 150_000, latencyRowsMax: 0, latencySeconds: 0, inFlight: 4_000, accounts: 300 },
 };
 const SEED = 5;
@@ -65,14 +69,20 @@ interface Phases {
   readonly warmup: readonly [number, number];
   readonly peak: readonly [number, number];
   readonly latency: readonly [number, number];
+  /** One span per low rate, in order. */
+  readonly low: readonly (readonly [number, number])[];
 }
 
 function phasesOf(sizes: Sizes): Phases {
   const peakEnd = sizes.warmupOrders + Math.round((sizes.peakRateMax * sizes.peakMs) / 1000);
-  return {
-    warmup: [0, sizes.warmupOrders], peak: [sizes.warmupOrders, peakEnd],
-    latency: [peakEnd, peakEnd + Math.round((sizes.peakRateMax / 2) * (sizes.latencyMs / 1000))],
-  };
+  const latencyEnd = peakEnd + Math.round((sizes.peakRateMax / 2) * (sizes.latencyMs / 1000));
+  let at = latencyEnd;
+  const low = sizes.lowRates.map((rate): readonly [number, number] => {
+    const from = at;
+    at += Math.ceil((rate * sizes.lowMs) / 1000);
+    return [from, at];
+  });
+  return { warmup: [0, sizes.warmupOrders], peak: [sizes.warmupOrders, peakEnd], latency: [peakEnd, latencyEnd], low };
 }
 
 interface Signed {
@@ -102,6 +112,8 @@ interface ServerFigures {
   readonly latencyRate: number;
   /** CPU and run-queue wait of each server thread and of the load generator's during the latency phase (Linux). */
   readonly latencyThreads: readonly ThreadDelta[];
+  /** The open loop at each of sizes.lowRates, in order. */
+  readonly low: readonly LoadResult[];
   readonly auth: AuthCost | undefined;
   readonly profiles: readonly ProfileSummary[];
 }
@@ -177,9 +189,13 @@ async function measureServer(shards: number, verifyThreads: number, signed: Sign
   const timesBefore = await readThreadTimes(url);
   const latency = await runLoad({ url, requests: latencyRequests, connections: sizes.connections, durationMs: sizes.latencyMs, unique: true, ratePerSecond: latencyRate });
   const latencyThreads = threadDeltas(timesBefore, await readThreadTimes(url));
+  const low: LoadResult[] = [];
+  for (const [index, rate] of sizes.lowRates.entries()) {
+    low.push(await runLoad({ url, requests: slice(phases.low[index]!), connections: sizes.connections, durationMs: sizes.lowMs, unique: true, ratePerSecond: rate }));
+  }
   await server.stop();
   const profiles = profileDir === undefined ? [] : summarizeProfiles(profileDir, 12);
-  return { shards, verifyThreads, setup, peak, serverCpuSeconds, clientCpuSeconds, threads, latency, latencyRate, latencyThreads, auth, profiles };
+  return { shards, verifyThreads, setup, peak, serverCpuSeconds, clientCpuSeconds, threads, latency, latencyRate, latencyThreads, low, auth, profiles };
 }
 
 /** A server setting as the figures name it. */
@@ -261,6 +277,14 @@ function printServers(rows: readonly ServerFigures[], auth: AuthCost, internal: 
       console.log(`      waited for a core, ms (run queue, /proc schedstat; CPU beside it): ${threads}`);
     }
   }
+  console.log(`latency at fixed rates below half load, open loop, ${format(sizes.lowMs / 1000, 1)} s each (p50 / p99 / p99.9, ms)`);
+  for (const row of rows) {
+    const cells = row.low.map((result, index) => {
+      const latency = result.latency;
+      return `${format(sizes.lowRates[index]!)}/s ${format(latency.p50Ms, 2)} / ${format(latency.p99Ms, 2)} / ${format(latency.p999Ms, 2)}`;
+    });
+    console.log(`  ${settingOf(row)}  ${cells.join('   ')}`);
+  }
 }
 
 function printProfiles(profiles: readonly ProfileSummary[]): void {
@@ -303,7 +327,7 @@ async function main(): Promise<void> {
     `clobd POST /order benchmark (${quick ? 'quick' : 'full'}), node ${process.version}: ${format(sizes.accounts)} accounts, ` +
     `${sizes.markets} markets spread evenly over the shards, GTC BUY/SELL of both tokens, ~40 % priced to cross`,
   );
-  const plan = makePlan(sizes.accounts, sizes.markets, phases.latency[1], SEED);
+  const plan = makePlan(sizes.accounts, sizes.markets, phases.low.at(-1)?.[1] ?? phases.latency[1], SEED);
   const traders = makeTraders(plan);
   const rows: ServerFigures[] = [];
   let signed: Signed | undefined;
