@@ -5,13 +5,13 @@
 // serves (bench/market/order_flow.ts; BENCH_FLOW_MARKETS=<n> keeps it to the first n); its counts
 // and markets are on the flow route, and `?stop=1` stops it. The publish route makes uWS publish
 // `count` messages of `bytes` bytes to a topic, `rate` per second, each carrying its send time
-// (the WebSocket benchmark's baseline).
+// (the WebSocket benchmark's baseline). It stops when the benchmark that started it ends.
+import { rmSync } from 'node:fs';
+import { basename } from 'node:path';
 import { loadConfig, parseArgv } from '../../http/config.js';
 import { createLogger } from '../../http/log.js';
 import { startServer } from '../../http/server.js';
 import { startOrderFlow, type FlowCounts } from '../market/order_flow.js';
-import { rmSync } from 'node:fs';
-import { basename } from 'node:path';
 import { BENCH_DATA_DIR_PREFIX, flowPath, helloPath, publishPath } from './spawn.js';
 
 const { flags } = parseArgv(process.argv.slice(2));
