@@ -277,11 +277,12 @@ function printServers(rows: readonly ServerFigures[], auth: AuthCost, internal: 
       console.log(`      waited for a core, ms (run queue, /proc schedstat; CPU beside it): ${threads}`);
     }
   }
-  console.log(`latency at fixed rates below half load, open loop, ${format(sizes.lowMs / 1000, 1)} s each (p50 / p99 / p99.9, ms)`);
+  console.log(`latency at fixed rates below half load, open loop, ${format(sizes.lowMs / 1000, 1)} s each (p50 / p99 / p99.9, ms; [the generator's own send lag, p50 / p99, part of it])`);
   for (const row of rows) {
     const cells = row.low.map((result, index) => {
-      const latency = result.latency;
-      return `${format(sizes.lowRates[index]!)}/s ${format(latency.p50Ms, 2)} / ${format(latency.p99Ms, 2)} / ${format(latency.p999Ms, 2)}`;
+      const { latency, sendLag } = result;
+      return `${format(sizes.lowRates[index]!)}/s ${format(latency.p50Ms, 2)} / ${format(latency.p99Ms, 2)} / ${format(latency.p999Ms, 2)}` +
+        ` [${format(sendLag.p50Ms, 2)} / ${format(sendLag.p99Ms, 2)}]`;
     });
     console.log(`  ${settingOf(row)}  ${cells.join('   ')}`);
   }

@@ -232,6 +232,8 @@ function print(rows: readonly (Row | WsRow)[], asJson: boolean): void {
     console.table([{
       scenario: row.scenario, 'req/s': Math.round(result.requestsPerSecond), requests: result.requests, 'p50 ms': latency.p50Ms,
       'p90 ms': latency.p90Ms, 'p99 ms': latency.p99Ms, 'p99.9 ms': latency.p999Ms, 'max ms': latency.maxMs,
+      // Open loop (--rate): how late the generator itself sent, already inside the latencies.
+      ...(result.sendLag.maxMs === 0 ? {} : { 'send lag p99 ms': result.sendLag.p99Ms }),
       statuses: Object.entries(result.statusCounts).map(([status, count]) => `${status}×${count}`).join(' '), errors: result.errors,
     }]);
   }

@@ -67,6 +67,11 @@ export interface LoadResult {
   readonly statusCounts: Readonly<Record<string, number>>;
   readonly errors: number;
   readonly latency: LatencySummary;
+  /**
+   * Open loop: how late the generator wrote each request after its scheduled time (its timers
+   * are 1 ms grained, and it shares the machine), part of every latency above; zeros in a closed loop.
+   */
+  readonly sendLag: LatencySummary;
 }
 
 const connectionsMax = 1024;
@@ -214,6 +219,8 @@ class Connection {
     private readonly record: (status: number, latencyNs: number) => void,
     /** Called after every answer: the closed loop sends the next request, the open loop its backlog. */
     private readonly onAnswer: (connection: Connection) => void,
+    /** Open loop: records how late each request is written after its scheduled time. */
+    private readonly recordLag?: (lagNs: number) => void,
   ) {
     this.next = offset;
     socket.setNoDelay(true);
@@ -240,6 +247,7 @@ class Connection {
     if (payload === undefined) return false;
     this.next++;
     this.timesMs.push(fromMs);
+    this.recordLag?.(Math.max(1, Math.round((performance.now() - fromMs) * 1e6)));
     this.socket.write(payload);
     return true;
   }
@@ -346,6 +354,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const source = new PayloadSource(options.requests.map((spec) => encodeRequest(spec, url.host)), options.unique ?? false);
   const openRate = options.ratePerSecond;
   const histogram = createHistogram();
+  const lags = createHistogram();
   const statusCounts: Record<string, number> = {};
   let errors = 0;
   let skipped = 0;
@@ -363,7 +372,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   };
   const connections = sockets.map((socket, index) => {
     socket.on('error', () => errors++);
-    return new Connection(socket, source, pipeline, index, record, onAnswer);
+    return new Connection(socket, source, pipeline, index, record, onAnswer, openRate === undefined ? undefined : (lagNs) => lags.record(lagNs));
   });
   const startedMs = performance.now();
   const drainMs = options.drainMs ?? drainMsDefault;
@@ -395,5 +404,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     statusCounts,
     errors,
     latency: summarize(histogram),
+    sendLag: summarize(lags),
   };
 }

@@ -9,7 +9,11 @@ const cli = fileURLToPath(new URL('../../bench/load/cli.js', import.meta.url));
 
 interface Result {
   readonly scenario: string;
-  readonly result: { readonly requests: number; readonly statusCounts: Record<string, number>; readonly errors: number };
+  readonly result: {
+    readonly requests: number; readonly statusCounts: Record<string, number>; readonly errors: number;
+    readonly latency: { readonly p50Ms: number; readonly maxMs: number };
+    readonly sendLag: { readonly p50Ms: number; readonly maxMs: number };
+  };
 }
 
 function run(args: readonly string[]): Result[] {
@@ -24,6 +28,8 @@ test('load books: every read answered 200', () => {
   assert.ok(row!.result.requests > 100);
   assert.deepEqual(Object.keys(row!.result.statusCounts), ['200']);
   assert.equal(row!.result.errors, 0);
+  // A closed loop sends the moment a connection is free: there is no schedule to be late for.
+  assert.equal(row!.result.sendLag.maxMs, 0);
 });
 
 test('load orders: funded accounts place signed orders at a fixed rate, nearly all accepted', () => {
@@ -31,6 +37,9 @@ test('load orders: funded accounts place signed orders at a fixed rate, nearly a
   assert.equal(row!.scenario, 'orders');
   const ok = row!.result.statusCounts['200'] ?? 0;
   assert.ok(ok >= 0.9 * row!.result.requests && row!.result.requests >= 100, JSON.stringify(row!.result.statusCounts));
+  // The open loop reports how late its own sends were, a part of each latency (never more).
+  const { latency, sendLag } = row!.result;
+  assert.ok(sendLag.maxMs > 0 && sendLag.p50Ms <= latency.p50Ms && sendLag.maxMs <= latency.maxMs, JSON.stringify({ latency, sendLag }));
 });
 
 test('an unknown scenario prints the usage and exits 2', () => {
