@@ -270,7 +270,8 @@ function printServers(rows: readonly ServerFigures[], auth: AuthCost, internal: 
     const latency = row.latency.latency;
     console.log(
       `  ${settingOf(row)} at ${format(row.latencyRate).padStart(6)}/s  p50 ${format(latency.p50Ms, 2)} ms  p99 ${format(latency.p99Ms, 2)} ms` +
-      `  p99.9 ${format(latency.p999Ms, 2)} ms  max ${format(latency.maxMs, 2)} ms  (${statuses(row.latency)})`,
+      `  p99.9 ${format(latency.p999Ms, 2)} ms  max ${format(latency.maxMs, 2)} ms  (${statuses(row.latency)})` +
+      `  [generator's send lag p50 ${format(row.latency.sendLag.p50Ms, 2)} ms, p99 ${format(row.latency.sendLag.p99Ms, 2)} ms]`,
     );
     if (row.latencyThreads.length > 0) {
       const threads = row.latencyThreads.map((t) => `${t.thread} ${format(t.waitSeconds * 1000)} (${format(t.cpuSeconds, 2)} s CPU)`).join(', ');
