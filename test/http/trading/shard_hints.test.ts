@@ -44,9 +44,16 @@ test('ShardHints: an id remembered is guessed; an id whose slot a newer id took,
   one.remember('0xdef', 3);
   assert.equal(one.guess('0xdef'), 3);
   assert.equal(one.guess('0xabc'), undefined, 'one slot: only the last id has a hint');
+  // Other ids that share the slot match the 24-bit fingerprint with odds of 2^-24 each: 0.006
+  // expected among 100 000. The remembered id itself ('0xdef' is index 3 567) is left out; it
+  // used to be counted, with a bound of one, which a chance match then broke in ~0.6 % of runs.
+  // Three chance matches have odds of about 4·10^-8.
   let wrong = 0;
-  for (let index = 0; index < 100_000; index++) if (one.guess(`0x${index.toString(16)}`) !== undefined) wrong++;
-  assert.ok(wrong <= 1, `${wrong} of 100 000 other ids matched the fingerprint`);
+  for (let index = 0; index < 100_000; index++) {
+    const id = `0x${index.toString(16)}`;
+    if (id !== '0xdef' && one.guess(id) !== undefined) wrong++;
+  }
+  assert.ok(wrong <= 2, `${wrong} of 100 000 other ids matched the fingerprint`);
 });
 
 test('with every id in one slot, cancels and reads find orders whose hint was overwritten', async () => {
