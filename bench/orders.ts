@@ -112,6 +112,8 @@ interface ServerFigures {
   readonly latencyRate: number;
   /** CPU and run-queue wait of each server thread and of the load generator's during the latency phase (Linux). */
   readonly latencyThreads: readonly ThreadDelta[];
+  /** Share of the half-load phase's orders the server answered within 5 ms of their arrival, by its own clock. */
+  readonly serverWithin5ms: number;
   /** The open loop at each of sizes.lowRates, in order. */
   readonly low: readonly LoadResult[];
   readonly auth: AuthCost | undefined;
@@ -142,6 +144,27 @@ async function readThreadTimes(url: string): Promise<Map<string, ThreadTimes>> {
   const generator = threadTimes(process.pid);
   if (generator !== undefined) times.set('load_generator', generator);
   return times;
+}
+
+const ORDER_BUCKET = /^clobd_http_request_duration_seconds_bucket\{(.*)\} ([0-9.e+-]+)$/;
+
+/** POST /order answers so far, cumulative by the server's own latency bound (le, seconds; from arrival to answer). */
+async function readOrderAnswers(url: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const buckets = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const match = ORDER_BUCKET.exec(line);
+    if (match === null || !match[1]!.includes('method="POST"') || !match[1]!.includes('route="/order"')) continue;
+    const le = /le="([^"]+)"/.exec(match[1]!)?.[1];
+    if (le !== undefined) buckets.set(le, Number(match[2]));
+  }
+  return buckets;
+}
+
+/** The share of the answers between two readings that the server gave within `le` seconds of their arrival. */
+function shareWithin(before: ReadonlyMap<string, number>, after: ReadonlyMap<string, number>, le: string): number {
+  const all = (after.get('+Inf') ?? 0) - (before.get('+Inf') ?? 0);
+  return all === 0 ? Number.NaN : ((after.get(le) ?? 0) - (before.get(le) ?? 0)) / all;
 }
 
 function threadDeltas(before: ReadonlyMap<string, ThreadTimes>, after: ReadonlyMap<string, ThreadTimes>): ThreadDelta[] {
@@ -187,15 +210,17 @@ async function measureServer(shards: number, verifyThreads: number, signed: Sign
   const [latencyFrom] = phases.latency;
   const latencyRequests = slice([latencyFrom, latencyFrom + Math.ceil((latencyRate * sizes.latencyMs) / 1000)]);
   const timesBefore = await readThreadTimes(url);
+  const answersBefore = await readOrderAnswers(url);
   const latency = await runLoad({ url, requests: latencyRequests, connections: sizes.connections, durationMs: sizes.latencyMs, unique: true, ratePerSecond: latencyRate });
   const latencyThreads = threadDeltas(timesBefore, await readThreadTimes(url));
+  const serverWithin5ms = shareWithin(answersBefore, await readOrderAnswers(url), String(GOAL_P99_MS / 1000));
   const low: LoadResult[] = [];
   for (const [index, rate] of sizes.lowRates.entries()) {
     low.push(await runLoad({ url, requests: slice(phases.low[index]!), connections: sizes.connections, durationMs: sizes.lowMs, unique: true, ratePerSecond: rate }));
   }
   await server.stop();
   const profiles = profileDir === undefined ? [] : summarizeProfiles(profileDir, 12);
-  return { shards, verifyThreads, setup, peak, serverCpuSeconds, clientCpuSeconds, threads, latency, latencyRate, latencyThreads, low, auth, profiles };
+  return { shards, verifyThreads, setup, peak, serverCpuSeconds, clientCpuSeconds, threads, latency, latencyRate, latencyThreads, serverWithin5ms, low, auth, profiles };
 }
 
 /** A server setting as the figures name it. */
@@ -271,7 +296,8 @@ function printServers(rows: readonly ServerFigures[], auth: AuthCost, internal: 
     console.log(
       `  ${settingOf(row)} at ${format(row.latencyRate).padStart(6)}/s  p50 ${format(latency.p50Ms, 2)} ms  p99 ${format(latency.p99Ms, 2)} ms` +
       `  p99.9 ${format(latency.p999Ms, 2)} ms  max ${format(latency.maxMs, 2)} ms  (${statuses(row.latency)})` +
-      `  [generator's send lag p50 ${format(row.latency.sendLag.p50Ms, 2)} ms, p99 ${format(row.latency.sendLag.p99Ms, 2)} ms]`,
+      `  [generator's send lag p50 ${format(row.latency.sendLag.p50Ms, 2)} ms, p99 ${format(row.latency.sendLag.p99Ms, 2)} ms;` +
+      ` by the server's own clock, from arrival to answer, ${format(row.serverWithin5ms * 100, 1)} % within ${GOAL_P99_MS} ms]`,
     );
     if (row.latencyThreads.length > 0) {
       const threads = row.latencyThreads.map((t) => `${t.thread} ${format(t.waitSeconds * 1000)} (${format(t.cpuSeconds, 2)} s CPU)`).join(', ');
