@@ -126,14 +126,25 @@ interface ThreadDelta extends ThreadTimes {
 
 const THREAD_SAMPLE = /^clobd_thread_(cpu|runqueue_wait)_seconds_total\{thread="([a-z_0-9]+)"\} ([0-9.e+-]+)$/;
 
+/** One reading of the server around a phase: its thread times and its POST /order answers. */
+interface ServerReading {
+  readonly threads: Map<string, ThreadTimes>;
+  readonly orderAnswers: Map<string, number>;
+}
+
+/** One GET /metrics, read for both, with the load generator's own thread times. */
+async function readServer(url: string): Promise<ServerReading> {
+  const lines = (await (await fetch(`${url}/metrics`)).text()).split('\n');
+  return { threads: threadTimesOf(lines), orderAnswers: orderAnswersOf(lines) };
+}
+
 /**
  * The server's thread families of GET /metrics (front end, each worker, the others together)
  * and this process's own thread, the load generator: CPU and run-queue wait so far.
  */
-async function readThreadTimes(url: string): Promise<Map<string, ThreadTimes>> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+function threadTimesOf(lines: readonly string[]): Map<string, ThreadTimes> {
   const times = new Map<string, { cpuSeconds: number; waitSeconds: number }>();
-  for (const line of text.split('\n')) {
+  for (const line of lines) {
     const match = THREAD_SAMPLE.exec(line);
     if (match === null) continue;
     const entry = times.get(match[2]!) ?? { cpuSeconds: 0, waitSeconds: 0 };
@@ -149,10 +160,9 @@ async function readThreadTimes(url: string): Promise<Map<string, ThreadTimes>> {
 const ORDER_BUCKET = /^clobd_http_request_duration_seconds_bucket\{(.*)\} ([0-9.e+-]+)$/;
 
 /** POST /order answers so far, cumulative by the server's own latency bound (le, seconds; from arrival to answer). */
-async function readOrderAnswers(url: string): Promise<Map<string, number>> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+function orderAnswersOf(lines: readonly string[]): Map<string, number> {
   const buckets = new Map<string, number>();
-  for (const line of text.split('\n')) {
+  for (const line of lines) {
     const match = ORDER_BUCKET.exec(line);
     if (match === null || !match[1]!.includes('method="POST"') || !match[1]!.includes('route="/order"')) continue;
     const le = /le="([^"]+)"/.exec(match[1]!)?.[1];
@@ -209,11 +219,11 @@ async function measureServer(shards: number, verifyThreads: number, signed: Sign
   const latencyRate = Math.max(1, Math.round(peak.requestsPerSecond / 2));
   const [latencyFrom] = phases.latency;
   const latencyRequests = slice([latencyFrom, latencyFrom + Math.ceil((latencyRate * sizes.latencyMs) / 1000)]);
-  const timesBefore = await readThreadTimes(url);
-  const answersBefore = await readOrderAnswers(url);
+  const before = await readServer(url);
   const latency = await runLoad({ url, requests: latencyRequests, connections: sizes.connections, durationMs: sizes.latencyMs, unique: true, ratePerSecond: latencyRate });
-  const latencyThreads = threadDeltas(timesBefore, await readThreadTimes(url));
-  const serverWithin5ms = shareWithin(answersBefore, await readOrderAnswers(url), String(GOAL_P99_MS / 1000));
+  const after = await readServer(url);
+  const latencyThreads = threadDeltas(before.threads, after.threads);
+  const serverWithin5ms = shareWithin(before.orderAnswers, after.orderAnswers, String(GOAL_P99_MS / 1000));
   const low: LoadResult[] = [];
   for (const [index, rate] of sizes.lowRates.entries()) {
     low.push(await runLoad({ url, requests: slice(phases.low[index]!), connections: sizes.connections, durationMs: sizes.lowMs, unique: true, ratePerSecond: rate }));
