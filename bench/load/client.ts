@@ -370,9 +370,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     if (sender === undefined) connection.send(performance.now());
     else sender.onAnswer(connection);
   };
+  const recordLag = openRate === undefined ? undefined : (lagNs: number): void => lags.record(lagNs);
   const connections = sockets.map((socket, index) => {
     socket.on('error', () => errors++);
-    return new Connection(socket, source, pipeline, index, record, onAnswer, openRate === undefined ? undefined : (lagNs) => lags.record(lagNs));
+    return new Connection(socket, source, pipeline, index, record, onAnswer, recordLag);
   });
   const startedMs = performance.now();
   const drainMs = options.drainMs ?? drainMsDefault;
