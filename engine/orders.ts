@@ -1,14 +1,14 @@
-// Live orders in preallocated slots, one 128-byte record per slot in a single buffer, so
-// placing and cancelling allocate nothing and touching an order costs one or two cache lines
-// (a column per field cost a cache miss per field once the book is deep). The first line holds
-// what matching and cancelling read; the second what only reads and history need.
+// Live orders in preallocated slots, one 64-byte record per slot in a single buffer, so placing
+// and cancelling allocate nothing and touching an order costs one cache line (a column per
+// field cost a cache miss per field once the book is deep, and a second line of the record, for
+// the times only events and reads need, cost one more miss on every cancel).
 //
 // A slot is linked into two intrusive lists: its price level's FIFO (next/prev, used by the
 // ladder) and its owner's list of open orders (accountNext/accountPrev), which makes
 // cancel-all and per-account caps O(orders of that account). The four links of every slot sit
 // apart from the records, 16 bytes a slot in one array: unlinking an order writes its
 // neighbours' links, and in the records those were two more random cache lines per list (a
-// book of 20 000 orders is 2.5 MB of records, its links 320 KB). Freed slots chain through
+// book of 20 000 orders is 1.3 MB of records, its links 320 KB). Freed slots chain through
 // `next`; slots above the high-water mark were never used, so construction touches no record and
 // the memory of unused slots is never committed.
 import { assert } from './assert.js';
@@ -17,7 +17,7 @@ import { NIL, type SlotLinks } from './ladder.js';
 import type { OrderType, Outcome, Side } from './command.js';
 
 /** Int32 words per slot; the Float64 view sees half as many. */
-export const ORDER_WORDS = 32;
+export const ORDER_WORDS = 16;
 const ORDER_AMOUNTS = ORDER_WORDS / 2;
 
 // A slot's links.
@@ -27,17 +27,17 @@ const L_PREV = 1;
 const L_ACCOUNT_NEXT = 2;
 const L_ACCOUNT_PREV = 3;
 
-// Int32 words of a record (words 0 to 3 are unused: the links moved out).
+// Float64 amounts of a record (amounts 2 and 3 are the Int32 words below; amount 7 is free).
+const A_EXPIRATION = 0;
+const A_CREATED = 1;
+const A_REMAINING = 4;
+const A_ORIGINAL = 5;
+const A_SERIAL = 6;
+// Int32 words of a record.
 const W_ACCOUNT = 4;
 const W_POSITION = 5;
 const W_PACKED = 6;
 const W_ID_HASH = 7;
-// Float64 amounts of a record: 4 and 5 share the first cache line with the words above.
-const A_REMAINING = 4;
-const A_ORIGINAL = 5;
-const A_SERIAL = 6;
-const A_CREATED = 8;
-const A_EXPIRATION = 9;
 
 // The packed word: market (12 bits), book price (14), outcome (1), side (1), type (2), live (1).
 const PRICE_SHIFT = 12;

@@ -8,6 +8,9 @@
 #
 #   bash bench/engine/profile/instructions.sh [fast|normal|deep] [N=50000] [warm=100000]
 #   BYLINE=1 for the per-line view across all code; TOP=n lines (default 70).
+#   EVENT=DLmr (or D1mr, DLmw, ...) counts simulated cache misses instead of instructions; the
+#   last level is simulated as this machine's per-core L2 (1 MiB, 16-way), which is what a
+#   command's random accesses into a deep book miss.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 kind=${1:-fast}; n=${2:-50000}; warm=${3:-100000}
@@ -17,7 +20,7 @@ npx tsc -p tsconfig.json --outDir dist >/dev/null
 python3 bench/engine/profile/padlines.py dist "$work/dist" "$work/lines.map"
 node dist/bench/engine/profile/replay.js 0 0 "$kind" >/dev/null   # builds the cached flow natively
 for count in 0 "$n"; do
-  (cd "$work" && valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file="$work/cg.$count" \
+  (cd "$work" && valgrind --tool=callgrind --dump-instr=yes ${EVENT:+--cache-sim=yes --LL=1048576,16,64} --callgrind-out-file="$work/cg.$count" \
     node --single-threaded --perf-prof --no-write-protect-code-memory "$work/dist/bench/engine/profile/replay.js" "$count" "$warm" "$kind" >/dev/null 2>&1)
   mv "$(ls -t "$work"/jit-*.dump | head -1)" "$work/jit.$count"
   rm -f "$work"/jit-*.dump

@@ -36,11 +36,14 @@ def read_jitdump(path):
 
 
 def read_callgrind(path):
-    """Self instruction counts by instruction address ('positions: instr line')."""
+    """Self counts of one event (EVENT, default Ir) by instruction address ('positions: instr line')."""
     counts = collections.Counter()
-    last, skip = 0, False
+    last, skip, column = 0, False, 2
     for raw in open(path):
         line = raw.rstrip('\n')
+        if line.startswith('events:'):
+            column = 2 + line.split()[1:].index(os.environ.get('EVENT', 'Ir'))
+            continue
         if not line or line[0] not in '0123456789+-*c':
             continue
         if line.startswith('calls='):
@@ -57,8 +60,8 @@ def read_callgrind(path):
         if skip:
             skip = False
             continue
-        if len(parts) > 2:
-            counts[last] += int(parts[2])
+        if len(parts) > column:
+            counts[last] += int(parts[column])
     return counts
 
 
@@ -90,18 +93,18 @@ def main():
     mapping = json.load(open(sys.argv[7]))
     dist = sys.argv[8]
     functions = {key: f1[key] - f0[key] for key in set(f0) | set(f1)}
-    print(f'{sum(functions.values()) / n:.0f} instructions per command in optimized code')
+    print(f"{sum(functions.values()) / n:.{1 if os.environ.get('EVENT') else 0}f} {os.environ.get('EVENT', 'instructions')} per command in optimized code")
     if not os.environ.get('BYLINE'):
         for name, count in sorted(functions.items(), key=lambda item: -item[1])[:top]:
-            if count / n >= 3:
-                print(f'{count / n:8.0f}  {name}')
+            if count / n >= (0.01 if os.environ.get('EVENT') else 3):
+                print(f"{count / n:8.{2 if os.environ.get('EVENT') else 0}f}  {name}")
         return
     sources = {}
     lines = collections.Counter()
     for (name, line), count in ((key, l1[key] - l0[key]) for key in set(l0) | set(l1)):
         lines[(line // 1000, line % 1000) if line >= 1000 else (name, line)] += count
     for (where, line), count in lines.most_common(top):
-        if count / n < 2:
+        if count / n < (0.005 if os.environ.get('EVENT') else 2):
             break
         text = ''
         if isinstance(where, int) and str(where) in mapping:
@@ -110,7 +113,7 @@ def main():
                 sources[file] = open(os.path.join(dist, file)).read().split('\n')
             text = sources[file][where * 1000 + line - 1].strip()[:90]
             where = file
-        print(f'{count / n:8.1f}  {where}:{line}  {text}')
+        print(f'{count / n:8.2f}  {where}:{line}  {text}')
 
 
 main()
