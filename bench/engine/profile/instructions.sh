@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../../.."
 kind=${1:-fast}; n=${2:-50000}; warm=${3:-100000}
 work=$(mktemp -d)
 ln -s "$(pwd)/node_modules" "$work/node_modules"
-npx tsc -p tsconfig.json --outDir dist >/dev/null
+npm run build >/dev/null
 python3 bench/engine/profile/padlines.py dist "$work/dist" "$work/lines.map"
 node dist/bench/engine/profile/replay.js 0 0 "$kind" >/dev/null   # builds the cached flow natively
 for count in 0 "$n"; do
