@@ -1,5 +1,6 @@
-// A build step after tsc: rewrites the compiled modules under a directory so that V8's optimizing
-// compiler sees what they import from each other, and the constants they export, as constants.
+// A build step after tsc: rewrites the compiled modules under some directories so that V8's
+// optimizing compiler sees what they import from each other, and the constants they export, as
+// constants.
 //
 // V8 keeps every binding a module exports in a cell, and both the exporting module and its
 // importers read it through that cell: optimized code loads the cell, checks it for the hole
@@ -8,13 +9,13 @@
 // instructions instead of being the number 3, and a call to an imported function checks its
 // target first. A module-local `const`, by contrast, is folded into the code. So this step:
 //
-// - binds every named import from a module under the directory to a module-local constant
+// - binds every named import from a module under the directories to a module-local constant
 //   (`import { Side as Side__import } ...; const Side = Side__import;`), and
 // - makes every `export const X = ...` a local `const X` and exports a copy of it
 //   (`const X__export = X; export { X__export as X };` at the end of the module).
 //
-// Both are sound only for bindings that never change, so the step refuses a directory that
-// exports a `let` or a `var`. A cycle of imports that read each other while they load would now
+// Both are sound only for bindings that never change, so the step refuses a module that exports
+// a `let` or a `var`. A cycle of imports that read each other while they load would now
 // fail at load time instead of working by the order of evaluation: the tests load every module.
 // The rewrite keeps every line where it was (the constants go at the end of the last import's
 // line and at the end of the module), so source maps still point at the right lines.
@@ -22,7 +23,7 @@
 // On the engine's fast flow it took a command from 8 007 to 6 999 instructions, and replays ran
 // 15 % faster on the fast flow and 5 % on the deep one (bench/engine/README.md).
 //
-//   node dist/tools/bind_module_constants.js <directory>
+//   node dist/tools/bind_module_constants.js <directory>...
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 
@@ -77,16 +78,17 @@ function modulesUnder(directory: string): string[] {
   });
 }
 
-function main(directory: string): void {
-  const root = resolve(directory) + sep;
-  const modules = modulesUnder(root);
-  const inside = (imported: string): boolean => imported.startsWith(root);
+/** Rewrites every module under the directories; an import is bound when it names a module under any of them. */
+function main(directories: string[]): void {
+  const roots = directories.map((directory) => resolve(directory) + sep);
+  const inside = (imported: string): boolean => roots.some((root) => imported.startsWith(root));
+  const modules = roots.flatMap(modulesUnder);
   for (const path of modules) writeFileSync(path, bindModuleConstants(readFileSync(path, 'utf8'), path, inside));
-  console.log(`bound imports and exported constants as constants in ${modules.length} modules under ${directory}`);
+  console.log(`bound imports and exported constants as constants in ${modules.length} modules under ${directories.join(', ')}`);
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(new URL(import.meta.url).pathname)) {
-  const directory = process.argv[2];
-  if (directory === undefined) throw new Error('usage: node dist/tools/bind_module_constants.js <directory>');
-  main(directory);
+  const directories = process.argv.slice(2);
+  if (directories.length === 0) throw new Error('usage: node dist/tools/bind_module_constants.js <directory>...');
+  main(directories);
 }
