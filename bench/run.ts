@@ -11,7 +11,8 @@ import { benchWs, printWs } from './ws.js';
 
 /**
  * Runs a suite that is its own script in a child process: its JIT and heap start clean. A suite
- * that serves from its own process (`nodeFlags`: the server's) runs with the server's options.
+ * that serves or matches in its own process (`nodeFlags`: the server's) runs with the server's
+ * options.
  */
 function runScript(relativePath: string, quick: boolean, nodeFlags: readonly string[] = []): void {
   const script = fileURLToPath(new URL(relativePath, import.meta.url));
@@ -46,7 +47,7 @@ const suites: Record<string, (quick: boolean, asJson: boolean) => Promise<void>>
     else printWs(figures);
   },
   engine: async (quick) => {
-    runScript('./engine/run.js', quick);
+    runScript('./engine/run.js', quick, SERVER_NODE_FLAGS);
   },
   durable: async (quick) => {
     runScript('./durable.js', quick, SERVER_NODE_FLAGS);

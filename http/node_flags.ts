@@ -9,4 +9,13 @@
 // full runs) placed ~8 % more orders/s with one, and p99 at half load was lower in seven of the
 // eight pairs; the durable closed loop was unchanged. On a large machine with spare cores, raise
 // it (or drop it) by running `node --v8-pool-size=N dist/http/main.js`.
-export const SERVER_NODE_FLAGS: readonly string[] = ['--v8-pool-size=1'];
+//
+// --max-inlined-bytecode-size-cumulative=3000: how much bytecode TurboFan may inline into one
+// optimized function, 920 by default. A command's path through the engine (execute, placement,
+// matching, the ledger, the event rows) is many small functions, and with the default budget
+// the optimized code of `execute` still called a dozen of them. With 3 000, engine replays (ABBA,
+// 4 pairs of 2·10^6 commands each, bench/engine/README.md) ran fast +10.7 %, normal +17.1 % and
+// deep +19.0 % (ahead in 4, 4 and 3 of 4); 6 000, or a larger per-function limit beside it,
+// measured no better. The engine runs in the server's worker threads, which share the process's
+// V8 options, so the engine benchmark runs with these options too.
+export const SERVER_NODE_FLAGS: readonly string[] = ['--v8-pool-size=1', '--max-inlined-bytecode-size-cumulative=3000'];

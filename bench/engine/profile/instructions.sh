@@ -17,11 +17,13 @@ kind=${1:-fast}; n=${2:-50000}; warm=${3:-100000}
 work=$(mktemp -d)
 ln -s "$(pwd)/node_modules" "$work/node_modules"
 npm run build >/dev/null
+# The server's Node options (http/node_flags.ts): they decide what TurboFan inlines.
+flags=$(node --input-type=module -e "import('./dist/http/node_flags.js').then((m) => console.log(m.SERVER_NODE_FLAGS.join(' ')))")
 python3 bench/engine/profile/padlines.py dist "$work/dist" "$work/lines.map"
 node dist/bench/engine/profile/replay.js 0 0 "$kind" >/dev/null   # builds the cached flow natively
 for count in 0 "$n"; do
   (cd "$work" && valgrind --tool=callgrind --dump-instr=yes ${EVENT:+--cache-sim=yes --LL=1048576,16,64} --callgrind-out-file="$work/cg.$count" \
-    node --single-threaded --perf-prof --no-write-protect-code-memory "$work/dist/bench/engine/profile/replay.js" "$count" "$warm" "$kind" >/dev/null 2>&1)
+    node $flags --single-threaded --perf-prof --no-write-protect-code-memory "$work/dist/bench/engine/profile/replay.js" "$count" "$warm" "$kind" >/dev/null 2>&1)
   mv "$(ls -t "$work"/jit-*.dump | head -1)" "$work/jit.$count"
   rm -f "$work"/jit-*.dump
 done
