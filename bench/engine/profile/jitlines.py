@@ -5,8 +5,14 @@ Instructions per command of V8's optimized code, per function and per source lin
 difference between two callgrind runs (--dump-instr=yes) that executed 0 and N measured
 commands, each joined with the jitdump V8 wrote (--perf-prof: code addresses, sizes, names and
 address -> line tables). Lines are decoded with padlines.py's map (line // 1000 names the file);
-set BYLINE=1 for lines across every function, otherwise the busiest functions are listed."""
+set BYLINE=1 for lines across every function, otherwise the busiest functions are listed.
+EVENT names another callgrind event to count instead (DLmr: misses of the last cache level)."""
 import bisect, collections, json, os, re, struct, sys
+
+EVENT = os.environ.get('EVENT')
+# Misses are counted a few per command, instructions thousands: decimals shown, and the floors
+# below which a function or a line is not listed.
+DIGITS, FUNCTION_FLOOR, LINE_FLOOR = (2, 0.01, 0.005) if EVENT else (0, 3, 2)
 
 
 def read_jitdump(path):
@@ -36,13 +42,13 @@ def read_jitdump(path):
 
 
 def read_callgrind(path):
-    """Self counts of one event (EVENT, default Ir) by instruction address ('positions: instr line')."""
+    """Self counts of one event (EVENT, default Ir: instructions) by instruction address ('positions: instr line')."""
     counts = collections.Counter()
     last, skip, column = 0, False, 2
     for raw in open(path):
         line = raw.rstrip('\n')
         if line.startswith('events:'):
-            column = 2 + line.split()[1:].index(os.environ.get('EVENT', 'Ir'))
+            column = 2 + line.split()[1:].index(EVENT or 'Ir')
             continue
         if not line or line[0] not in '0123456789+-*c':
             continue
@@ -93,18 +99,18 @@ def main():
     mapping = json.load(open(sys.argv[7]))
     dist = sys.argv[8]
     functions = {key: f1[key] - f0[key] for key in set(f0) | set(f1)}
-    print(f"{sum(functions.values()) / n:.{1 if os.environ.get('EVENT') else 0}f} {os.environ.get('EVENT', 'instructions')} per command in optimized code")
+    print(f"{sum(functions.values()) / n:.{DIGITS}f} {EVENT or 'instructions'} per command in optimized code")
     if not os.environ.get('BYLINE'):
         for name, count in sorted(functions.items(), key=lambda item: -item[1])[:top]:
-            if count / n >= (0.01 if os.environ.get('EVENT') else 3):
-                print(f"{count / n:8.{2 if os.environ.get('EVENT') else 0}f}  {name}")
+            if count / n >= FUNCTION_FLOOR:
+                print(f"{count / n:8.{DIGITS}f}  {name}")
         return
     sources = {}
     lines = collections.Counter()
     for (name, line), count in ((key, l1[key] - l0[key]) for key in set(l0) | set(l1)):
         lines[(line // 1000, line % 1000) if line >= 1000 else (name, line)] += count
     for (where, line), count in lines.most_common(top):
-        if count / n < (0.005 if os.environ.get('EVENT') else 2):
+        if count / n < LINE_FLOOR:
             break
         text = ''
         if isinstance(where, int) and str(where) in mapping:
