@@ -71,6 +71,12 @@ export function write(res: HttpResponse, reply: Reply, closeConnection = false, 
 /** BODY_TIMEOUT_MS's default: below uWS's own silent cut of a trickling body (8–12 s), so a client gets a 408. */
 export const bodyTimeoutMsDefault = 5_000;
 
+/**
+ * How long past its deadline an armed reply waits for the client's next data (Pending.expired)
+ * before the timer sends it: a client that sends nothing has nothing unread to lose it to.
+ */
+const QUIET_MS = 200;
+
 /** Counts requests whose reply is still to come, and refuses new ones while draining. */
 export class Lifecycle {
   draining = false;
@@ -90,6 +96,15 @@ export class Lifecycle {
 export class Pending {
   /** True once the reply is written or the client has gone: nothing more may be written. */
   closed = false;
+  /**
+   * The armed reply once its deadline has passed. A client still sending is answered from its
+   * next data, not from the timer: uWS closes the socket right after a closing reply, and bytes
+   * that arrived unread make the kernel reset the connection instead of ending it, which can
+   * take the unread reply with it (a client that writes again gets EPIPE, and Node discards
+   * what it had not read yet: 3 of 500 dribbling clients never saw their 408, scratch stress).
+   * Answered inside the data callback, the socket has just been read and closes with a FIN.
+   */
+  expired: Reply | undefined = undefined;
   private settled = false;
   /** A handler's promise is running: it ends in reply(), which settles. */
   private working = false;
@@ -125,9 +140,15 @@ export class Pending {
     this.settle();
   }
 
-  /** Answers `reply` and closes the connection unless answered or disarmed within `ms`. */
+  /**
+   * Answers `reply` and closes the connection unless answered or disarmed within `ms`: from the
+   * client's next data (see expired), or QUIET_MS later if none comes.
+   */
   arm(ms: number, reply: Reply): void {
-    this.deadline = setTimeout(() => this.reply(reply, true), ms);
+    this.deadline = setTimeout(() => {
+      this.expired = reply;
+      this.deadline = setTimeout(() => this.reply(reply, true), QUIET_MS);
+    }, ms);
   }
 
   disarm(): void {
@@ -161,6 +182,7 @@ export function readBody(res: HttpResponse, pending: Pending, declaredLength: st
   let length = 0;
   res.onData((chunk, isLast) => {
     if (pending.closed) return;
+    if (pending.expired !== undefined) return pending.reply(pending.expired, true);
     length += chunk.byteLength;
     if (length > bytesMax) return pending.reply(tooLarge, true);
     chunks.push(Buffer.from(chunk.slice(0)));

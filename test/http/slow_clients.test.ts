@@ -113,6 +113,18 @@ describe('slow clients', { concurrency: true }, () => {
     assert.equal(body, '{"error":"request timeout"}');
   });
 
+  test('a body that stops arriving is answered 408 too, once the deadline passed with nothing more sent', async () => {
+    // A dribbling client is answered from its next data after the deadline; one that sends
+    // nothing more is answered by the timer a moment later (respond.ts, Pending.arm).
+    const client = new RawClient(port);
+    client.socket.write(booksRequest(100) + '[');
+    const closedAfterMs = await closesWithin(client, bodyTimeoutMs + slackMs, 'stalled body');
+    assert.ok(closedAfterMs >= bodyTimeoutMs - 50, `closed after ${closedAfterMs} ms, before the deadline`);
+    const [head = '', body] = client.text().split('\r\n\r\n');
+    assert.match(head, /^HTTP\/1\.1 408 /);
+    assert.equal(body, '{"error":"request timeout"}');
+  });
+
   test('a body that arrives in pieces within the deadline is served, and the deadline ends with it', async () => {
     const body = '[{"token_id":"1"}]';
     const client = new RawClient(port);
