@@ -10,15 +10,21 @@
 // eight pairs; the durable closed loop was unchanged. On a large machine with spare cores, raise
 // it (or drop it) by running `node --v8-pool-size=N dist/http/main.js`.
 //
-// --max-inlined-bytecode-size-cumulative=3000: how much bytecode TurboFan may inline into one
-// optimized function, 920 by default. A command's path through the engine (execute, placement,
-// matching, the ledger, the event rows) is many small functions, and with the default budget
-// the optimized code of `execute` still called a dozen of them. With 3 000, engine replays (ABBA,
-// 4 pairs of 2·10^6 commands each, bench/engine/README.md) ran fast +10.7 %, normal +17.1 % and
-// deep +19.0 % (ahead in 4, 4 and 3 of 4); 6 000, or a larger per-function limit beside it,
-// measured no better. The engine runs in the server's worker threads, which share the process's
-// V8 options, so the engine benchmark runs with these options too. The price is a slower warm-up
-// (larger functions take longer to optimize): bench/durable's 10-second quick runs measured
-// 44–55 k durable cmd/s through the runtime against 60–74 k without it (3 pairs), while its full
-// runs measured the same (4 pairs, 90–106 k against 88–102 k), as did the POST /order peak.
-export const SERVER_NODE_FLAGS: readonly string[] = ['--v8-pool-size=1', '--max-inlined-bytecode-size-cumulative=3000'];
+// --max-inlined-bytecode-size-cumulative=6000 and --max-inlined-bytecode-size-absolute=12000: how
+// much bytecode TurboFan may inline into one optimized function (920 and 4 600 by default). A
+// command's path through the engine (execute, placement, matching, the ledger, the event rows) is
+// many small functions, and with the default budget the optimized code of `execute` still called
+// a dozen of them. A cumulative budget of 3 000 ran engine replays (ABBA, 4 pairs of 2·10^6
+// commands, bench/engine/README.md) fast +10.7 %, normal +17.1 % and deep +19.0 %; past ~4 600
+// the absolute cap decided instead, so 6 000 alone measured no better. Raising both, against
+// 3 000: deep +9.6 % and +14.2 % (ahead in 5 of 6 and 4 of 4 rounds), fast +5.4 %, +4 % and +3.3 %
+// (3 of 6, 2 of 2, 3 of 4). 10 000 / 20 000 measured no better, and --min-inlining-frequency=0
+// beside it was mixed (deep 0.98×). The engine runs in the server's worker threads, which share
+// the process's V8 options, so the engine benchmark runs with these options too. The price is a
+// slower warm-up (larger functions take longer to optimize): with 3 000, bench/durable's
+// 10-second quick runs measured 44–55 k durable cmd/s through the runtime against 60–74 k without
+// it (3 pairs), while its full runs measured the same (4 pairs, 90–106 k against 88–102 k), as
+// did the POST /order peak.
+export const SERVER_NODE_FLAGS: readonly string[] = [
+  '--v8-pool-size=1', '--max-inlined-bytecode-size-cumulative=6000', '--max-inlined-bytecode-size-absolute=12000',
+];
