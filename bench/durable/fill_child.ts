@@ -5,7 +5,8 @@
 //
 //   node fill_child.js <dataDir> <orders> <accounts> <stop|kill>
 import { performance } from 'node:perf_hooks';
-import { demoMarketSpecs, makeAccounts, restingFlow } from './flow.js';
+import { makeAccounts } from '../engine/flows.js';
+import { demoMarketSpecs, restingFlow } from './flow.js';
 import { closedLoop, fundAccounts, startRuntime } from './runtime.js';
 
 /** Requests in flight while filling: well inside the command ring's 8 192 frames. */

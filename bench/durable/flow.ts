@@ -51,10 +51,6 @@ export function demoMarketSpecs(): MarketSpec[] {
   }
 }
 
-export function makeAccounts(count: number): string[] {
-  return Array.from({ length: count }, (_, index) => `0x${(index + 1).toString(16).padStart(40, '0')}`);
-}
-
 export class OrderFlow {
   readonly length: number;
   readonly rowKind: Uint8Array;

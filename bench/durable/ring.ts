@@ -12,7 +12,7 @@ import { Ring, type RingLayout } from '../../engine/ring.js';
 import { encodeFrame, Frame, frameLength } from '../../engine/shard/frame.js';
 import { COMMAND_LAYOUT, SPIN_US } from '../../engine/shard/protocol.js';
 import type { EchoWorkerData, PostedBatch } from './echo_worker.js';
-import { makeAccounts } from './flow.js';
+import { makeAccounts } from '../engine/flows.js';
 
 const WAIT_MS = 1000;
 

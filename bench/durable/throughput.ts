@@ -1,6 +1,7 @@
 // Durable throughput and latency of one SHARDS setting: a fresh DATA_DIR, the flow's accounts
 // funded, a warm-up, the closed loop (peak), then the open loop at half the peak.
-import { demoMarketSpecs, generateFlow, makeAccounts, measureEngine, measureShardCore, type BaselineFigures, type OrderFlow } from './flow.js';
+import { makeAccounts } from '../engine/flows.js';
+import { demoMarketSpecs, generateFlow, measureEngine, measureShardCore, type BaselineFigures, type OrderFlow } from './flow.js';
 import { closedLoop, commitsBetween, fundAccounts, openLoop, startRuntime, type CommitFigures, type LoadFigures } from './runtime.js';
 
 export interface ThroughputSizes {
