@@ -101,8 +101,10 @@ export class Pending {
    * next data, not from the timer: uWS closes the socket right after a closing reply, and bytes
    * that arrived unread make the kernel reset the connection instead of ending it, which can
    * take the unread reply with it (a client that writes again gets EPIPE, and Node discards
-   * what it had not read yet: 3 of 500 dribbling clients never saw their 408, scratch stress).
-   * Answered inside the data callback, the socket has just been read and closes with a FIN.
+   * what it had not read yet). Answered inside the data callback, the socket has just been read
+   * and closes with a FIN. A scratch stress of 100 concurrent dribblers lost 16 of 2 000 replies
+   * answered from the timer and 8 answered this way, all at a byte every 1–2 ms, where bytes can
+   * still arrive between uWS's read and its close.
    */
   expired: Reply | undefined = undefined;
   private settled = false;

@@ -66,8 +66,7 @@ export class Flow {
   }
 }
 
-/** Lowercase 0x-addresses, flat strings (see makeIds). */
-/** `count` distinct account addresses (0x + 40 hex digits of a counter). */
+/** `count` distinct lowercase account addresses (0x + 40 hex digits of a counter), flat strings (see makeIds). */
 export function makeAccounts(count: number): string[] {
   return Array.from({ length: count }, (_, index) => flat(`0x${(index + 1).toString(16).padStart(40, '0')}`));
 }
