@@ -12,6 +12,8 @@
 //   node dist/bench/orders.js              full (a few minutes)
 //   node dist/bench/orders.js --quick      well under a minute, for CI
 //   node dist/bench/orders.js --connections=N   another number of connections (closed loop)
+//   node dist/bench/orders.js --setting=S:V     only SHARDS=S with VERIFY_THREADS=V (e.g. 1:1, the
+//                                          pool with one worker), to compare builds on one setting
 //   node dist/bench/orders.js --cpu-prof   also profiles the first server (SHARDS=1, pool; node
 //                                          --cpu-prof) and prints each thread's busiest functions
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -370,7 +372,10 @@ async function main(): Promise<void> {
   const rows: ServerFigures[] = [];
   let signed: Signed | undefined;
   let auth: AuthCost | undefined;
-  const settings = SHARD_COUNTS.flatMap((shards) => [1, 0].map((verifyThreads) => ({ shards, verifyThreads })));
+  const only = /^--setting=(\d+):(\d+)$/.exec(process.argv.find((arg) => arg.startsWith('--setting=')) ?? '');
+  const settings = SHARD_COUNTS.flatMap((shards) => [1, 0].map((verifyThreads) => ({ shards, verifyThreads })))
+    .filter(({ shards, verifyThreads }) => only === null || (shards === Number(only[1]) && verifyThreads === Number(only[2])));
+  if (settings.length === 0) throw new Error(`no setting matches ${only?.[0]}: SHARDS is one of ${SHARD_COUNTS.join(', ')}, VERIFY_THREADS 1 or 0`);
   for (const { shards, verifyThreads } of settings) {
     const profileDir = profile && rows.length === 0 ? mkdtempSync(join(tmpdir(), 'clobd-orders-prof-')) : undefined;
     const exchange = await startExchange(
@@ -393,7 +398,7 @@ async function main(): Promise<void> {
   }
   if (auth === undefined) throw new Error('no auth cost measured');
   const internal = new Map<number, InternalFigures>();
-  for (const shards of SHARD_COUNTS) internal.set(shards, await measureInternal(sizes.internal, shards));
+  for (const shards of new Set(settings.map((setting) => setting.shards))) internal.set(shards, await measureInternal(sizes.internal, shards));
   console.log(`signature verifier alone (recoverAddress, native, one core): ${format(auth.verifierPerSecond)} signatures/s (${format(auth.recoverUs, 1)} µs each)`);
   console.log(
     `auth alone per order: L2 HMAC check ${format(auth.hmacUs, 1)} µs + EIP-712 digest ${format(auth.digestUs, 1)} µs` +
