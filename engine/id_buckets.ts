@@ -127,6 +127,19 @@ export class IdBuckets {
     this.mask = buckets - 1;
   }
 
+  /**
+   * Holds exactly (hashes[v], v) for every v below `count`, whatever it held before (the array
+   * keeps its size, which must hold them at a load of one half).
+   */
+  refill(hashes: Int32Array, count: number): void {
+    assert(2 * count <= this.mask + 1, 'refill: room at a load of one half');
+    this.words.fill(0);
+    this.old = undefined;
+    this.drained = 0;
+    for (let value = 0; value < count; value++) this.place(hashes[value]!, value);
+    this.entries = count;
+  }
+
   /** Stores (hash, value) in the first unused bucket from the hash's home. */
   insert(hash: number, value: number): void {
     assert(this.entries <= this.mask, 'insert: a bucket is free');

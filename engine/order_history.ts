@@ -55,12 +55,6 @@ export class OrderHistory {
     return this.entries === this.capacity;
   }
 
-  /** The entry forgotten next. */
-  oldest(): number {
-    assert(this.entries > 0, 'oldest: history not empty');
-    return this.oldestEntry;
-  }
-
   dropOldest(): void {
     assert(this.entries > 0, 'dropOldest: history not empty');
     this.id[this.oldestEntry] = '';

@@ -10,15 +10,12 @@ import type { EngineState } from './state.js';
 
 /**
  * Claims a history entry for an order hashed as `idHash` and indexes it, forgetting the oldest
- * finished order when the ring is full; the caller records the entry's columns.
+ * finished order when the ring is full (its index bucket goes stale, see FinishedIndex); the
+ * caller records the entry's columns.
  */
 export function claimHistoryEntry(state: EngineState, idHash: number): number {
   const history = state.history;
-  if (history.isFull()) {
-    const oldest = history.oldest();
-    state.finished.remove(history.idHash[oldest]!, oldest);
-    history.dropOldest();
-  }
+  if (history.isFull()) history.dropOldest();
   const entry = history.append();
   history.idHash[entry] = idHash;
   state.finished.add(idHash, entry);

@@ -181,8 +181,6 @@ suite('structures', () => {
         }
         assert.equal(entry, -1, `step ${step}: ${id} was forgotten`);
         if (history.isFull()) {
-          const oldest = history.oldest();
-          index.remove(history.idHash[oldest]!, oldest);
           history.dropOldest();
           window.shift();
         }
@@ -191,7 +189,8 @@ suite('structures', () => {
         history.idHash[fresh] = hash;
         index.add(hash, fresh);
         window.push(id);
-        assert.equal(index.size(), window.length);
+        // Forgotten ids stay indexed (stale) until the index is rebuilt at twice the capacity.
+        assert.ok(index.size() >= window.length && index.size() <= 2 * capacity, `step ${step}: ${index.size()} indexed`);
       }
     }
   });
