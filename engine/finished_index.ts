@@ -17,8 +17,8 @@ import type { OrderHistory } from './order_history.js';
 export class FinishedIndex {
   private readonly buckets: IdBuckets;
   private readonly history: OrderHistory;
-  /** Buckets held, the ring's and forgotten ones, at which the index is rebuilt. */
-  private readonly entriesMax: number;
+  /** Entries held, the ring's and forgotten ones, at which the index is rebuilt: its most. */
+  readonly entriesMax: number;
 
   constructor(history: OrderHistory) {
     this.history = history;

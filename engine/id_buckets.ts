@@ -154,10 +154,10 @@ export class IdBuckets {
    */
   findKey(id: string, hash: number, keys: readonly string[]): number {
     const bucket = probeKey(this.words, this.mask, hash, id, keys);
-    if (bucket !== -1) return this.words[2 * bucket + 1]!;
+    if (bucket !== -1) return this.valueAt(bucket);
     if (this.old === undefined) return -1;
     const old = probeKey(this.old, this.oldMask, hash, id, keys);
-    return old === -1 ? -1 : this.old[2 * old + 1]!;
+    return old === -1 ? -1 : this.valueAt(OLD_REF + old);
   }
 
   /**

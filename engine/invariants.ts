@@ -139,7 +139,7 @@ function checkIds(state: EngineState, wholeHistory: boolean): void {
   const orders = state.orders;
   const history = state.history;
   assert(state.live.size() === orders.count(), 'the live index holds the live orders');
-  assert(state.finished.size() >= history.count() && state.finished.size() <= 2 * history.capacity,
+  assert(state.finished.size() >= history.count() && state.finished.size() <= state.finished.entriesMax,
     'the finished index holds the remembered orders, and at most as many forgotten ones');
   const count = history.count();
   const checks = wholeHistory ? count : Math.min(count, HISTORY_WINDOW);
