@@ -1,11 +1,11 @@
-// Where order signatures are checked. Recovery is the costliest step of a placement (~45-55 µs
+// Where order signatures are checked. Recovery is the costliest step of a placement (~45-65 µs
 // native per signature here), so the front end can hand it to a piscina pool instead of doing it
 // on the event loop. Requests that arrive together are recovered together: one pool task per
 // batch of up to BATCH_MAX signatures, which keeps the message-passing cost per signature small.
 // The pool and the front end share the work: a batch goes to the pool only while a pool thread
-// has none; a batch that would wait behind the pool's is recovered at once on the front end's
-// thread instead (see PoolVerifier). Nothing is cached: every order's own digest and signature
-// are checked every time.
+// has none and it holds more than one signature; a lone signature, or a batch that would wait
+// behind the pool's, is recovered at once on the front end's thread instead (see PoolVerifier).
+// Nothing is cached: every order's own digest and signature are checked every time.
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -35,6 +35,15 @@ export class InlineVerifier implements SignatureVerifier {
 }
 
 const BATCH_MAX = 64;
+/**
+ * Batches this small are recovered on the front end's thread even when a pool thread is free.
+ * A turn of the event loop that brought one order is what a bot trading at its own pace sends:
+ * handing its signature to the pool and back costs two thread wake-ups (~30 µs each on this VM,
+ * more from an idle CPU) and the task's messages, more than the recovery itself. One connection
+ * placing one order at a time (npm run load -- orders --connections 1): p50 0.89-0.96 ms through
+ * the pool against 0.71-0.79 ms recovered here, p99 3.9-4.3 against 2.3-3.1 ms.
+ */
+const INLINE_BATCH_MAX = 1;
 /** Longest close waits for a pool thread still loading its task module. */
 const LOAD_WAIT_MS = 10_000;
 /** Tasks waiting for a pool thread (a bound only: the pool is given at most one batch per thread). */
@@ -49,7 +58,8 @@ interface Waiting {
 
 /**
  * Recovers on piscina threads, batching what arrives in the same turn of the event loop, and on
- * the calling thread when every pool thread already has a batch. A second batch queued behind a
+ * the calling thread when the turn brought a single signature or every pool thread already has
+ * a batch. A second batch queued behind a
  * busy pool thread waited a whole batch's recovery (up to BATCH_MAX × ~50 µs) and then paid the
  * hand-offs, while the front end's own thread had time to spare; recovering it here instead
  * uses both cores (bench/orders, pool: SHARDS=2 full runs 7 728 -> 9 115 orders/s; SHARDS=1
@@ -103,7 +113,7 @@ export class PoolVerifier implements SignatureVerifier {
     const batch = this.waiting;
     if (batch.length === 0) return;
     this.waiting = [];
-    if (this.inPool >= this.threads) {
+    if (batch.length <= INLINE_BATCH_MAX || this.inPool >= this.threads) {
       // recoverAddress answers undefined for any bad signature; it does not throw.
       for (const w of batch) w.resolve(recoverAddress(w.digest, w.signature));
       this.recovered.frontEnd += batch.length;
