@@ -217,6 +217,15 @@ export class Ring {
   }
 
   /**
+   * Wakes a consumer waiting in waitForFrame or waitForFrameAsync though no frame came: its
+   * producer has stopped, and the consumer should look at why.
+   */
+  wakeConsumer(): void {
+    Atomics.store(this.control, sleepIndex, 0);
+    Atomics.notify(this.control, sleepIndex);
+  }
+
+  /**
    * Marks `slots` slots from the head free for their next round, in order, and moves the head.
    * Only the consumer releases, and always in position order: that is what lets a producer
    * judge a whole span free by looking at its last slot.

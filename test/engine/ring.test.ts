@@ -1,5 +1,6 @@
 // The shared-memory ring: frames survive wrap-around intact and in order, a full ring refuses
-// at once, many producers lose and duplicate nothing, and a sleeping consumer wakes.
+// at once, many producers lose and duplicate nothing, and a sleeping consumer wakes (for a frame,
+// or when told its producer stopped).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Worker } from 'node:worker_threads';
@@ -148,4 +149,24 @@ test('a late wake-up meant for an earlier sleep does not end a wait before its t
   await worker.terminate();
   assert.equal(woke, false, 'no frame was published');
   assert.ok(waitedMs >= 390, `returned after ${waitedMs} ms, before its 400 ms timeout`);
+});
+
+test('a consumer waiting asynchronously with no timeout wakes for a frame, and for wakeConsumer without one', async () => {
+  const layout: RingLayout = { slotCount: 8, slotBytes: 16 };
+  const buffer = Ring.allocate(layout);
+  const ring = new Ring(buffer, layout);
+  const producer = new Ring(buffer, layout);
+  let waiting = ring.waitForFrameAsync(Number.POSITIVE_INFINITY);
+  setTimeout(() => producer.write(frame(1, 5)), 20);
+  await waiting;
+  assert.deepEqual(ring.read(), frame(1, 5));
+
+  waiting = ring.waitForFrameAsync(Number.POSITIVE_INFINITY);
+  let woke = false;
+  void waiting.then(() => { woke = true; });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(woke, false, 'nothing published, nothing woke it');
+  producer.wakeConsumer();
+  await waiting;
+  assert.equal(ring.peek(), undefined, 'woken without a frame');
 });
