@@ -58,12 +58,12 @@ interface Waiting {
 
 /**
  * Recovers on piscina threads, batching what arrives in the same turn of the event loop, and on
- * the calling thread when the turn brought a single signature or every pool thread already has
- * a batch. A second batch queued behind a
- * busy pool thread waited a whole batch's recovery (up to BATCH_MAX × ~50 µs) and then paid the
- * hand-offs, while the front end's own thread had time to spare; recovering it here instead
- * uses both cores (bench/orders, pool: SHARDS=2 full runs 7 728 -> 9 115 orders/s; SHARDS=1
- * quick runs 9 300 -> 9 900-10 400, full runs unchanged at ~9 600, the process CPU-bound).
+ * the calling thread when the turn brought a single signature (INLINE_BATCH_MAX) or every pool
+ * thread already has a batch. A second batch queued behind a busy pool thread waited a whole
+ * batch's recovery (up to BATCH_MAX × ~50 µs) and then paid the hand-offs, while the front end's
+ * own thread had time to spare; recovering it here instead uses both cores (bench/orders, pool:
+ * SHARDS=2 full runs 7 728 -> 9 115 orders/s; SHARDS=1 quick runs 9 300 -> 9 900-10 400, full
+ * runs unchanged at ~9 600, the process CPU-bound).
  */
 export class PoolVerifier implements SignatureVerifier {
   private readonly pool: Piscina<RecoverTask, (string | null)[]>;
