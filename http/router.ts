@@ -134,6 +134,8 @@ export function tooManyRequests(retryAfterS: number): Reply {
   return (tooMany[retryAfterS] ??= { status: 429, body: tooManyBody, headers: [['retry-after', String(retryAfterS)]] });
 }
 const noParams: ParamSchema = {};
+/** The parameters, query or headers of a route that declares none (frozen: shared by every request). */
+const noValues = Object.freeze({});
 const emptyBody = Buffer.alloc(0);
 
 function pathNames(path: string): string[] {
@@ -180,15 +182,25 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
   const clientIp = spec.clientIp === true;
 
   // Everything the handler needs is copied out of `req` here: it is invalid after any await.
+  // A route without path parameters, headers, or a query to read or refuse gets the one empty
+  // object for each instead of a parsed query and schema passes per request (POST /order reads
+  // no query and no path).
+  const readsQuery = queryNames.length > 0 || rejectUnknown;
   const capture = (req: HttpRequest, res: HttpResponse, rawQuery: string, requestId: string): Captured<ParamsOf<Q>, ParamsOf<P>> => {
-    const params = applySchema(paramSchema, names, (name) => [decodeSegment(req.getParameter(names.indexOf(name)), name)]);
-    const values = parseQuery(rawQuery);
-    if (rejectUnknown) {
-      for (const name of values.keys()) if (!Object.hasOwn(querySchema, name)) throw badRequest(`unknown_field: ${name}`);
+    const params = names.length === 0 ? noValues : applySchema(paramSchema, names, (name) => [decodeSegment(req.getParameter(names.indexOf(name)), name)]);
+    let query: unknown = noValues;
+    if (readsQuery) {
+      const values = parseQuery(rawQuery);
+      if (rejectUnknown) {
+        for (const name of values.keys()) if (!Object.hasOwn(querySchema, name)) throw badRequest(`unknown_field: ${name}`);
+      }
+      query = applySchema(querySchema, queryNames, (name) => values.get(name));
     }
-    const query = applySchema(querySchema, queryNames, (name) => values.get(name));
-    const headers: Record<string, string> = {};
-    for (const name of headerNames) headers[name] = req.getHeader(name);
+    let headers: Record<string, string> = noValues;
+    if (headerNames.length > 0) {
+      headers = {};
+      for (const name of headerNames) headers[name] = req.getHeader(name);
+    }
     return {
       method: spec.method, path: headerNames.length > 0 ? req.getUrl() : spec.path, query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers,
       body: undefined, rawBody: emptyBody, ip: clientIp ? remoteAddress(res) : '', requestId,
