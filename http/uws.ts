@@ -18,4 +18,13 @@ export function assertNativeUws(): void {
   }
 }
 
+/**
+ * Whether this build hands JavaScript a request whose header names contain '_'. The native v20.30
+ * build drops such a request before any handler sees it (the main listener's test in
+ * test/http/compat_proxy.test.ts holds it to that; compat_proxy.ts relays those clients), so a
+ * handler's reads of underscore names can never find anything. A build that passes them must
+ * set this, or the underscore spellings of the credential headers go unread.
+ */
+export const PASSES_UNDERSCORE_HEADER_NAMES = false;
+
 export { uws };

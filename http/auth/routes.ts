@@ -22,7 +22,7 @@ export interface AuthRouteDeps {
 const L1_HEADER_NAMES = credentialHeaderNames(['address', 'signature', 'timestamp', 'nonce']);
 
 /** The lower-case address and the nonce of a valid L1 request; the 401 otherwise. */
-function authenticateL1(deps: AuthRouteDeps, headers: Readonly<Record<string, string>>): { address: string; nonce: string } {
+function authenticateL1(deps: AuthRouteDeps, headers: Readonly<Record<string, string | undefined>>): { address: string; nonce: string } {
   const read = (name: string): string => readCredentialHeader(headers, name);
   const address = read('address');
   const signature = read('signature');
