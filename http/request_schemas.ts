@@ -7,7 +7,7 @@
 // refuses unknown fields. A schema cannot say everything a parser checks (an outcome a market
 // has, a signature that recovers its signer); the descriptions say what else is checked.
 import { FEE_BPS_MAX, PRICE_UNITS_PER_ONE, TICK_UNITS_ALLOWED } from '../engine/constants.js';
-import { ADDRESS, BYTES32, DECIMAL } from './auth/eip712.js';
+import { ADDRESS, BYTES32, DECIMAL, ZERO_BYTES32 } from './auth/eip712.js';
 import { SIGNATURE } from './auth/recover.js';
 import { TOKEN_ID_PATTERN } from './catalog/ids.js';
 import { ingestLimits, isoDateTime } from './catalog/ingest.js';
@@ -53,8 +53,8 @@ const requestSchemaTable = {
       side: { type: 'string', enum: ['BUY', 'SELL'] },
       signatureType: { enum: [0, null], description: '0 (EOA) is the only one supported; null or absent is 0.' },
       timestamp: { ...uint256, default: '0' },
-      metadata: { ...matching(BYTES32), default: `0x${'0'.repeat(64)}` },
-      builder: { ...matching(BYTES32), default: `0x${'0'.repeat(64)}` },
+      metadata: { ...matching(BYTES32), default: ZERO_BYTES32 },
+      builder: { ...matching(BYTES32), default: ZERO_BYTES32 },
       expiration: {
         anyOf: [matching(EXPIRATION_PATTERN), safeInteger, { type: 'null' }],
         description: 'Unix seconds: a future time for GTD, "0" (or absent) for every other type.',

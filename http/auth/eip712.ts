@@ -27,6 +27,8 @@ export class EncodingError extends Error {}
 
 export const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 export const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
+/** The zero bytes32: what an order's metadata and builder are when it leaves them out. */
+export const ZERO_BYTES32 = `0x${'0'.repeat(64)}`;
 /** A uint256 in decimal: no sign, no leading zeros, at most 78 digits. */
 export const DECIMAL = /^(0|[1-9][0-9]{0,77})$/;
 

@@ -5,7 +5,7 @@
 // as POST /order. Its key is public (a keccak of a fixed phrase): it is a demo, not a treasury.
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { orderDigest, toHex, type OrderDomain, type OrderStruct } from '../auth/eip712.js';
+import { orderDigest, toHex, ZERO_BYTES32, type OrderDomain, type OrderStruct } from '../auth/eip712.js';
 import type { ApiKeyStore } from '../auth/keys.js';
 import { addressOfPublicKey, recoverAddress } from '../auth/recover.js';
 import type { Config } from '../config.js';
@@ -21,7 +21,6 @@ const DEPOSIT_MICROS = 1_000_000 * 1_000_000;
 /** Each side: three levels a tick apart, 100 shares each, around a mid of 0.50. */
 const LEVELS = 3;
 const SHARES_MICROS = 100 * 1_000_000;
-const ZERO_BYTES32 = `0x${'00'.repeat(32)}`;
 
 interface Quote {
   readonly tokenId: string;

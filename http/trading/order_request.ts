@@ -7,7 +7,7 @@ import { OrderType, Side } from '../../engine/command.js';
 import { PRICE_UNITS_PER_ONE, SIZE_MICROS_MAX, SIZE_MICROS_PER_LOT } from '../../engine/constants.js';
 import { Reject } from '../../engine/reject.js';
 import { rejectText } from '../../engine/reject_text.js';
-import { EncodingError, orderDigest, parseUint256, toHex, type OrderStruct } from '../auth/eip712.js';
+import { EncodingError, orderDigest, parseUint256, toHex, ZERO_BYTES32, type OrderStruct } from '../auth/eip712.js';
 import type { ApiKeyRecord } from '../auth/l2.js';
 import { formatUnits } from '../decimal.js';
 import { HttpError, badRequest } from '../errors.js';
@@ -97,8 +97,8 @@ export async function readSignedOrder(body: unknown, context: OrderContext, nowM
   const struct: OrderStruct = {
     salt: text(order, 'salt'), maker: text(order, 'maker'), signer: text(order, 'signer'), tokenId: text(order, 'tokenId'),
     makerAmount: text(order, 'makerAmount'), takerAmount: text(order, 'takerAmount'), side, signatureType,
-    timestamp: text(order, 'timestamp', '0'), metadata: text(order, 'metadata', `0x${'0'.repeat(64)}`),
-    builder: text(order, 'builder', `0x${'0'.repeat(64)}`),
+    timestamp: text(order, 'timestamp', '0'), metadata: text(order, 'metadata', ZERO_BYTES32),
+    builder: text(order, 'builder', ZERO_BYTES32),
   };
   const token = context.token(struct.tokenId);
   if (token === undefined) throw badRequest('market not found');
