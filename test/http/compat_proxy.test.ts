@@ -53,6 +53,8 @@ test('POLY_ headers reach the CLOB listener through COMPAT_PORT and nowhere else
     const created = await request<{ apiKey: string }>(`${compatUrl}/auth/api-key`, { method: 'POST', headers });
     assert.equal(created.status, 200, created.text);
     assert.match(created.body.apiKey, /^[0-9a-f-]{36}$/);
+    // The router reads no underscore header names because of this (PASSES_UNDERSCORE_HEADER_NAMES
+    // in http/uws.ts): a uWS build that answers here needs that flag set.
     await assert.rejects(request(`${server.urls.clob}/auth/derive-api-key`, { headers }), 'the main listener drops underscore header names');
     const derived = await request<{ apiKey: string }>(`${compatUrl}/auth/derive-api-key`, { headers });
     assert.equal(derived.body.apiKey, created.body.apiKey);
