@@ -128,10 +128,7 @@ export class Ring {
     const slot = claim.position & this.mask;
     this.view.setUint32(slot * this.slotBytes, length, true);
     Atomics.store(this.sequence, slot, (claim.position + 1) | 0);
-    if (Atomics.load(this.control, sleepIndex) !== 0) {
-      Atomics.store(this.control, sleepIndex, 0);
-      Atomics.notify(this.control, sleepIndex);
-    }
+    if (Atomics.load(this.control, sleepIndex) !== 0) this.wakeConsumer();
   }
 
   /** Copies `payload` in as one frame; false when the ring is full. */
@@ -217,8 +214,8 @@ export class Ring {
   }
 
   /**
-   * Wakes a consumer waiting in waitForFrame or waitForFrameAsync though no frame came: its
-   * producer has stopped, and the consumer should look at why.
+   * Wakes a consumer waiting in waitForFrame or waitForFrameAsync: for a frame just published,
+   * or with none when its producer has stopped and the consumer should look at why.
    */
   wakeConsumer(): void {
     Atomics.store(this.control, sleepIndex, 0);
