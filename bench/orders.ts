@@ -21,10 +21,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measureAuthCost, type AuthCost } from './orders/auth_cost.js';
 import { enrol, makeTraders, orderRequests, signOrders, startExchange, type BenchTrader, type Exchange, type SignedOrder } from './orders/exchange.js';
+import { FLOOR_THREADS, floorPath } from './orders/floor.js';
 import { makePlan, type OrderPlan } from './orders/plan.js';
 import { closedLoop, fundAccounts, startRuntime } from './durable/runtime.js';
 import { makeFlow, type ThroughputSizes } from './durable/throughput.js';
-import { runLoad, type LoadResult } from './load/client.js';
+import { runLoad, type LoadResult, type RequestSpec } from './load/client.js';
 import { summarizeProfiles, type ProfileSummary } from './support/profile.js';
 import { threadCpuSeconds } from './support/spawn.js';
 import { format } from './support/format.js';
@@ -120,6 +121,15 @@ interface ServerFigures {
   readonly low: readonly LoadResult[];
   readonly auth: AuthCost | undefined;
   readonly profiles: readonly ProfileSummary[];
+  /** The floor route's peak on this server (the first one only). */
+  readonly floor: FloorFigures | undefined;
+}
+
+/** The floor route (bench/orders/floor.ts) under the peak's own requests and connections. */
+interface FloorFigures {
+  readonly peak: LoadResult;
+  readonly serverCpuSeconds: number;
+  readonly clientCpuSeconds: number;
 }
 
 interface ThreadDelta extends ThreadTimes {
@@ -199,13 +209,15 @@ async function sendAll(exchange: Exchange, signed: Signed, plan: OrderPlan['setu
  * One server: enrol, the setup that hands out shares, a warm-up, the closed-loop peak (server
  * CPU per thread read around it), then the open loop at half that peak.
  */
-async function measureServer(shards: number, verifyThreads: number, signed: Signed, exchange: Exchange, sizes: Sizes, withAuthCost: boolean, profileDir: string | undefined): Promise<ServerFigures> {
+async function measureServer(
+  shards: number, verifyThreads: number, signed: Signed, exchange: Exchange, sizes: Sizes, first: boolean, profileDir: string | undefined,
+): Promise<ServerFigures> {
   const { server } = exchange;
   const url = server.urls.clob;
   const phases = phasesOf(sizes);
   await enrol(exchange, signed.traders, signed.plan.depositMicros);
   const slice = ([from, to]: readonly [number, number]) => orderRequests(signed.traders, signed.plan.orders, signed.orders, from, to);
-  const auth = withAuthCost ? measureAuthCost(signed.orders, slice([0, sizes.authSamples]), signed.traders, sizes.authSamples) : undefined;
+  const auth = first ? measureAuthCost(signed.orders, slice([0, sizes.authSamples]), signed.traders, sizes.authSamples) : undefined;
   const setup = await sendAll(exchange, signed, signed.plan.setup, signed.setup, sizes.connections);
   await runLoad({ url, requests: slice(phases.warmup), connections: sizes.connections, durationMs: SETUP_MS_MAX, unique: true });
   const peakRequests = slice(phases.peak);
@@ -230,9 +242,22 @@ async function measureServer(shards: number, verifyThreads: number, signed: Sign
   for (const [index, rate] of sizes.lowRates.entries()) {
     low.push(await runLoad({ url, requests: slice(phases.low[index]!), connections: sizes.connections, durationMs: sizes.lowMs, unique: true, ratePerSecond: rate }));
   }
+  const floor = first ? await measureFloor(exchange, slice(phases.warmup), peakRequests, sizes) : undefined;
   await server.stop();
   const profiles = profileDir === undefined ? [] : summarizeProfiles(profileDir, 12);
-  return { shards, verifyThreads, setup, peak, serverCpuSeconds, clientCpuSeconds, threads, latency, latencyRate, latencyThreads, serverWithin5ms, low, auth, profiles };
+  return { shards, verifyThreads, setup, peak, serverCpuSeconds, clientCpuSeconds, threads, latency, latencyRate, latencyThreads, serverWithin5ms, low, auth, profiles, floor };
+}
+
+/** The floor route, warmed up with the warm-up's requests, then driven like the peak with the peak's own. */
+async function measureFloor(exchange: Exchange, warmup: readonly RequestSpec[], peak: readonly RequestSpec[], sizes: Sizes): Promise<FloorFigures> {
+  const { server } = exchange;
+  const toFloor = (requests: readonly RequestSpec[]): RequestSpec[] => requests.map((request) => ({ ...request, path: floorPath }));
+  await runLoad({ url: server.urls.clob, requests: toFloor(warmup), connections: sizes.connections, durationMs: SETUP_MS_MAX, unique: true });
+  const cpuBefore = server.cpuSeconds();
+  const clientBefore = process.cpuUsage();
+  const result = await runLoad({ url: server.urls.clob, requests: toFloor(peak), connections: sizes.connections, durationMs: sizes.peakMs, unique: true, label: 'floor' });
+  const clientUsage = process.cpuUsage(clientBefore);
+  return { peak: result, serverCpuSeconds: server.cpuSeconds() - cpuBefore, clientCpuSeconds: (clientUsage.user + clientUsage.system) / 1e6 };
 }
 
 /** A server setting as the figures name it. */
@@ -327,6 +352,23 @@ function printServers(rows: readonly ServerFigures[], auth: AuthCost, internal: 
   }
 }
 
+function printFloor(floor: FloorFigures, auth: AuthCost, rows: readonly ServerFigures[]): void {
+  const { peak } = floor;
+  const rate = peak.requestsPerSecond;
+  const seconds = peak.durationMs / 1000;
+  const best = Math.max(...rows.map((row) => row.peak.requestsPerSecond));
+  console.log(
+    `floor (bench/orders/floor.ts: the same requests and connections; body, JSON, EIP-712 digest, recovery on ${FLOOR_THREADS} pool threads,` +
+    ' one synced LMDB write, nothing else)',
+  );
+  console.log(
+    `  ${format(rate).padStart(7)} orders/s  ${format(rate / auth.verifierPerSecond, 2)}× verifier  p50 ${format(peak.latency.p50Ms, 2)} ms` +
+    `  server CPU ${format((floor.serverCpuSeconds * 1e6) / Math.max(1, peak.requests), 1)} µs/order (${format(floor.serverCpuSeconds / seconds, 2)} cores),` +
+    ` load generator ${format(floor.clientCpuSeconds / seconds, 2)} cores  (${statuses(peak, true)})`,
+  );
+  console.log(`  clobd's best setting: ${format(best / rate, 2)}× the floor`);
+}
+
 function printProfiles(profiles: readonly ProfileSummary[]): void {
   const percent = (share: number): string => `${format(share * 100, 1)} %`;
   for (const profile of profiles.filter((entry) => entry.samples > 0).slice(0, 4)) {
@@ -336,13 +378,14 @@ function printProfiles(profiles: readonly ProfileSummary[]): void {
   }
 }
 
-function printGoals(rows: readonly ServerFigures[], auth: AuthCost): void {
+function printGoals(rows: readonly ServerFigures[], auth: AuthCost, floor: FloorFigures | undefined): void {
   const mark = (ok: boolean): string => (ok ? 'met ' : 'MISS');
   const best = rows.reduce((a, b) => (b.peak.requestsPerSecond > a.peak.requestsPerSecond ? b : a));
   const rate = best.peak.requestsPerSecond;
   const which = settingOf(best);
   console.log('goals (best setting)');
-  console.log(`  ${mark(rate >= GOAL_VERIFIER_RATIO * auth.verifierPerSecond)} ≥ ${GOAL_VERIFIER_RATIO}× the verifier's single-core rate: ${format(rate / auth.verifierPerSecond, 2)}× (${which})`);
+  console.log(`  ${mark(rate >= GOAL_VERIFIER_RATIO * auth.verifierPerSecond)} ≥ ${GOAL_VERIFIER_RATIO}× the verifier's single-core rate: ${format(rate / auth.verifierPerSecond, 2)}× (${which})` +
+    `${floor === undefined ? '' : `; the floor route ${format(floor.peak.requestsPerSecond / auth.verifierPerSecond, 2)}×`}`);
   console.log(`  ${mark(rate >= GOAL_ORDERS_PER_SECOND)} ≥ ${format(GOAL_ORDERS_PER_SECOND)} orders/s: ${format(rate)} (${which})`);
   const p99 = best.latency.latency.p99Ms;
   console.log(`  ${mark(p99 <= GOAL_P99_MS)} p99 ≤ ${GOAL_P99_MS} ms at half load: ${format(p99, 2)} ms at ${format(best.latencyRate)}/s (${which})`);
@@ -373,13 +416,12 @@ async function main(): Promise<void> {
   let signed: Signed | undefined;
   let auth: AuthCost | undefined;
   const only = /^--setting=(\d+):(\d+)$/.exec(process.argv.find((arg) => arg.startsWith('--setting=')) ?? '');
-  const settings = SHARD_COUNTS.flatMap((shards) => [1, 0].map((verifyThreads) => ({ shards, verifyThreads })))
-    .filter(({ shards, verifyThreads }) => only === null || (shards === Number(only[1]) && verifyThreads === Number(only[2])));
-  if (settings.length === 0) throw new Error(`no setting matches ${only?.[0]}: SHARDS is one of ${SHARD_COUNTS.join(', ')}, VERIFY_THREADS 1 or 0`);
+  const settings = only === null ? SHARD_COUNTS.flatMap((shards) => [1, 0].map((verifyThreads) => ({ shards, verifyThreads })))
+    : [{ shards: Number(only[1]), verifyThreads: Number(only[2]) }];
   for (const { shards, verifyThreads } of settings) {
     const profileDir = profile && rows.length === 0 ? mkdtempSync(join(tmpdir(), 'clobd-orders-prof-')) : undefined;
     const exchange = await startExchange(
-      sizes.markets, shards, { VERIFY_THREADS: String(verifyThreads) },
+      sizes.markets, shards, { VERIFY_THREADS: String(verifyThreads), ...(rows.length === 0 ? { BENCH_ORDER_FLOOR: '1' } : {}) },
       profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`], Math.max(...SHARD_COUNTS),
     );
     signed ??= await signAll(plan, traders, exchange.tokens);
@@ -411,7 +453,9 @@ async function main(): Promise<void> {
     );
   }
   printServers(rows, auth, internal, sizes);
-  printGoals(rows, auth);
+  const floor = rows[0]?.floor;
+  if (floor !== undefined) printFloor(floor, auth, rows);
+  printGoals(rows, auth, floor);
 }
 
 await main();

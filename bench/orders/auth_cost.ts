@@ -22,7 +22,8 @@ export interface AuthCost {
 /** Rounds per measure; the best is kept, so a burst of other work on the VM does not decide it. */
 const ROUNDS = 3;
 
-function structOf(order: SignedOrder): OrderStruct {
+/** The signed struct of a bench order (its JSON `order` object). */
+export function structOf(order: SignedOrder): OrderStruct {
   const text = (name: string): string => String(order[name]);
   return {
     salt: text('salt'), maker: text('maker'), signer: text('signer'), tokenId: text('tokenId'), makerAmount: text('makerAmount'),

@@ -5,13 +5,15 @@
 // serves (bench/market/order_flow.ts; BENCH_FLOW_MARKETS=<n> keeps it to the first n); its counts
 // and markets are on the flow route, and `?stop=1` stops it. The publish route makes uWS publish
 // `count` messages of `bytes` bytes to a topic, `rate` per second, each carrying its send time
-// (the WebSocket benchmark's baseline). It stops when the benchmark that started it ends.
+// (the WebSocket benchmark's baseline). BENCH_ORDER_FLOOR=1 adds the order benchmark's floor
+// route (bench/orders/floor.ts). It stops when the benchmark that started it ends.
 import { rmSync } from 'node:fs';
 import { basename } from 'node:path';
 import { loadConfig, parseArgv } from '../../http/config.js';
 import { createLogger } from '../../http/log.js';
 import { startServer } from '../../http/server.js';
 import { startOrderFlow, type FlowCounts } from '../market/order_flow.js';
+import { addOrderFloor } from '../orders/floor.js';
 import { BENCH_DATA_DIR_PREFIX, flowPath, helloPath, publishPath } from './spawn.js';
 
 const { flags } = parseArgv(process.argv.slice(2));
@@ -19,8 +21,10 @@ const config = loadConfig(process.env, flags);
 let counts: FlowCounts = { placed: 0, filled: 0, refused: 0 };
 let flowMarkets: string[] = [];
 let stopFlow = (): void => undefined;
+let closeFloor = (): Promise<void> => Promise.resolve();
 const server = await startServer(config, createLogger(config.logLevel), {
-  decorate: (_name, app) => {
+  decorate: (name, app) => {
+    if (name === 'clob' && process.env['BENCH_ORDER_FLOOR'] === '1') closeFloor = addOrderFloor(app, config.dataDir);
     app.get(helloPath, (res) => {
       res.end('Hello World!');
     });
@@ -61,7 +65,7 @@ const stop = (): void => {
   if (stopping) return;
   stopping = true;
   flow?.stop();
-  server.stop().then(() => process.exit(0));
+  Promise.all([closeFloor(), server.stop()]).then(() => process.exit(0));
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

@@ -69,13 +69,18 @@ export class PoolVerifier implements SignatureVerifier {
   private readonly pool: Piscina<RecoverTask, (string | null)[]>;
   private waiting: Waiting[] = [];
   private scheduled = false;
-  /** Batches given to the pool and not answered yet: at most one per pool thread. */
+  /** Batches given to the pool and not answered yet: at most one per pool thread while the front end shares the work. */
   private inPool = 0;
   readonly recovered = { pool: 0, frontEnd: 0 };
   /** Settles once every pool thread has loaded the task module (or exited). */
   private readonly loaded: Promise<void>;
 
-  constructor(private readonly threads = Math.max(1, availableParallelism() - 1)) {
+  /**
+   * `frontEndShare` false sends every batch to the pool, queued behind a busy thread (piscina's
+   * queue, QUEUE_MAX tasks), and recovers nothing on the calling thread: the benchmark's floor
+   * route (bench/orders/floor.ts), whose front end has little else to do, measured fastest so.
+   */
+  constructor(private readonly threads = Math.max(1, availableParallelism() - 1), private readonly frontEndShare = true) {
     // A named export, not a default one: piscina require()s the task file first, and Node 20's
     // require() of an ES module with a default export builds a facade module that, now and
     // then, fails a native assertion and aborts the whole process (seen in the crash test).
@@ -116,7 +121,7 @@ export class PoolVerifier implements SignatureVerifier {
     const batch = this.waiting;
     if (batch.length === 0) return;
     this.waiting = [];
-    if (batch.length <= INLINE_BATCH_MAX || this.inPool >= this.threads) {
+    if (this.frontEndShare && (batch.length <= INLINE_BATCH_MAX || this.inPool >= this.threads)) {
       // recoverAddress answers undefined for any bad signature; it does not throw.
       for (const w of batch) w.resolve(recoverAddress(w.digest, w.signature));
       this.recovered.frontEnd += batch.length;

@@ -1,7 +1,8 @@
 // The signature pool with real secp256k1 signatures (made with @noble/curves): bursts of orders
 // arriving over several turns of the event loop are recovered on the pool while it has a thread
 // free and on the calling thread while it has not, a lone signature on the calling thread, and
-// every one, good or bad, recovers exactly what the inline verifier recovers.
+// every one, good or bad, recovers exactly what the inline verifier recovers. Without the front
+// end's share (the order benchmark's floor route), every batch goes to the pool.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
@@ -75,6 +76,23 @@ test('bursts over several turns are shared between the pool and the calling thre
     const pair = cases.slice(5, 7);
     assert.deepEqual(await Promise.all(pair.map((c) => pool.recover(c.digest, c.signature))), reference.slice(5, 7));
     assert.deepEqual(pool.recovered, { pool: before.pool + 2, frontEnd: before.frontEnd + 5 });
+  } finally {
+    await pool.close();
+  }
+});
+
+test('without the front end\'s share, lone signatures and bursts behind a busy pool all go to the pool', async () => {
+  const cases = Array.from({ length: 130 }, (_, index) => signed(1000 + index));
+  const pool = new PoolVerifier(1, false);
+  try {
+    const pending: Promise<string | undefined>[] = [];
+    for (let turn = 0; turn < 2; turn++) {
+      for (const { case: c } of cases.slice(turn * 64, turn * 64 + 64)) pending.push(pool.recover(c.digest, c.signature));
+      await nextTurn();
+    }
+    assert.deepEqual(await Promise.all(pending), cases.slice(0, 128).map((entry) => entry.signer));
+    for (const { case: c, signer } of cases.slice(128)) assert.equal(await pool.recover(c.digest, c.signature), signer);
+    assert.deepEqual(pool.recovered, { pool: 130, frontEnd: 0 });
   } finally {
     await pool.close();
   }
