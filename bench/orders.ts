@@ -2,7 +2,7 @@
 // over keep-alive connections from many accounts, against what bounds it, all in the same run:
 // the signature verifier's own single-core rate (recoverAddress in a tight loop) and the
 // internal trading client's durable throughput (bench/durable's closed loop, no HTTP, no auth).
-// Order signatures are checked on the piscina pool (VERIFY_THREADS=1, the default) and inline
+// Order signatures are checked on the piscina pool (VERIFY_THREADS one per core, the default) and inline
 // on the front end (VERIFY_THREADS=0), with one matching worker and with two (SHARDS=1, 2), each
 // on a fresh server replaying the same signed orders;
 // latency is taken in an open loop at half of each measured peak, and at a few fixed rates below
@@ -12,12 +12,12 @@
 //   node dist/bench/orders.js              full (a few minutes)
 //   node dist/bench/orders.js --quick      well under a minute, for CI
 //   node dist/bench/orders.js --connections=N   another number of connections (closed loop)
-//   node dist/bench/orders.js --setting=S:V     only SHARDS=S with VERIFY_THREADS=V (e.g. 1:1, the
+//   node dist/bench/orders.js --setting=S:V     only SHARDS=S with VERIFY_THREADS=V (e.g. 1:2, the
 //                                          pool with one worker), to compare builds on one setting
 //   node dist/bench/orders.js --cpu-prof   also profiles the first server (SHARDS=1, pool; node
 //                                          --cpu-prof) and prints each thread's busiest functions
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measureAuthCost, type AuthCost } from './orders/auth_cost.js';
 import { enrol, makeTraders, orderRequests, signOrders, startExchange, type BenchTrader, type Exchange, type SignedOrder } from './orders/exchange.js';
@@ -56,6 +56,8 @@ const FULL: Sizes = {
   internal: { warmupRows: 20_000, timedRows: 150_000, latencyRowsMax: 0, latencySeconds: 0, inFlight: 4_000, accounts: 300 },
 };
 const SEED = 5;
+/** The pool setting's VERIFY_THREADS: the server's default, one per core. */
+const POOL_THREADS = availableParallelism();
 /**
  * Matching workers: one per core (the default), and one alone, which leaves the second core to the
  * front end and the signature pool. Each server setting and the internal-client baseline run
@@ -416,7 +418,7 @@ async function main(): Promise<void> {
   let signed: Signed | undefined;
   let auth: AuthCost | undefined;
   const only = /^--setting=(\d+):(\d+)$/.exec(process.argv.find((arg) => arg.startsWith('--setting=')) ?? '');
-  const settings = only === null ? SHARD_COUNTS.flatMap((shards) => [1, 0].map((verifyThreads) => ({ shards, verifyThreads })))
+  const settings = only === null ? SHARD_COUNTS.flatMap((shards) => [POOL_THREADS, 0].map((verifyThreads) => ({ shards, verifyThreads })))
     : [{ shards: Number(only[1]), verifyThreads: Number(only[2]) }];
   for (const { shards, verifyThreads } of settings) {
     const profileDir = profile && rows.length === 0 ? mkdtempSync(join(tmpdir(), 'clobd-orders-prof-')) : undefined;

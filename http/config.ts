@@ -191,7 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     rateLimits: Object.freeze(caps(rateLimits === '' ? undefined : rateLimits)),
     logLevel: logLevel(read),
     seedDemo: seedDemo(read),
-    verifyThreads: integer(read, settings.verifyThreads, 1, 0, 64),
+    verifyThreads: integer(read, settings.verifyThreads, availableParallelism(), 0, 64),
     compatPort: (read(settings.compatPort) ?? '') === '' ? undefined : integer(read, settings.compatPort, 0, 0, 65535),
     wsSocketsPerIp: integer(read, settings.wsSocketsPerIp, 64, 1, 1_000_000),
     bodyTimeoutMs: integer(read, settings.bodyTimeoutMs, bodyTimeoutMsDefault, 100, 600_000),

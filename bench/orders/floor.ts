@@ -1,8 +1,8 @@
 // The floor of POST /order on this machine, for bench/orders: a raw uWS route on the bench
 // server's CLOB listener that does only what no durable, signature-checked order can skip. It
-// reads the body, parses the JSON, hashes the EIP-712 order, recovers its signer on a piscina
-// pool with a thread per core (never on the front end's thread: the fastest split measured for
-// this route), writes the body to LMDB with a synced commit, and answers as POST /order does. It
+// reads the body, parses the JSON, hashes the EIP-712 order, recovers its signer on the server's
+// own signature pool (http/auth/verifier.ts) with a thread per core, writes the body to LMDB with
+// a synced commit, and answers as POST /order does. It
 // does no HMAC check, no validation, no matching, no ledger and no account reads. The benchmark
 // sends it the very requests of clobd's peak from the same generator, so what it reaches bounds
 // what clobd can reach on this machine.
@@ -16,7 +16,7 @@ import { CHAIN_ID, DOMAIN_NAME, ZERO_ADDRESS } from '../../test/http/orders/trad
 import { structOf } from './auth_cost.js';
 
 export const floorPath = '/__bench/order-floor';
-/** Recovery threads: one per core of this 2-core machine, the front end recovering nothing. */
+/** Recovery threads: one per core of this 2-core machine. */
 export const FLOOR_THREADS = 2;
 /** Bodies are bench orders of ~700 bytes; anything larger is refused. */
 const BODY_BYTES_MAX = 16 * 1024;
@@ -30,7 +30,7 @@ function answer(res: HttpResponse, status: string, body: string): void {
 export function addOrderFloor(app: TemplatedApp, dataDir: string): () => Promise<void> {
   const root = openDurable(join(dataDir, 'bench-floor'), 1);
   const orders: Database<Buffer, string> = root.openDB({ name: 'orders', encoding: 'binary' });
-  const verifier = new PoolVerifier(FLOOR_THREADS, false);
+  const verifier = new PoolVerifier(FLOOR_THREADS);
   app.post(floorPath, (res) => {
     let aborted = false;
     res.onAborted(() => {

@@ -2,13 +2,13 @@
 // native per signature here), so the front end can hand it to a piscina pool instead of doing it
 // on the event loop. Requests that arrive together are recovered together: one pool task per
 // batch of up to BATCH_MAX signatures, which keeps the message-passing cost per signature small.
-// The pool and the front end share the work: a batch goes to the pool only while a pool thread
-// has none and it holds more than one signature; a lone signature, or a batch that would wait
-// behind the pool's, is recovered at once on the front end's thread instead (see PoolVerifier).
-// Nothing is cached: every order's own digest and signature are checked every time.
+// Every batch of two or more goes to the pool; a lone signature is recovered at once on the front
+// end's thread, where it costs less than the hand-offs (see PoolVerifier). Nothing is cached:
+// every order's own digest and signature are checked every time.
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { HttpError } from '../errors.js';
 import { recoverAddress } from './recover.js';
 import type { RecoverTask } from './recover_task.js';
 
@@ -46,8 +46,13 @@ const BATCH_MAX = 64;
 const INLINE_BATCH_MAX = 1;
 /** Longest close waits for a pool thread still loading its task module. */
 const LOAD_WAIT_MS = 10_000;
-/** Tasks waiting for a pool thread (a bound only: the pool is given at most one batch per thread). */
-const QUEUE_MAX = 4096;
+/**
+ * Signatures waiting for the pool or on it. Beyond this an order is refused with 503 and
+ * Retry-After instead of queued: ~4 000 signatures are ~0.15 s of recovery for two threads here.
+ */
+export const SIGNATURES_QUEUED_MAX = 4096;
+/** Piscina's own bound on queued tasks: never the one reached, since no task is smaller than one signature. */
+const QUEUE_MAX = SIGNATURES_QUEUED_MAX;
 
 interface Waiting {
   readonly digest: Uint8Array;
@@ -58,29 +63,30 @@ interface Waiting {
 
 /**
  * Recovers on piscina threads, batching what arrives in the same turn of the event loop, and on
- * the calling thread when the turn brought a single signature (INLINE_BATCH_MAX) or every pool
- * thread already has a batch. A second batch queued behind a busy pool thread waited a whole
- * batch's recovery (up to BATCH_MAX × ~50 µs) and then paid the hand-offs, while the front end's
- * own thread had time to spare; recovering it here instead uses both cores (bench/orders, pool:
- * SHARDS=2 full runs 7 728 -> 9 115 orders/s; SHARDS=1 quick runs 9 300 -> 9 900-10 400, full
- * runs unchanged at ~9 600, the process CPU-bound).
+ * the calling thread only when the turn brought a single signature (INLINE_BATCH_MAX). A larger
+ * batch goes to the pool even when every pool thread is busy: it waits in the pool's queue.
+ *
+ * Until 2026-11-26 such a batch was recovered on the calling thread instead, so that both cores
+ * worked. But one uWS dispatch delivers up to every connection's request, and the front end then
+ * recovered batch after batch inside it while the pool's finished batch waited for the dispatch
+ * to return: on the order benchmark's floor route (bench/orders/floor.ts) without its write, a
+ * pool batch took 67 ms from run to answer for ~4 ms of work, and the pool recovered 7 % of the
+ * signatures. The front end's thread bounds the peak, so the recoveries belong on the pool, one
+ * thread per core (bench/orders, SHARDS=1, alternating full runs: 8 710 / 8 728 / 8 002 orders/s
+ * against 7 734 / 7 665 / 8 376 with the old split and one pool thread).
  */
 export class PoolVerifier implements SignatureVerifier {
   private readonly pool: Piscina<RecoverTask, (string | null)[]>;
   private waiting: Waiting[] = [];
   private scheduled = false;
-  /** Batches given to the pool and not answered yet: at most one per pool thread while the front end shares the work. */
-  private inPool = 0;
+  /** Signatures given to the pool and not answered yet. */
+  private queued = 0;
   readonly recovered = { pool: 0, frontEnd: 0 };
   /** Settles once every pool thread has loaded the task module (or exited). */
   private readonly loaded: Promise<void>;
 
-  /**
-   * `frontEndShare` false sends every batch to the pool, queued behind a busy thread (piscina's
-   * queue, QUEUE_MAX tasks), and recovers nothing on the calling thread: the benchmark's floor
-   * route (bench/orders/floor.ts), whose front end has little else to do, measured fastest so.
-   */
-  constructor(private readonly threads = Math.max(1, availableParallelism() - 1), private readonly frontEndShare = true) {
+  /** `queuedMax`: SIGNATURES_QUEUED_MAX but in tests. */
+  constructor(threads = availableParallelism(), private readonly queuedMax = SIGNATURES_QUEUED_MAX) {
     // A named export, not a default one: piscina require()s the task file first, and Node 20's
     // require() of an ES module with a default export builds a facade module that, now and
     // then, fails a native assertion and aborts the whole process (seen in the crash test).
@@ -94,6 +100,9 @@ export class PoolVerifier implements SignatureVerifier {
   }
 
   recover(digest: Uint8Array, signature: string): Promise<string | undefined> {
+    if (this.waiting.length + this.queued >= this.queuedMax) {
+      return Promise.reject(new HttpError(503, 'signature checks are busy, retry shortly', undefined, [['retry-after', '1']]));
+    }
     return new Promise((resolve, reject) => {
       this.waiting.push({ digest, signature, resolve, reject });
       if (this.waiting.length >= BATCH_MAX) this.flush();
@@ -121,21 +130,21 @@ export class PoolVerifier implements SignatureVerifier {
     const batch = this.waiting;
     if (batch.length === 0) return;
     this.waiting = [];
-    if (this.frontEndShare && (batch.length <= INLINE_BATCH_MAX || this.inPool >= this.threads)) {
+    if (batch.length <= INLINE_BATCH_MAX) {
       // recoverAddress answers undefined for any bad signature; it does not throw.
       for (const w of batch) w.resolve(recoverAddress(w.digest, w.signature));
       this.recovered.frontEnd += batch.length;
       return;
     }
-    this.inPool++;
+    this.queued += batch.length;
     this.recovered.pool += batch.length;
     this.pool.run({ digests: batch.map((w) => w.digest), signatures: batch.map((w) => w.signature) }).then(
       (addresses) => {
-        this.inPool--;
+        this.queued -= batch.length;
         batch.forEach((w, index) => w.resolve(addresses[index] ?? undefined));
       },
       (error: Error) => {
-        this.inPool--;
+        this.queued -= batch.length;
         batch.forEach((w) => w.reject(error));
       },
     );

@@ -1,13 +1,13 @@
 // The signature pool with real secp256k1 signatures (made with @noble/curves): bursts of orders
-// arriving over several turns of the event loop are recovered on the pool while it has a thread
-// free and on the calling thread while it has not, a lone signature on the calling thread, and
-// every one, good or bad, recovers exactly what the inline verifier recovers. Without the front
-// end's share (the order benchmark's floor route), every batch goes to the pool.
+// arriving over several turns of the event loop are recovered on the pool, queued behind its
+// busy thread, a lone signature on the calling thread, every one, good or bad, recovers exactly
+// what the inline verifier recovers, and signatures beyond the queue's bound are refused with 503.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak256 } from '../../../http/auth/keccak.js';
 import { addressOfPublicKey } from '../../../http/auth/recover.js';
+import { HttpError } from '../../../http/errors.js';
 import { InlineVerifier, PoolVerifier } from '../../../http/auth/verifier.js';
 
 interface Case {
@@ -28,7 +28,7 @@ function signed(seed: number): { case: Case; signer: string } {
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-test('bursts over several turns are shared between the pool and the calling thread, each recovering what the inline verifier does', async () => {
+test('bursts over several turns all go to the pool, a lone signature to the calling thread, each recovering what the inline verifier does', async () => {
   const cases: Case[] = [];
   const expected: (string | undefined)[] = [];
   for (let seed = 1; seed <= 240; seed++) {
@@ -54,45 +54,49 @@ test('bursts over several turns are shared between the pool and the calling thre
 
   const pool = new PoolVerifier(1);
   try {
-    // Four turns of 60: the first turn's batch keeps the pool thread busy for milliseconds, so
-    // the next turns' batches are recovered here.
+    // Four turns of 60: the first turn's batch keeps the pool thread busy for milliseconds, and
+    // the next turns' batches wait for it in the pool's queue.
     const pending: Promise<string | undefined>[] = [];
     for (let turn = 0; turn < 4; turn++) {
       for (const c of cases.slice(turn * 60, turn * 60 + 60)) pending.push(pool.recover(c.digest, c.signature));
       await nextTurn();
     }
     assert.deepEqual(await Promise.all(pending), reference);
-    assert.equal(pool.recovered.pool + pool.recovered.frontEnd, cases.length);
-    assert.ok(pool.recovered.pool >= 60, `the pool recovered ${pool.recovered.pool}`);
-    assert.ok(pool.recovered.frontEnd > 0, 'batches that would wait for the busy pool thread are recovered on the calling thread');
+    assert.deepEqual(pool.recovered, { pool: cases.length, frontEnd: 0 });
 
     // One at a time (a bot at its own pace): each lone signature is recovered on the calling
     // thread, which costs less than the pool's hand-offs, though the pool is idle.
-    const before = { ...pool.recovered };
     for (const c of cases.slice(0, 5)) assert.equal(await pool.recover(c.digest, c.signature), reference[cases.indexOf(c)]);
-    assert.deepEqual(pool.recovered, { pool: before.pool, frontEnd: before.frontEnd + 5 });
+    assert.deepEqual(pool.recovered, { pool: cases.length, frontEnd: 5 });
 
-    // Two in one turn, the pool idle: the batch goes to the pool.
+    // Two in one turn: the batch goes to the pool.
     const pair = cases.slice(5, 7);
     assert.deepEqual(await Promise.all(pair.map((c) => pool.recover(c.digest, c.signature))), reference.slice(5, 7));
-    assert.deepEqual(pool.recovered, { pool: before.pool + 2, frontEnd: before.frontEnd + 5 });
+    assert.deepEqual(pool.recovered, { pool: cases.length + 2, frontEnd: 5 });
   } finally {
     await pool.close();
   }
 });
 
-test('without the front end\'s share, lone signatures and bursts behind a busy pool all go to the pool', async () => {
-  const cases = Array.from({ length: 130 }, (_, index) => signed(1000 + index));
-  const pool = new PoolVerifier(1, false);
+test('signatures beyond the queue bound are refused with 503 and Retry-After, the others recovered', async () => {
+  const cases = Array.from({ length: 150 }, (_, index) => signed(1000 + index));
+  const pool = new PoolVerifier(1, 100);
   try {
-    const pending: Promise<string | undefined>[] = [];
-    for (let turn = 0; turn < 2; turn++) {
-      for (const { case: c } of cases.slice(turn * 64, turn * 64 + 64)) pending.push(pool.recover(c.digest, c.signature));
-      await nextTurn();
+    const settled = await Promise.allSettled(cases.map(({ case: c }) => pool.recover(c.digest, c.signature)));
+    settled.slice(0, 100).forEach((result, index) => {
+      assert.deepEqual(result, { status: 'fulfilled', value: cases[index]!.signer }, `signature ${index}`);
+    });
+    for (const result of settled.slice(100)) {
+      assert.equal(result.status, 'rejected');
+      const error = (result as PromiseRejectedResult).reason as HttpError;
+      assert.ok(error instanceof HttpError);
+      assert.equal(error.status, 503);
+      assert.match(error.message, /signature checks are busy/);
+      assert.deepEqual(error.headers, [['retry-after', '1']]);
     }
-    assert.deepEqual(await Promise.all(pending), cases.slice(0, 128).map((entry) => entry.signer));
-    for (const { case: c, signer } of cases.slice(128)) assert.equal(await pool.recover(c.digest, c.signature), signer);
-    assert.deepEqual(pool.recovered, { pool: 130, frontEnd: 0 });
+    // Once the queue has drained, signatures are taken again.
+    const { case: again, signer } = cases[0]!;
+    assert.equal(await pool.recover(again.digest, again.signature), signer);
   } finally {
     await pool.close();
   }
