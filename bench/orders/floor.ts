@@ -32,16 +32,19 @@ export function addOrderFloor(app: TemplatedApp, dataDir: string): () => Promise
   const orders: Database<Buffer, string> = root.openDB({ name: 'orders', encoding: 'binary' });
   const verifier = new PoolVerifier(FLOOR_THREADS);
   app.post(floorPath, (res) => {
-    let aborted = false;
+    let closed = false;
     res.onAborted(() => {
-      aborted = true;
+      closed = true;
     });
     const reply = (status: string, body: string): void => {
-      if (!aborted) answer(res, status, body);
+      if (closed) return;
+      closed = true;
+      answer(res, status, body);
     };
     const chunks: Buffer[] = [];
     let length = 0;
     res.onData((chunk, isLast) => {
+      if (closed) return;
       length += chunk.byteLength;
       if (length > BODY_BYTES_MAX) return reply('413 Payload Too Large', '{"error":"body too large"}');
       chunks.push(Buffer.from(chunk.slice(0)));
