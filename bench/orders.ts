@@ -1,7 +1,9 @@
 // The HTTP order benchmark (issue 5): fully authenticated, signature-checked, durable POST /order
 // over keep-alive connections from many accounts, against what bounds it, all in the same run:
 // the signature verifier's own single-core rate (recoverAddress in a tight loop) and the
-// internal trading client's durable throughput (bench/durable's closed loop, no HTTP, no auth).
+// internal trading client's durable throughput (bench/durable's closed loop, no HTTP, no auth),
+// and the floor (orders/floor.ts: the same requests on a route that does only what a durable,
+// signature-checked order cannot skip), which bounds what any server of this shape reaches here.
 // Order signatures are checked on the piscina pool (VERIFY_THREADS one per core, the default) and inline
 // on the front end (VERIFY_THREADS=0), with one matching worker and with two (SHARDS=1, 2), each
 // on a fresh server replaying the same signed orders;
@@ -127,7 +129,7 @@ interface ServerFigures {
   readonly floor: FloorFigures | undefined;
 }
 
-/** The floor route (bench/orders/floor.ts) under the peak's own requests and connections. */
+/** The floor route (bench/orders/floor.ts) under the peak's connections and requests. */
 interface FloorFigures {
   readonly peak: LoadResult;
   readonly serverCpuSeconds: number;
@@ -209,7 +211,8 @@ async function sendAll(exchange: Exchange, signed: Signed, plan: OrderPlan['setu
 
 /**
  * One server: enrol, the setup that hands out shares, a warm-up, the closed-loop peak (server
- * CPU per thread read around it), then the open loop at half that peak.
+ * CPU per thread read around it), the open loop at half that peak and at the low rates; on the
+ * first server, the auth costs alone before and the floor route after.
  */
 async function measureServer(
   shards: number, verifyThreads: number, signed: Signed, exchange: Exchange, sizes: Sizes, first: boolean, profileDir: string | undefined,
