@@ -111,7 +111,7 @@ export function operatorMetrics(trading: TradingRuntime, channels: LiveChannels,
   threadMetrics(metrics, trading);
   orderMetrics(metrics, trading);
   metrics.gauge({
-    name: 'clobd_signatures_recovered_total', help: 'Order signatures recovered, by where: on the signature pool, or on the front end\'s thread (a lone signature, or while the pool was busy).',
+    name: 'clobd_signatures_recovered_total', help: 'Order signatures recovered, by where: on the signature pool, or on the front end\'s thread (a lone signature in its turn of the event loop, or VERIFY_THREADS=0).',
     type: 'counter', samples: () => [[{ where: 'pool' }, verifier.recovered.pool], [{ where: 'front_end' }, verifier.recovered.frontEnd]],
   });
   metrics.gauge({

@@ -2,10 +2,11 @@
 // server's CLOB listener that does only what no durable, signature-checked order can skip. It
 // reads the body, parses the JSON, hashes the EIP-712 order, recovers its signer on the server's
 // own signature pool (http/auth/verifier.ts) with a thread per core, writes the body to LMDB with
-// a synced commit, and answers as POST /order does. It
-// does no HMAC check, no validation, no matching, no ledger and no account reads. The benchmark
-// sends it the very requests of clobd's peak from the same generator, so what it reaches bounds
-// what clobd can reach on this machine.
+// a synced commit, and answers as POST /order does. It does no HMAC check, no validation, no
+// matching, no ledger and no account reads. The benchmark sends it clobd's peak requests from the
+// same generator, so what it reaches bounds what clobd can reach on this machine. It reads its
+// body itself rather than through http/respond.ts's readBody, which runs on the router's request
+// lifecycle (deadlines, the 408/413 replies) that a raw route does not have.
 import { join } from 'node:path';
 import type { Database } from 'lmdb';
 import { openDurable } from '../../engine/durable_env.js';

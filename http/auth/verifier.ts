@@ -50,7 +50,7 @@ const LOAD_WAIT_MS = 10_000;
  * Signatures waiting for the pool or on it. Beyond this an order is refused with 503 and
  * Retry-After instead of queued: ~4 000 signatures are ~0.15 s of recovery for two threads here.
  */
-export const SIGNATURES_QUEUED_MAX = 4096;
+const SIGNATURES_QUEUED_MAX = 4096;
 /** Piscina's own bound on queued tasks: never the one reached, since no task is smaller than one signature. */
 const QUEUE_MAX = SIGNATURES_QUEUED_MAX;
 
