@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
-"""jitlines.py N TOP cg0 jit0 cgN jitN map.json dist
+"""jitlines.py N TOP cg jit map.json dist
 
-Instructions per command of V8's optimized code, per function and per source line: the
-difference between two callgrind runs (--dump-instr=yes) that executed 0 and N measured
-commands, each joined with the jitdump V8 wrote (--perf-prof: code addresses, sizes, names and
-address -> line tables). Lines are decoded with padlines.py's map (line // 1000 names the file);
+Instructions per command of V8's optimized code, per function and per source line: a callgrind
+run (--dump-instr=yes) that counted N measured commands and nothing else, joined with the
+jitdump V8 wrote (--perf-prof: code addresses, sizes, names and address -> line tables). Lines are decoded with padlines.py's map (line // 1000 names the file);
 set BYLINE=1 for lines across every function, otherwise the busiest functions are listed.
 EVENT names another callgrind event to count instead (DLmr: misses of the last cache level)."""
 import bisect, collections, json, os, re, struct, sys
@@ -94,11 +93,9 @@ def attribute(cg_path, jit_path):
 
 def main():
     n, top = float(sys.argv[1]), int(sys.argv[2])
-    f0, l0 = attribute(sys.argv[3], sys.argv[4])
-    f1, l1 = attribute(sys.argv[5], sys.argv[6])
-    mapping = json.load(open(sys.argv[7]))
-    dist = sys.argv[8]
-    functions = {key: f1[key] - f0[key] for key in set(f0) | set(f1)}
+    functions, by_line = attribute(sys.argv[3], sys.argv[4])
+    mapping = json.load(open(sys.argv[5]))
+    dist = sys.argv[6]
     print(f"{sum(functions.values()) / n:.{DIGITS}f} {EVENT or 'instructions'} per command in optimized code")
     if not os.environ.get('BYLINE'):
         for name, count in sorted(functions.items(), key=lambda item: -item[1])[:top]:
@@ -107,7 +104,7 @@ def main():
         return
     sources = {}
     lines = collections.Counter()
-    for (name, line), count in ((key, l1[key] - l0[key]) for key in set(l0) | set(l1)):
+    for (name, line), count in by_line.items():
         lines[(line // 1000, line % 1000) if line >= 1000 else (name, line)] += count
     for (where, line), count in lines.most_common(top):
         if count / n < LINE_FLOOR:
