@@ -23,16 +23,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 kind=${1:-fast}; n=${2:-50000}; warm=${3:-100000}
-dist=${DIST:-dist}
+dist=$(realpath "${DIST:-dist}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ln -s "$(pwd)/node_modules" "$work/node_modules"
 [ -n "${DIST:-}" ] || npm run build >/dev/null
+[ -f "$dist/bench/engine/profile/replay.js" ] || { echo "no build at $dist" >&2; exit 1; }
 # The server's Node options (http/node_flags.ts): they decide what TurboFan inlines. V8's string
 # hash seed and random seed are fixed below: with a random seed per run, one build counted 4 770
 # to 5 340 instructions a command of the fast flow (all code), and 5 021 and 5 227 in optimized
 # code.
-flags=$(node --input-type=module -e "import('./$dist/http/node_flags.js').then((m) => console.log(m.SERVER_NODE_FLAGS.join(' ')))")
+flags=$(node --input-type=module -e "import('$dist/http/node_flags.js').then((m) => console.log(m.SERVER_NODE_FLAGS.join(' ')))")
 python3 bench/engine/profile/padlines.py "$dist" "$work/dist" "$work/lines.map"
 node "$dist/bench/engine/profile/replay.js" 0 0 "$kind" >/dev/null   # builds the cached flow natively
 mkfifo "$work/fifo"
@@ -45,7 +46,7 @@ profiled=$!
 # Waits for replay.js to reach `stage`, then runs the rest of the arguments and lets it go on.
 step() {
   local stage=$1; shift
-  until grep -qx "$stage" "$work/stages"; do
+  until grep -qx "$stage" "$work/stages" 2>/dev/null; do
     kill -0 "$profiled" 2>/dev/null || { cat "$work/stages" >&2; exit 1; }
     sleep 0.2
   done
