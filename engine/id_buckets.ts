@@ -153,11 +153,24 @@ export class IdBuckets {
    * are compared only where the stored hash matches.
    */
   findKey(id: string, hash: number, keys: readonly string[]): number {
+    const ref = this.findKeyRef(id, hash, keys);
+    return ref === -1 ? -1 : this.valueAt(ref);
+  }
+
+  /** The bucket reference of the entry whose key is `id` (as findKey), or -1. */
+  findKeyRef(id: string, hash: number, keys: readonly string[]): number {
     const bucket = probeKey(this.words, this.mask, hash, id, keys);
-    if (bucket !== -1) return this.valueAt(bucket);
-    if (this.old === undefined) return -1;
+    if (bucket !== -1 || this.old === undefined) return bucket;
     const old = probeKey(this.old, this.oldMask, hash, id, keys);
-    return old === -1 ? -1 : this.valueAt(OLD_REF + old);
+    return old === -1 ? -1 : OLD_REF + old;
+  }
+
+  /** Whether the bucket at reference `ref` holds the entry (hash, value). */
+  holds(ref: number, hash: number, value: number): boolean {
+    const words = ref >= OLD_REF ? this.old : this.words;
+    const bucket = ref >= OLD_REF ? ref - OLD_REF : ref;
+    return words !== undefined && 2 * bucket < words.length && words[2 * bucket] === (hash | IN_USE) &&
+      words[2 * bucket + 1] === value;
   }
 
   /**

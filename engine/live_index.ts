@@ -9,6 +9,8 @@ import type { OrderTable } from './orders.js';
 export class LiveIndex {
   private readonly buckets: IdBuckets;
   private readonly orders: OrderTable;
+  /** Where the last successful find found its order (a bucket reference; see remove). */
+  private foundRef = 0;
 
   constructor(orders: OrderTable) {
     this.orders = orders;
@@ -21,7 +23,10 @@ export class LiveIndex {
 
   /** The slot of the live order `id` (hashed as `hash`), or -1. */
   find(id: string, hash: number): number {
-    return this.buckets.findKey(id, hash, this.orders.ids);
+    const ref = this.buckets.findKeyRef(id, hash, this.orders.ids);
+    if (ref === -1) return -1;
+    this.foundRef = ref;
+    return this.buckets.valueAt(ref);
   }
 
   /** Indexes an order that has just rested in `slot`. */
@@ -31,8 +36,16 @@ export class LiveIndex {
     this.buckets.insert(hash, slot);
   }
 
-  /** Drops the order in `slot` (hashed as `hash`), which is indexed. */
+  /**
+   * Drops the order in `slot` (hashed as `hash`), which is indexed. A cancel found the order just
+   * before, so the bucket of the last find is tried first: no two entries are the same (hash,
+   * slot), so a bucket still holding that pair is the order's, and one that does not (entries
+   * shifted since, or the last find was another order's, as for a filled maker) sends the removal
+   * through a probe. Callgrind, one window each: deep 3 805 -> 3 779 instructions a command, fast
+   * 5 660 -> 5 337 (most of that from TurboFan inlining the fill path differently).
+   */
   remove(hash: number, slot: number): void {
-    this.buckets.deleteAt(this.buckets.find(hash, slot));
+    const ref = this.foundRef;
+    this.buckets.deleteAt(this.buckets.holds(ref, hash, slot) ? ref : this.buckets.find(hash, slot));
   }
 }
