@@ -25,7 +25,8 @@ cd "$(dirname "$0")/../../.."
 kind=${1:-fast}; n=${2:-50000}; warm=${3:-100000}
 dist=$(realpath "${DIST:-dist}")
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+profiled=
+trap '[ -z "$profiled" ] || kill "$profiled" 2>/dev/null; rm -rf "$work"' EXIT
 ln -s "$(pwd)/node_modules" "$work/node_modules"
 [ -n "${DIST:-}" ] || npm run build >/dev/null
 [ -f "$dist/bench/engine/profile/replay.js" ] || { echo "no build at $dist" >&2; exit 1; }

@@ -66,6 +66,7 @@ function handshake(stage: string): void {
   readFileSync(fifo);
 }
 const from = flow.prefill + Number(warm);
+if (from + Number(measured) > flow.length) throw new Error(`warm-up and measured rows pass the flow's ${flow.length}`);
 const settleFrom = Math.max(0, from - SETTLE_ROWS);
 const settled = Math.max(0, settleFrom - REWARM_ROWS);
 replay(0, settled);
