@@ -165,12 +165,14 @@ export class IdBuckets {
     return old === -1 ? -1 : OLD_REF + old;
   }
 
-  /** Whether the bucket at reference `ref` holds the entry (hash, value). */
+  /**
+   * Whether the bucket at reference `ref` holds the entry (hash, value). A stale reference stays
+   * in range: the current array only grows, and an old array is replaced only by a larger one.
+   */
   holds(ref: number, hash: number, value: number): boolean {
     const words = ref >= OLD_REF ? this.old : this.words;
     const bucket = ref >= OLD_REF ? ref - OLD_REF : ref;
-    return words !== undefined && 2 * bucket < words.length && words[2 * bucket] === (hash | IN_USE) &&
-      words[2 * bucket + 1] === value;
+    return words !== undefined && words[2 * bucket] === (hash | IN_USE) && words[2 * bucket + 1] === value;
   }
 
   /**

@@ -23,12 +23,12 @@
 // (bench/engine/profile/instructions.sh), 10 000 / 20 000 took 4 % off the deep flow's
 // instructions a command and 3 % off the normal one's, the fast flow level; two alternating
 // full engine runs each ran the worst flow faster with it (1.87 and 2.00 M cmd/s against 1.80 and
-// 1.57 M), and quick POST /order and durable runs showed no warm-up cost beyond their noise. The engine runs in the server's worker threads, which share
-// the process's V8 options, so the engine benchmark runs with these options too. The price is a
-// slower warm-up (larger functions take longer to optimize): with 3 000, bench/durable's
-// 10-second quick runs measured 44–55 k durable cmd/s through the runtime against 60–74 k without
-// it (3 pairs), while its full runs measured the same (4 pairs, 90–106 k against 88–102 k), as
-// did the POST /order peak.
+// 1.57 M), and quick POST /order and durable runs showed no warm-up cost beyond their noise. The
+// engine runs in the server's worker threads, which share the process's V8 options, so the
+// engine benchmark runs with these options too. The price is a slower warm-up (larger functions
+// take longer to optimize): with 3 000, bench/durable's 10-second quick runs measured 44–55 k
+// durable cmd/s through the runtime against 60–74 k without it (3 pairs), while its full runs
+// measured the same (4 pairs, 90–106 k against 88–102 k), as did the POST /order peak.
 export const SERVER_NODE_FLAGS: readonly string[] = [
   '--v8-pool-size=1', '--max-inlined-bytecode-size-cumulative=10000', '--max-inlined-bytecode-size-absolute=20000',
 ];

@@ -19,7 +19,7 @@
 # Counting two runs, with N commands and with none, and taking the difference (as this script
 # did before) moved by ±5 % between runs of one build (deep flow: 3 497 to 3 762), since each run's
 # thousands of millions of start-up instructions vary by more than the difference; the window
-# counts one build the same to a few instructions (deep 3 783 and 3 783, fast 5 920 and 5 921).
+# counts one build the same to a few instructions (deep 3 806 and 3 807, fast 5 662 and 5 665).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 kind=${1:-fast}; n=${2:-50000}; warm=${3:-100000}

@@ -3,8 +3,9 @@
 
 Instructions per command of V8's optimized code, per function and per source line: a callgrind
 run (--dump-instr=yes) that counted N measured commands and nothing else, joined with the
-jitdump V8 wrote (--perf-prof: code addresses, sizes, names and address -> line tables). Lines are decoded with padlines.py's map (line // 1000 names the file);
-set BYLINE=1 for lines across every function, otherwise the busiest functions are listed.
+jitdump V8 wrote (--perf-prof: code addresses, sizes, names and address -> line tables). Lines
+are decoded with padlines.py's map (line // 1000 names the file); set BYLINE=1 for lines across
+every function, otherwise the busiest functions are listed.
 EVENT names another callgrind event to count instead (DLmr: misses of the last cache level)."""
 import bisect, collections, json, os, re, struct, sys
 

@@ -15,7 +15,7 @@ import { collectGarbage } from '../../support/collect.js';
 
 const ROWS = 300_000;
 const ID_POOL = 1 << 17;
-/** Rows replayed between the collection and the measured ones (see below). */
+/** Rows replayed between the collection and the settling rows (see below). */
 const REWARM_ROWS = 20_000;
 /** Rows replayed after the first handshake, before the measured ones (see below). */
 const SETTLE_ROWS = 10_000;
