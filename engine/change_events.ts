@@ -51,7 +51,7 @@ export function pushBalanceChanges(state: EngineState): void {
       // A position freed by a resolution during the command reads as zero, as it was left.
       market = (asset - 1) >> 1;
       outcome = (asset - 1) & 1;
-      const share = 2 * refs[index]! + outcome;
+      const share = (2 * refs[index]! + outcome) | 0;
       free = positions.sharesFree[share]!;
       reserved = positions.sharesReserved[share]!;
     }

@@ -5,6 +5,13 @@
 // The consumer reads the rows after each command or batch and clears the buffer; the buffer
 // doubles when a command needs more rows. Each kind uses the fields listed on it; the other
 // fields of its row hold leftovers.
+//
+// Indexes into the rows are written `(base + Field.x) | 0` and rows found with Math.imul:
+// TurboFan compiles a plain `base + 3` as an int32 add with an overflow check (it speculates
+// on small integers and must deoptimize past 2^31), and the truncation tells it no check is
+// needed, which no index here comes near. With the same in the order records, the ladder's
+// links, the id buckets and the ledger's share indexes: callgrind, one window each, deep
+// 3 616 -> 3 581 instructions a command, normal 4 682 -> 4 557, fast 5 365 -> 5 209.
 import { assert } from './assert.js';
 import { EVENTS_CAPACITY_LIMIT } from './constants.js';
 
@@ -88,6 +95,7 @@ export type Text = (typeof Text)[keyof typeof Text];
 
 const NUMBERS_PER_ROW = 24;
 const STRINGS_PER_ROW = 4;
+assert(EVENTS_CAPACITY_LIMIT * NUMBERS_PER_ROW < 2 ** 31, 'row indexes stay int32 (the `| 0` above)');
 
 export class EventBuffer {
   count = 0;
@@ -139,14 +147,14 @@ export class EventBuffer {
   ): void {
     const row = this.row(EventKind.ORDER_ACCEPTED);
     this.setOrderAndAccount(row, orderId, account);
-    const base = row * NUMBERS_PER_ROW;
+    const base = Math.imul(row, NUMBERS_PER_ROW);
     this.setOrder(base, market, outcome, side, priceUnits, sizeMicros);
     const numbers = this.numbers;
-    numbers[base + Field.orderType] = orderType;
-    numbers[base + Field.matchedMicros] = matchedMicros;
-    numbers[base + Field.remainingMicros] = remainingMicros;
-    numbers[base + Field.expirationMs] = expirationMs;
-    numbers[base + Field.flags] = flags;
+    numbers[(base + Field.orderType) | 0] = orderType;
+    numbers[(base + Field.matchedMicros) | 0] = matchedMicros;
+    numbers[(base + Field.remainingMicros) | 0] = remainingMicros;
+    numbers[(base + Field.expirationMs) | 0] = expirationMs;
+    numbers[(base + Field.flags) | 0] = flags;
   }
 
   pushRejected(
@@ -155,11 +163,11 @@ export class EventBuffer {
   ): void {
     const row = this.row(EventKind.ORDER_REJECTED);
     this.setOrderAndAccount(row, orderId, account);
-    const base = row * NUMBERS_PER_ROW;
+    const base = Math.imul(row, NUMBERS_PER_ROW);
     this.setOrder(base, market, outcome, side, priceUnits, sizeMicros);
     const numbers = this.numbers;
-    numbers[base + Field.orderType] = orderType;
-    numbers[base + Field.code] = code;
+    numbers[(base + Field.orderType) | 0] = orderType;
+    numbers[(base + Field.code) | 0] = code;
   }
 
   /**
@@ -173,22 +181,22 @@ export class EventBuffer {
   ): void {
     const row = this.row(kind);
     this.setOrderAndAccount(row, orderId, account);
-    const base = row * NUMBERS_PER_ROW;
+    const base = Math.imul(row, NUMBERS_PER_ROW);
     this.setOrder(base, market, outcome, side, priceUnits, sizeMicros);
     const numbers = this.numbers;
-    numbers[base + Field.matchedMicros] = matchedMicros;
-    numbers[base + Field.remainingMicros] = remainingMicros;
-    numbers[base + Field.orderType] = orderType;
-    numbers[base + Field.createdAtMs] = createdAtMs;
-    numbers[base + Field.expirationMs] = expirationMs;
-    numbers[base + Field.code] = code;
+    numbers[(base + Field.matchedMicros) | 0] = matchedMicros;
+    numbers[(base + Field.remainingMicros) | 0] = remainingMicros;
+    numbers[(base + Field.orderType) | 0] = orderType;
+    numbers[(base + Field.createdAtMs) | 0] = createdAtMs;
+    numbers[(base + Field.expirationMs) | 0] = expirationMs;
+    numbers[(base + Field.code) | 0] = code;
   }
 
   pushCancelRejected(orderId: string, account: string, code: number): void {
     const row = this.row(EventKind.CANCEL_REJECTED);
     this.setOrderAndAccount(row, orderId, account);
-    const base = row * NUMBERS_PER_ROW;
-    this.numbers[base + Field.code] = code;
+    const base = Math.imul(row, NUMBERS_PER_ROW);
+    this.numbers[(base + Field.code) | 0] = code;
   }
 
   /** A fill: the taker's order, token, side and price, then the maker's. */
@@ -199,61 +207,61 @@ export class EventBuffer {
   ): void {
     const row = this.row(EventKind.FILL);
     this.setOrderAndAccount(row, orderId, account);
-    const base = row * NUMBERS_PER_ROW;
+    const base = Math.imul(row, NUMBERS_PER_ROW);
     this.setOrder(base, market, outcome, side, priceUnits, sizeMicros);
     const numbers = this.numbers;
-    numbers[base + Field.fillIndex] = fillIndex;
-    numbers[base + Field.feeMicros] = feeMicros;
-    numbers[base + Field.code] = fillKind;
-    numbers[base + Field.makerOutcome] = makerOutcome;
-    numbers[base + Field.makerSide] = makerSide;
-    numbers[base + Field.makerPriceUnits] = makerPriceUnits;
-    const strings = row * STRINGS_PER_ROW;
-    this.strings[strings + Text.makerOrderId] = makerOrderId;
-    this.strings[strings + Text.makerAccount] = makerAccount;
+    numbers[(base + Field.fillIndex) | 0] = fillIndex;
+    numbers[(base + Field.feeMicros) | 0] = feeMicros;
+    numbers[(base + Field.code) | 0] = fillKind;
+    numbers[(base + Field.makerOutcome) | 0] = makerOutcome;
+    numbers[(base + Field.makerSide) | 0] = makerSide;
+    numbers[(base + Field.makerPriceUnits) | 0] = makerPriceUnits;
+    const strings = Math.imul(row, STRINGS_PER_ROW);
+    this.strings[(strings + Text.makerOrderId) | 0] = makerOrderId;
+    this.strings[(strings + Text.makerAccount) | 0] = makerAccount;
   }
 
   pushLevel(market: number, bookSide: number, priceUnits: number, sizeMicros: number): void {
     const row = this.row(EventKind.LEVEL);
-    const base = row * NUMBERS_PER_ROW;
+    const base = Math.imul(row, NUMBERS_PER_ROW);
     const numbers = this.numbers;
-    numbers[base + Field.market] = market;
-    numbers[base + Field.side] = bookSide;
-    numbers[base + Field.priceUnits] = priceUnits;
-    numbers[base + Field.sizeMicros] = sizeMicros;
+    numbers[(base + Field.market) | 0] = market;
+    numbers[(base + Field.side) | 0] = bookSide;
+    numbers[(base + Field.priceUnits) | 0] = priceUnits;
+    numbers[(base + Field.sizeMicros) | 0] = sizeMicros;
   }
 
   pushBalance(account: string, market: number, outcome: number, freeMicros: number, reservedMicros: number): void {
     const row = this.row(EventKind.BALANCE);
-    this.strings[row * STRINGS_PER_ROW + Text.account] = account;
-    const base = row * NUMBERS_PER_ROW;
+    this.strings[(Math.imul(row, STRINGS_PER_ROW) + Text.account) | 0] = account;
+    const base = Math.imul(row, NUMBERS_PER_ROW);
     const numbers = this.numbers;
-    numbers[base + Field.market] = market;
-    numbers[base + Field.outcome] = outcome;
-    numbers[base + Field.freeMicros] = freeMicros;
-    numbers[base + Field.reservedMicros] = reservedMicros;
+    numbers[(base + Field.market) | 0] = market;
+    numbers[(base + Field.outcome) | 0] = outcome;
+    numbers[(base + Field.freeMicros) | 0] = freeMicros;
+    numbers[(base + Field.reservedMicros) | 0] = reservedMicros;
   }
 
   pushMarket(
     market: number, tickUnits: number, minSizeMicros: number, feeBps: number, flags: number, winner: number,
   ): void {
     const row = this.row(EventKind.MARKET);
-    const base = row * NUMBERS_PER_ROW;
+    const base = Math.imul(row, NUMBERS_PER_ROW);
     const numbers = this.numbers;
-    numbers[base + Field.market] = market;
-    numbers[base + Field.tickUnits] = tickUnits;
-    numbers[base + Field.sizeMicros] = minSizeMicros;
-    numbers[base + Field.feeBps] = feeBps;
-    numbers[base + Field.flags] = flags;
-    numbers[base + Field.outcome] = winner;
+    numbers[(base + Field.market) | 0] = market;
+    numbers[(base + Field.tickUnits) | 0] = tickUnits;
+    numbers[(base + Field.sizeMicros) | 0] = minSizeMicros;
+    numbers[(base + Field.feeBps) | 0] = feeBps;
+    numbers[(base + Field.flags) | 0] = flags;
+    numbers[(base + Field.outcome) | 0] = winner;
   }
 
   pushCommandRejected(code: number, market: number, account: string): void {
     const row = this.row(EventKind.COMMAND_REJECTED);
-    this.strings[row * STRINGS_PER_ROW + Text.account] = account;
-    const base = row * NUMBERS_PER_ROW;
-    this.numbers[base + Field.code] = code;
-    this.numbers[base + Field.market] = market;
+    this.strings[(Math.imul(row, STRINGS_PER_ROW) + Text.account) | 0] = account;
+    const base = Math.imul(row, NUMBERS_PER_ROW);
+    this.numbers[(base + Field.code) | 0] = code;
+    this.numbers[(base + Field.market) | 0] = market;
   }
 
   /** Claims the next row, writing its kind and sequence number; returns its index. */
@@ -261,27 +269,27 @@ export class EventBuffer {
     const row = this.count;
     if (row === this.rowsMax) this.resize(2 * row);
     this.count = row + 1;
-    const base = row * NUMBERS_PER_ROW;
-    this.numbers[base + Field.kind] = kind;
-    this.numbers[base + Field.seq] = this.seqCurrent;
+    const base = Math.imul(row, NUMBERS_PER_ROW);
+    this.numbers[(base + Field.kind) | 0] = kind;
+    this.numbers[(base + Field.seq) | 0] = this.seqCurrent;
     return row;
   }
 
   /** The fields every order event has: market, token, side, price and size. */
   private setOrder(base: number, market: number, outcome: number, side: number, priceUnits: number, sizeMicros: number): void {
     const numbers = this.numbers;
-    numbers[base + Field.market] = market;
-    numbers[base + Field.outcome] = outcome;
-    numbers[base + Field.side] = side;
-    numbers[base + Field.priceUnits] = priceUnits;
-    numbers[base + Field.sizeMicros] = sizeMicros;
+    numbers[(base + Field.market) | 0] = market;
+    numbers[(base + Field.outcome) | 0] = outcome;
+    numbers[(base + Field.side) | 0] = side;
+    numbers[(base + Field.priceUnits) | 0] = priceUnits;
+    numbers[(base + Field.sizeMicros) | 0] = sizeMicros;
   }
 
   /** Writes a row's order id and account (kinds without them leave the fields as they were). */
   private setOrderAndAccount(row: number, orderId: string, account: string): void {
-    const strings = row * STRINGS_PER_ROW;
-    this.strings[strings + Text.orderId] = orderId;
-    this.strings[strings + Text.account] = account;
+    const strings = Math.imul(row, STRINGS_PER_ROW);
+    this.strings[(strings + Text.orderId) | 0] = orderId;
+    this.strings[(strings + Text.account) | 0] = account;
   }
 
   private resize(rows: number): void {

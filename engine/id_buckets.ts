@@ -12,6 +12,8 @@
 // follows what is indexed, within a bound; the old array's entries move over a few per insert
 // (rehashed from the stored hashes, no key is read), so no one insert pays for them all: the
 // shard's index of 1.5 million stored orders took ~120 ms to rehash at once, inside a commit.
+//
+// Index arithmetic is truncated with `| 0`, so TurboFan drops its overflow checks (see events.ts).
 import { assert } from './assert.js';
 
 /**
@@ -108,7 +110,7 @@ export class IdBuckets {
 
   /** The value at a bucket reference (from find, findKey's probe or findMatch). */
   valueAt(ref: number): number {
-    return ref >= OLD_REF ? this.old![2 * (ref - OLD_REF) + 1]! : this.words[2 * ref + 1]!;
+    return ref >= OLD_REF ? this.old![2 * (ref - OLD_REF) + 1]! : this.words[(2 * ref + 1) | 0]!;
   }
 
   /**
@@ -172,7 +174,7 @@ export class IdBuckets {
   holds(ref: number, hash: number, value: number): boolean {
     const words = ref >= OLD_REF ? this.old : this.words;
     const bucket = ref >= OLD_REF ? ref - OLD_REF : ref;
-    return words !== undefined && words[2 * bucket] === (hash | IN_USE) && words[2 * bucket + 1] === value;
+    return words !== undefined && words[(2 * bucket) | 0] === (hash | IN_USE) && words[(2 * bucket + 1) | 0] === value;
   }
 
   /**
@@ -193,8 +195,8 @@ export class IdBuckets {
       this.old![2 * (ref - OLD_REF) + 1] = value;
       return;
     }
-    assert(this.words[2 * ref] !== 0, 'setValueAt: entry present');
-    this.words[2 * ref + 1] = value;
+    assert(this.words[(2 * ref) | 0] !== 0, 'setValueAt: entry present');
+    this.words[(2 * ref + 1) | 0] = value;
   }
 
   /** The bucket reference of (hash, value), which must be present. */
@@ -210,8 +212,8 @@ export class IdBuckets {
   deleteAt(ref: number): void {
     if (ref >= OLD_REF) {
       const bucket = ref - OLD_REF;
-      assert(this.old![2 * bucket]! > 0, 'deleteAt: entry present');
-      this.old![2 * bucket] = GONE;
+      assert(this.old![(2 * bucket) | 0]! > 0, 'deleteAt: entry present');
+      this.old![(2 * bucket) | 0] = GONE;
     } else {
       deleteShifting(this.words, this.mask, ref);
     }
@@ -223,10 +225,10 @@ export class IdBuckets {
     const old = this.old!;
     const end = Math.min(this.oldMask + 1, this.drained + count);
     for (let bucket = this.drained; bucket < end; bucket++) {
-      const stored = old[2 * bucket]!;
+      const stored = old[(2 * bucket) | 0]!;
       if (stored <= 0) continue;
-      this.place(stored & HASH_MASK, old[2 * bucket + 1]!);
-      old[2 * bucket] = GONE;
+      this.place(stored & HASH_MASK, old[(2 * bucket + 1) | 0]!);
+      old[(2 * bucket) | 0] = GONE;
     }
     this.drained = end;
     if (end === this.oldMask + 1) this.old = undefined;
@@ -236,9 +238,9 @@ export class IdBuckets {
     const words = this.words;
     const mask = this.mask;
     let bucket = hash & mask;
-    while (words[2 * bucket] !== 0) bucket = (bucket + 1) & mask;
-    words[2 * bucket] = hash | IN_USE;
-    words[2 * bucket + 1] = value;
+    while (words[(2 * bucket) | 0] !== 0) bucket = (bucket + 1) & mask;
+    words[(2 * bucket) | 0] = hash | IN_USE;
+    words[(2 * bucket + 1) | 0] = value;
   }
 }
 
@@ -253,9 +255,9 @@ function probeKey(words: Int32Array, mask: number, hash: number, id: string, key
   const stored = hash | IN_USE;
   let bucket = hash & mask;
   for (;;) {
-    const word = words[2 * bucket]!;
+    const word = words[(2 * bucket) | 0]!;
     if (word === 0) return -1;
-    if (word === stored && keys[words[2 * bucket + 1]!] === id) return bucket;
+    if (word === stored && keys[words[(2 * bucket + 1) | 0]!] === id) return bucket;
     bucket = (bucket + 1) & mask;
   }
 }
@@ -265,9 +267,9 @@ function probeValue(words: Int32Array, mask: number, hash: number, value: number
   const stored = hash | IN_USE;
   let bucket = hash & mask;
   for (;;) {
-    const word = words[2 * bucket]!;
+    const word = words[(2 * bucket) | 0]!;
     if (word === 0) return -1;
-    if (word === stored && words[2 * bucket + 1] === value) return bucket;
+    if (word === stored && words[(2 * bucket + 1) | 0] === value) return bucket;
     bucket = (bucket + 1) & mask;
   }
 }
@@ -277,30 +279,30 @@ function probe(words: Int32Array, mask: number, hash: number, matches: (value: n
   const stored = hash | IN_USE;
   let bucket = hash & mask;
   for (;;) {
-    const word = words[2 * bucket]!;
+    const word = words[(2 * bucket) | 0]!;
     if (word === 0) return -1;
-    if (word === stored && matches(words[2 * bucket + 1]!)) return bucket;
+    if (word === stored && matches(words[(2 * bucket + 1) | 0]!)) return bucket;
     bucket = (bucket + 1) & mask;
   }
 }
 
 /** Empties `bucket` and shifts back the entries probing past it (an array with no GONE buckets). */
 function deleteShifting(words: Int32Array, mask: number, bucket: number): void {
-  assert(words[2 * bucket] !== 0, 'deleteAt: entry present');
+  assert(words[(2 * bucket) | 0] !== 0, 'deleteAt: entry present');
   let hole = bucket;
   let probeAt = (bucket + 1) & mask;
   for (;;) {
-    const stored = words[2 * probeAt]!;
+    const stored = words[(2 * probeAt) | 0]!;
     if (stored === 0) break;
     const home = stored & mask;
     // The entry at `probeAt` may move into the hole only if its home is not in (hole, probeAt].
     if (((probeAt - home) & mask) >= ((probeAt - hole) & mask)) {
-      words[2 * hole] = stored;
-      words[2 * hole + 1] = words[2 * probeAt + 1]!;
+      words[(2 * hole) | 0] = stored;
+      words[(2 * hole + 1) | 0] = words[(2 * probeAt + 1) | 0]!;
       hole = probeAt;
     }
     probeAt = (probeAt + 1) & mask;
   }
-  words[2 * hole] = 0;
-  words[2 * hole + 1] = 0;
+  words[(2 * hole) | 0] = 0;
+  words[(2 * hole + 1) | 0] = 0;
 }

@@ -7,6 +7,8 @@
 // levels and over whatever the caller stores in the slots, so the same code runs the binary
 // market books and a plain limit-order-book workload (test/engine/ladder.test.ts runs one with
 // a million levels against a sorted reference).
+//
+// Index arithmetic is truncated with `| 0`, so TurboFan drops its overflow checks (see events.ts).
 import { assert } from './assert.js';
 import { LevelBitmap } from './level_bitmap.js';
 
@@ -74,7 +76,7 @@ export class Ladder {
 
   /** The slot after `slot` in its level's FIFO, or NIL. */
   after(slot: number): number {
-    return this.words[slot * this.stride + this.nextOffset]!;
+    return this.words[(slot * this.stride + this.nextOffset) | 0]!;
   }
 
   sizeAt(level: number): number {
@@ -104,7 +106,7 @@ export class Ladder {
       this.occupied.set(level);
       if (this.bestLevel === NIL || this.isBetter(level, this.bestLevel)) this.bestLevel = level;
     } else {
-      this.words[tail * this.stride + this.nextOffset] = slot;
+      this.words[(tail * this.stride + this.nextOffset) | 0] = slot;
     }
     this.tails[level] = slot;
     this.sizes[level] = this.sizes[level]! + sizeMicros;
@@ -118,9 +120,9 @@ export class Ladder {
     const before = this.words[base + this.prevOffset]!;
     const after = this.words[base + this.nextOffset]!;
     if (before === NIL) this.heads[level] = after;
-    else this.words[before * this.stride + this.nextOffset] = after;
+    else this.words[(before * this.stride + this.nextOffset) | 0] = after;
     if (after === NIL) this.tails[level] = before;
-    else this.words[after * this.stride + this.prevOffset] = before;
+    else this.words[(after * this.stride + this.prevOffset) | 0] = before;
     this.words[base + this.nextOffset] = NIL;
     this.words[base + this.prevOffset] = NIL;
     const count = this.counts[level]! - 1;
@@ -174,7 +176,7 @@ export class Ladder {
     let size = 0;
     let before = NIL;
     for (let slot = this.heads[level]!; slot !== NIL; slot = this.after(slot)) {
-      assert(this.words[slot * this.stride + this.prevOffset] === before, 'verify: prev link');
+      assert(this.words[(slot * this.stride + this.prevOffset) | 0] === before, 'verify: prev link');
       assert(count < this.words.length / this.stride, 'verify: level list terminates');
       size += sizeOf(slot);
       count += 1;

@@ -3,6 +3,8 @@
 // balance (with its value before the command) for the end-of-command BALANCE events, and keeps
 // the books balanced: collateral only moves between accounts, into complete sets (MINT) and back
 // out (MERGE, resolution), so free + reserved + sets = deposits − withdrawals at all times.
+//
+// Index arithmetic is truncated with `| 0`, so TurboFan drops its overflow checks (see events.ts).
 import { assert } from './assert.js';
 import { Accounts } from './accounts.js';
 import { COLLATERAL_SUPPLY_MICROS_MAX } from './constants.js';
@@ -64,7 +66,7 @@ export class Ledger {
   }
 
   sharesFreeOf(position: number, outcome: number): number {
-    return this.positions.sharesFree[2 * position + outcome]!;
+    return this.positions.sharesFree[(2 * position + outcome) | 0]!;
   }
 
   /** Free → reserved collateral (a BUY order's limit notional and fee). */
@@ -109,7 +111,7 @@ export class Ledger {
   /** Free → reserved shares (a SELL order's size). */
   reserveShares(position: number, outcome: number, sizeMicros: number): void {
     this.touchShares(position, outcome);
-    const index = 2 * position + outcome;
+    const index = (2 * position + outcome) | 0;
     const free = this.positions.sharesFree[index]! - sizeMicros;
     assert(free >= 0, 'reserveShares: balance checked');
     this.positions.sharesFree[index] = free;
@@ -119,7 +121,7 @@ export class Ledger {
   releaseShares(position: number, outcome: number, sizeMicros: number): void {
     if (sizeMicros === 0) return;
     this.touchShares(position, outcome);
-    const index = 2 * position + outcome;
+    const index = (2 * position + outcome) | 0;
     const reserved = this.positions.sharesReserved[index]! - sizeMicros;
     assert(reserved >= 0, 'releaseShares: reserve covers the release');
     this.positions.sharesReserved[index] = reserved;
@@ -129,7 +131,7 @@ export class Ledger {
   /** Reserved shares leave the account (a SELL fill delivers them). */
   spendReservedShares(position: number, outcome: number, sizeMicros: number): void {
     this.touchShares(position, outcome);
-    const index = 2 * position + outcome;
+    const index = (2 * position + outcome) | 0;
     const reserved = this.positions.sharesReserved[index]! - sizeMicros;
     assert(reserved >= 0, 'spendReservedShares: reserve covers the delivery');
     this.positions.sharesReserved[index] = reserved;
@@ -137,7 +139,7 @@ export class Ledger {
 
   creditShares(position: number, outcome: number, sizeMicros: number): void {
     this.touchShares(position, outcome);
-    const index = 2 * position + outcome;
+    const index = (2 * position + outcome) | 0;
     this.positions.sharesFree[index] = this.positions.sharesFree[index]! + sizeMicros;
   }
 
@@ -174,7 +176,7 @@ export class Ledger {
   }
 
   private zeroShares(position: number, outcome: number): void {
-    const index = 2 * position + outcome;
+    const index = (2 * position + outcome) | 0;
     if (this.positions.sharesFree[index] === 0) return;
     this.touchShares(position, outcome);
     this.positions.sharesFree[index] = 0;
@@ -190,7 +192,7 @@ export class Ledger {
   }
 
   touchShares(position: number, outcome: number): void {
-    const index = 2 * position + outcome;
+    const index = (2 * position + outcome) | 0;
     const stamp = this.dirty.stamp;
     if (this.positions.sharesStamp[index] === stamp) return;
     this.positions.sharesStamp[index] = stamp;

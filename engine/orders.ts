@@ -11,8 +11,10 @@
 // book of 20 000 orders is 1.3 MB of records, its links 320 KB). Freed slots chain through
 // `next`; slots above the high-water mark were never used, so construction touches no record and
 // the memory of unused slots is never committed.
+//
+// Index arithmetic is truncated with `| 0`, so TurboFan drops its overflow checks (see events.ts).
 import { assert } from './assert.js';
-import { MARKETS_MAX, PRICE_LEVELS_COUNT } from './constants.js';
+import { MARKETS_MAX, ORDER_SLOTS_LIMIT, PRICE_LEVELS_COUNT } from './constants.js';
 import { NIL, type SlotLinks } from './ladder.js';
 import type { OrderType, Outcome, Side } from './command.js';
 
@@ -51,6 +53,7 @@ const TYPE_SHIFT = 28;
 const LIVE_BIT = 1 << 30;
 assert(MARKETS_MAX <= 1 << PRICE_SHIFT, 'markets fit the packed word');
 assert(PRICE_LEVELS_COUNT <= 1 << (OUTCOME_SHIFT - PRICE_SHIFT), 'prices fit the packed word');
+assert(ORDER_SLOTS_LIMIT * ORDER_WORDS < 2 ** 31, 'record indexes stay int32 (the `| 0` below)');
 
 /** Per-account heads and tails of the open-order lists; owned by Accounts (it grows them). */
 export interface AccountOrderLists {
@@ -102,9 +105,9 @@ export class OrderTable {
     assert(this.hasFreeSlot(), 'allocate: a free slot was checked for');
     let slot = this.freeHead;
     if (slot === NIL) slot = this.highWater++;
-    else this.freeHead = this.chains[slot * LINK_WORDS + L_NEXT]!;
-    this.chains[slot * LINK_WORDS + L_NEXT] = NIL;
-    this.chains[slot * LINK_WORDS + L_PREV] = NIL;
+    else this.freeHead = this.chains[(slot * LINK_WORDS + L_NEXT) | 0]!;
+    this.chains[(slot * LINK_WORDS + L_NEXT) | 0] = NIL;
+    this.chains[(slot * LINK_WORDS + L_PREV) | 0] = NIL;
     const base = slot * ORDER_WORDS;
     this.words[base + W_ACCOUNT] = account;
     this.words[base + W_POSITION] = position;
@@ -125,15 +128,15 @@ export class OrderTable {
   /** Returns a slot that is already unlinked from its level and its account. */
   release(slot: number): void {
     assert(this.isLive(slot), 'release: slot is live');
-    this.words[slot * ORDER_WORDS + W_PACKED] = 0;
-    this.chains[slot * LINK_WORDS + L_NEXT] = this.freeHead;
+    this.words[(slot * ORDER_WORDS + W_PACKED) | 0] = 0;
+    this.chains[(slot * LINK_WORDS + L_NEXT) | 0] = this.freeHead;
     this.ids[slot] = '';
     this.freeHead = slot;
     this.liveCount -= 1;
   }
 
   isLive(slot: number): boolean {
-    return (this.words[slot * ORDER_WORDS + W_PACKED]! & LIVE_BIT) !== 0;
+    return (this.words[(slot * ORDER_WORDS + W_PACKED) | 0]! & LIVE_BIT) !== 0;
   }
 
   idOf(slot: number): string {
@@ -141,67 +144,67 @@ export class OrderTable {
   }
 
   idHashOf(slot: number): number {
-    return this.words[slot * ORDER_WORDS + W_ID_HASH]!;
+    return this.words[(slot * ORDER_WORDS + W_ID_HASH) | 0]!;
   }
 
   accountOf(slot: number): number {
-    return this.words[slot * ORDER_WORDS + W_ACCOUNT]!;
+    return this.words[(slot * ORDER_WORDS + W_ACCOUNT) | 0]!;
   }
 
   /** The owner's position (account, market) in the ledger, resolved once at placement. */
   positionOf(slot: number): number {
-    return this.words[slot * ORDER_WORDS + W_POSITION]!;
+    return this.words[(slot * ORDER_WORDS + W_POSITION) | 0]!;
   }
 
   marketOf(slot: number): number {
-    return this.words[slot * ORDER_WORDS + W_PACKED]! & ((1 << PRICE_SHIFT) - 1);
+    return this.words[(slot * ORDER_WORDS + W_PACKED) | 0]! & ((1 << PRICE_SHIFT) - 1);
   }
 
   /** The price in YES-orientation units: the order's level in its market's book. */
   levelOf(slot: number): number {
-    return (this.words[slot * ORDER_WORDS + W_PACKED]! >>> PRICE_SHIFT) & ((1 << (OUTCOME_SHIFT - PRICE_SHIFT)) - 1);
+    return (this.words[(slot * ORDER_WORDS + W_PACKED) | 0]! >>> PRICE_SHIFT) & ((1 << (OUTCOME_SHIFT - PRICE_SHIFT)) - 1);
   }
 
   outcomeOf(slot: number): Outcome {
-    return ((this.words[slot * ORDER_WORDS + W_PACKED]! >>> OUTCOME_SHIFT) & 1) as Outcome;
+    return ((this.words[(slot * ORDER_WORDS + W_PACKED) | 0]! >>> OUTCOME_SHIFT) & 1) as Outcome;
   }
 
   sideOf(slot: number): Side {
-    return ((this.words[slot * ORDER_WORDS + W_PACKED]! >>> SIDE_SHIFT) & 1) as Side;
+    return ((this.words[(slot * ORDER_WORDS + W_PACKED) | 0]! >>> SIDE_SHIFT) & 1) as Side;
   }
 
   orderTypeOf(slot: number): OrderType {
-    return ((this.words[slot * ORDER_WORDS + W_PACKED]! >>> TYPE_SHIFT) & 3) as OrderType;
+    return ((this.words[(slot * ORDER_WORDS + W_PACKED) | 0]! >>> TYPE_SHIFT) & 3) as OrderType;
   }
 
   remainingOf(slot: number): number {
-    return this.amounts[slot * ORDER_AMOUNTS + A_REMAINING]!;
+    return this.amounts[(slot * ORDER_AMOUNTS + A_REMAINING) | 0]!;
   }
 
   setRemaining(slot: number, remainingMicros: number): void {
-    this.amounts[slot * ORDER_AMOUNTS + A_REMAINING] = remainingMicros;
+    this.amounts[(slot * ORDER_AMOUNTS + A_REMAINING) | 0] = remainingMicros;
   }
 
   originalOf(slot: number): number {
-    return this.amounts[slot * ORDER_AMOUNTS + A_ORIGINAL]!;
+    return this.amounts[(slot * ORDER_AMOUNTS + A_ORIGINAL) | 0]!;
   }
 
   /** Placement number, unique per engine; orders time priority and expiry ties. */
   serialOf(slot: number): number {
-    return this.amounts[slot * ORDER_AMOUNTS + A_SERIAL]!;
+    return this.amounts[(slot * ORDER_AMOUNTS + A_SERIAL) | 0]!;
   }
 
   createdAtOf(slot: number): number {
-    return this.amounts[slot * ORDER_AMOUNTS + A_CREATED]!;
+    return this.amounts[(slot * ORDER_AMOUNTS + A_CREATED) | 0]!;
   }
 
   expirationOf(slot: number): number {
-    return this.amounts[slot * ORDER_AMOUNTS + A_EXPIRATION]!;
+    return this.amounts[(slot * ORDER_AMOUNTS + A_EXPIRATION) | 0]!;
   }
 
   /** The next order of the same owner, in placement order, or NIL. */
   accountNextOf(slot: number): number {
-    return this.chains[slot * LINK_WORDS + L_ACCOUNT_NEXT]!;
+    return this.chains[(slot * LINK_WORDS + L_ACCOUNT_NEXT) | 0]!;
   }
 
   /** Appends the slot to its owner's open-order list (placement order). */
@@ -209,10 +212,10 @@ export class OrderTable {
     const account = this.accountOf(slot);
     const chains = this.chains;
     const tail = lists.orderTail[account]!;
-    chains[slot * LINK_WORDS + L_ACCOUNT_PREV] = tail;
-    chains[slot * LINK_WORDS + L_ACCOUNT_NEXT] = NIL;
+    chains[(slot * LINK_WORDS + L_ACCOUNT_PREV) | 0] = tail;
+    chains[(slot * LINK_WORDS + L_ACCOUNT_NEXT) | 0] = NIL;
     if (tail === NIL) lists.orderHead[account] = slot;
-    else chains[tail * LINK_WORDS + L_ACCOUNT_NEXT] = slot;
+    else chains[(tail * LINK_WORDS + L_ACCOUNT_NEXT) | 0] = slot;
     lists.orderTail[account] = slot;
     lists.orderCount[account] = lists.orderCount[account]! + 1;
   }
@@ -224,9 +227,9 @@ export class OrderTable {
     const before = chains[base + L_ACCOUNT_PREV]!;
     const after = chains[base + L_ACCOUNT_NEXT]!;
     if (before === NIL) lists.orderHead[account] = after;
-    else chains[before * LINK_WORDS + L_ACCOUNT_NEXT] = after;
+    else chains[(before * LINK_WORDS + L_ACCOUNT_NEXT) | 0] = after;
     if (after === NIL) lists.orderTail[account] = before;
-    else chains[after * LINK_WORDS + L_ACCOUNT_PREV] = before;
+    else chains[(after * LINK_WORDS + L_ACCOUNT_PREV) | 0] = before;
     chains[base + L_ACCOUNT_NEXT] = NIL;
     chains[base + L_ACCOUNT_PREV] = NIL;
     const count = lists.orderCount[account]! - 1;
