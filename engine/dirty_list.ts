@@ -41,7 +41,7 @@ export class DirtyList {
     this.refs[index] = ref;
     this.startsA[index] = startA;
     this.startsB[index] = startB;
-    this.length = index + 1;
+    this.length = (index + 1) | 0;
   }
 
   /** Forgets every item and starts a new command. */

@@ -268,7 +268,7 @@ export class EventBuffer {
   private row(kind: EventKind): number {
     const row = this.count;
     if (row === this.rowsMax) this.resize(2 * row);
-    this.count = row + 1;
+    this.count = (row + 1) | 0;
     const base = Math.imul(row, NUMBERS_PER_ROW);
     this.numbers[(base + Field.kind) | 0] = kind;
     this.numbers[(base + Field.seq) | 0] = this.seqCurrent;

@@ -13,7 +13,7 @@ import { Positions } from './positions.js';
 
 /** Balances are keyed (account, asset) in the dirty list: asset 0 is collateral, then tokens. */
 export function tokenAsset(market: number, outcome: number): number {
-  return 1 + 2 * market + outcome;
+  return (1 + 2 * market + outcome) | 0;
 }
 
 export const COLLATERAL_ASSET = 0;

@@ -108,18 +108,18 @@ export class OrderTable {
     else this.freeHead = this.chains[(slot * LINK_WORDS + L_NEXT) | 0]!;
     this.chains[(slot * LINK_WORDS + L_NEXT) | 0] = NIL;
     this.chains[(slot * LINK_WORDS + L_PREV) | 0] = NIL;
-    const base = slot * ORDER_WORDS;
-    this.words[base + W_ACCOUNT] = account;
-    this.words[base + W_POSITION] = position;
-    this.words[base + W_PACKED] = market | (bookPrice << PRICE_SHIFT) | (outcome << OUTCOME_SHIFT) |
+    const base = (slot * ORDER_WORDS) | 0;
+    this.words[(base + W_ACCOUNT) | 0] = account;
+    this.words[(base + W_POSITION) | 0] = position;
+    this.words[(base + W_PACKED) | 0] = market | (bookPrice << PRICE_SHIFT) | (outcome << OUTCOME_SHIFT) |
       (side << SIDE_SHIFT) | (orderType << TYPE_SHIFT) | LIVE_BIT;
-    this.words[base + W_ID_HASH] = idHash;
-    const amounts = slot * ORDER_AMOUNTS;
-    this.amounts[amounts + A_REMAINING] = remainingMicros;
-    this.amounts[amounts + A_ORIGINAL] = originalMicros;
-    this.amounts[amounts + A_SERIAL] = serial;
-    this.amounts[amounts + A_CREATED] = createdAtMs;
-    this.amounts[amounts + A_EXPIRATION] = expirationMs;
+    this.words[(base + W_ID_HASH) | 0] = idHash;
+    const amounts = (slot * ORDER_AMOUNTS) | 0;
+    this.amounts[(amounts + A_REMAINING) | 0] = remainingMicros;
+    this.amounts[(amounts + A_ORIGINAL) | 0] = originalMicros;
+    this.amounts[(amounts + A_SERIAL) | 0] = serial;
+    this.amounts[(amounts + A_CREATED) | 0] = createdAtMs;
+    this.amounts[(amounts + A_EXPIRATION) | 0] = expirationMs;
     this.ids[slot] = id;
     this.liveCount += 1;
     return slot;
@@ -223,15 +223,15 @@ export class OrderTable {
   unlinkFromAccount(slot: number, lists: AccountOrderLists): void {
     const account = this.accountOf(slot);
     const chains = this.chains;
-    const base = slot * LINK_WORDS;
-    const before = chains[base + L_ACCOUNT_PREV]!;
-    const after = chains[base + L_ACCOUNT_NEXT]!;
+    const base = (slot * LINK_WORDS) | 0;
+    const before = chains[(base + L_ACCOUNT_PREV) | 0]!;
+    const after = chains[(base + L_ACCOUNT_NEXT) | 0]!;
     if (before === NIL) lists.orderHead[account] = after;
     else chains[(before * LINK_WORDS + L_ACCOUNT_NEXT) | 0] = after;
     if (after === NIL) lists.orderTail[account] = before;
     else chains[(after * LINK_WORDS + L_ACCOUNT_PREV) | 0] = before;
-    chains[base + L_ACCOUNT_NEXT] = NIL;
-    chains[base + L_ACCOUNT_PREV] = NIL;
+    chains[(base + L_ACCOUNT_NEXT) | 0] = NIL;
+    chains[(base + L_ACCOUNT_PREV) | 0] = NIL;
     const count = lists.orderCount[account]! - 1;
     assert(count >= 0, 'account order count stays non-negative');
     lists.orderCount[account] = count;
