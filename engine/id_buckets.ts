@@ -76,6 +76,11 @@ const MOVED_PER_INSERT = 4;
 const OLD_REF = 0x40000000;
 /** An old bucket whose entry moved or was deleted while the old array drains: probes go past it. */
 const GONE = -1;
+/**
+ * `old` while no old array drains: empty, so the field always holds an Int32Array and TurboFan
+ * loads it without checking its map (with undefined there, every load of it was checked).
+ */
+const NO_OLD = new Int32Array(0);
 
 export class IdBuckets {
   /** words[2b] is bucket b's stored hash (0 when unused), words[2b + 1] its value. */
@@ -87,7 +92,7 @@ export class IdBuckets {
    * `drained` up. Its entries not moved yet are found there; a moved or deleted one leaves GONE
    * behind, so no entry is shifted back past the drain point and none is missed or found twice.
    */
-  private old: Int32Array | undefined;
+  private old: Int32Array = NO_OLD;
   private oldMask = 0;
   private drained = 0;
   /** Entries held, in either array. */
@@ -110,7 +115,7 @@ export class IdBuckets {
 
   /** The value at a bucket reference (from find, findKey's probe or findMatch). */
   valueAt(ref: number): number {
-    return ref >= OLD_REF ? this.old![2 * (ref - OLD_REF) + 1]! : this.words[(2 * ref + 1) | 0]!;
+    return ref >= OLD_REF ? this.old[2 * (ref - OLD_REF) + 1]! : this.words[(2 * ref + 1) | 0]!;
   }
 
   /**
@@ -120,7 +125,7 @@ export class IdBuckets {
    */
   reserveOne(): void {
     if (2 * (this.entries + 1) <= this.mask + 1 || this.mask + 1 >= this.bucketsMax) return;
-    while (this.old !== undefined) this.drain(this.oldMask + 1);
+    while (this.old !== NO_OLD) this.drain(this.oldMask + 1);
     this.old = this.words;
     this.oldMask = this.mask;
     this.drained = 0;
@@ -136,7 +141,7 @@ export class IdBuckets {
   refill(hashes: Int32Array, count: number): void {
     assert(2 * count <= this.mask + 1, 'refill: room at a load of one half');
     this.words.fill(0);
-    this.old = undefined;
+    this.old = NO_OLD;
     this.drained = 0;
     for (let value = 0; value < count; value++) this.place(hashes[value]!, value);
     this.entries = count;
@@ -145,7 +150,7 @@ export class IdBuckets {
   /** Stores (hash, value) in the first unused bucket from the hash's home. */
   insert(hash: number, value: number): void {
     assert(this.entries <= this.mask, 'insert: a bucket is free');
-    if (this.old !== undefined) this.drain(MOVED_PER_INSERT);
+    if (this.old !== NO_OLD) this.drain(MOVED_PER_INSERT);
     this.place(hash, value);
     this.entries += 1;
   }
@@ -162,19 +167,19 @@ export class IdBuckets {
   /** The bucket reference of the entry whose key is `id` (as findKey), or -1. */
   findKeyRef(id: string, hash: number, keys: readonly string[]): number {
     const bucket = probeKey(this.words, this.mask, hash, id, keys);
-    if (bucket !== -1 || this.old === undefined) return bucket;
+    if (bucket !== -1 || this.old === NO_OLD) return bucket;
     const old = probeKey(this.old, this.oldMask, hash, id, keys);
     return old === -1 ? -1 : OLD_REF + old;
   }
 
   /**
-   * Whether the bucket at reference `ref` holds the entry (hash, value). A stale reference stays
-   * in range: the current array only grows, and an old array is replaced only by a larger one.
+   * Whether the bucket at reference `ref` holds the entry (hash, value). A stale reference into
+   * the current array stays in range (it only grows); one into an old array drained since is not.
    */
   holds(ref: number, hash: number, value: number): boolean {
     const words = ref >= OLD_REF ? this.old : this.words;
-    const bucket = ref >= OLD_REF ? ref - OLD_REF : ref;
-    return words !== undefined && words[(2 * bucket) | 0] === (hash | IN_USE) && words[(2 * bucket + 1) | 0] === value;
+    const at = (2 * (ref >= OLD_REF ? ref - OLD_REF : ref)) | 0;
+    return at < words.length && words[at] === (hash | IN_USE) && words[(at + 1) | 0] === value;
   }
 
   /**
@@ -184,15 +189,15 @@ export class IdBuckets {
    */
   findMatch(hash: number, matches: (value: number) => boolean): number {
     const bucket = probe(this.words, this.mask, hash, matches);
-    if (bucket !== -1 || this.old === undefined) return bucket;
+    if (bucket !== -1 || this.old === NO_OLD) return bucket;
     const old = probe(this.old, this.oldMask, hash, matches);
     return old === -1 ? -1 : OLD_REF + old;
   }
 
   setValueAt(ref: number, value: number): void {
     if (ref >= OLD_REF) {
-      assert(this.old![2 * (ref - OLD_REF)]! > 0, 'setValueAt: entry present');
-      this.old![2 * (ref - OLD_REF) + 1] = value;
+      assert(this.old[2 * (ref - OLD_REF)]! > 0, 'setValueAt: entry present');
+      this.old[2 * (ref - OLD_REF) + 1] = value;
       return;
     }
     assert(this.words[(2 * ref) | 0] !== 0, 'setValueAt: entry present');
@@ -203,7 +208,7 @@ export class IdBuckets {
   find(hash: number, value: number): number {
     const bucket = probeValue(this.words, this.mask, hash, value);
     if (bucket !== -1) return bucket;
-    const old = this.old === undefined ? -1 : probeValue(this.old, this.oldMask, hash, value);
+    const old = this.old === NO_OLD ? -1 : probeValue(this.old, this.oldMask, hash, value);
     assert(old !== -1, 'find: the entry is present');
     return OLD_REF + old;
   }
@@ -212,8 +217,8 @@ export class IdBuckets {
   deleteAt(ref: number): void {
     if (ref >= OLD_REF) {
       const bucket = ref - OLD_REF;
-      assert(this.old![(2 * bucket) | 0]! > 0, 'deleteAt: entry present');
-      this.old![(2 * bucket) | 0] = GONE;
+      assert(this.old[(2 * bucket) | 0]! > 0, 'deleteAt: entry present');
+      this.old[(2 * bucket) | 0] = GONE;
     } else {
       deleteShifting(this.words, this.mask, ref);
     }
@@ -222,7 +227,7 @@ export class IdBuckets {
 
   /** Moves up to `count` old buckets' entries into the current array; drops the old one once empty. */
   private drain(count: number): void {
-    const old = this.old!;
+    const old = this.old;
     const end = Math.min(this.oldMask + 1, this.drained + count);
     for (let bucket = this.drained; bucket < end; bucket++) {
       const stored = old[(2 * bucket) | 0]!;
@@ -231,7 +236,7 @@ export class IdBuckets {
       old[(2 * bucket) | 0] = GONE;
     }
     this.drained = end;
-    if (end === this.oldMask + 1) this.old = undefined;
+    if (end === this.oldMask + 1) this.old = NO_OLD;
   }
 
   private place(hash: number, value: number): void {

@@ -110,7 +110,7 @@ export class Pending {
   private settled = false;
   /** A handler's promise is running: it ends in reply(), which settles. */
   private working = false;
-  private deadline: ReturnType<typeof setTimeout> | undefined;
+  private deadline: ReturnType<typeof setTimeout> | undefined = undefined;
 
   constructor(
     private readonly res: HttpResponse,

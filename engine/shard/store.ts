@@ -101,7 +101,7 @@ export class ShardStore {
   /** Values: read them with readBalanceChanges. */
   private readonly balanceChanges: Database<unknown, number>;
   private readonly snapshots: Database<unknown[], ChunkKey>;
-  private pending: PendingSnapshot | undefined;
+  private pending: PendingSnapshot | undefined = undefined;
   /** Id of the newest snapshot begun, complete or still being written. */
   private snapshotId: number;
   /** The newest complete snapshot: what it covers may be pruned. */

@@ -52,7 +52,7 @@ export class StoredOrders {
   private readonly uncommitted: [string, number][] = [];
   /** The id being probed for, and its stored order once found (see probe). */
   private probing = '';
-  private probed: OrderView | undefined;
+  private probed: OrderView | undefined = undefined;
   /** Made once: placing an order probes for its id, and this runs only where a hash matches. */
   private readonly matchesProbe = (n: number): boolean => {
     const view = this.orderAt(n);

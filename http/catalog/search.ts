@@ -63,7 +63,7 @@ function byRank<T>(a: Ranked<T>, b: Ranked<T>): number {
 }
 
 export class CatalogSearch {
-  private corpus: Corpus | undefined;
+  private corpus: Corpus | undefined = undefined;
 
   constructor(private readonly store: CatalogStore) {}
 

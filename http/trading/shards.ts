@@ -69,7 +69,7 @@ const ANSWERS_PER_TURN = 256;
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 class ShardHandle {
-  worker: Worker | undefined;
+  worker: Worker | undefined = undefined;
   commandRing: Ring;
   resultRing: Ring;
   /** Decodes this result ring's answers; a new one with every new ring (and worker). */
@@ -77,9 +77,9 @@ class ShardHandle {
   ready = false;
   stopping = false;
   marketKeys: string[] = [];
-  recovery: RecoveryFigures | undefined;
+  recovery: RecoveryFigures | undefined = undefined;
   /** The current worker's thread id in the kernel (undefined off Linux, or before it is ready). */
-  threadId: number | undefined;
+  threadId: number | undefined = undefined;
   readonly pending = new Map<number, Pending>();
   readonly controls = new Map<number, Control>();
   restarts = 0;

@@ -68,7 +68,7 @@ function sameText(given: unknown, expected: string | Buffer): boolean {
 }
 
 export class LiveChannels implements MarketDataListener {
-  private app: TemplatedApp | undefined;
+  private app: TemplatedApp | undefined = undefined;
   private readonly sockets = new Set<WebSocket<SocketData>>();
   private readonly perIp = new Map<string, number>();
   /** Authenticated user-channel sockets by address. */
