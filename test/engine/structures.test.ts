@@ -143,6 +143,24 @@ suite('structures', () => {
     assert.ok(buckets.buckets() >= 16_384, `the array doubled several times: ${buckets.buckets()} buckets`);
   });
 
+  test('a reference into the old array holds nothing once that array has drained', () => {
+    const buckets = new IdBuckets(4096);
+    const hashOf = (value: number): number => hashOrderId(`id-${value}`, 3);
+    const insert = (value: number): void => {
+      buckets.reserveOne();
+      buckets.insert(hashOf(value), value);
+    };
+    let value = 0;
+    while (buckets.buckets() === 1024) insert(value++);
+    // Grown just now: the entries inserted first still sit in the old array.
+    const ref = buckets.find(hashOf(0), 0);
+    assert.ok(ref >= 0x40000000, 'entry 0 is found in the old array');
+    assert.ok(buckets.holds(ref, hashOf(0), 0));
+    for (let more = 0; more < 300; more += 1) insert(value++);
+    assert.ok(!buckets.holds(ref, hashOf(0), 0), 'the stale reference holds nothing');
+    assert.ok(buckets.find(hashOf(0), 0) < 0x40000000, 'entry 0 moved to the current array');
+  });
+
   test('the live index finds exactly the resting ids, through collisions and removals', () => {
     const prng = new Prng(6);
     const orders = new OrderTable(400);
