@@ -77,6 +77,9 @@ export class Book {
     const index = side * PRICE_LEVELS_COUNT + bookPrice;
     if (this.stamps[index] === this.dirty.stamp) return;
     this.stamps[index] = this.dirty.stamp;
-    this.dirty.add(2 * this.market + side, bookPrice, 0, this.ladder(side).sizeAt(bookPrice), 0);
+    const dirty = this.dirty;
+    const item = dirty.add(2 * this.market + side, bookPrice, 0);
+    dirty.startsA[item] = this.ladder(side).sizeAt(bookPrice);
+    dirty.startsB[item] = 0;
   }
 }

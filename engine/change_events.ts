@@ -2,6 +2,7 @@
 // BALANCE event per (account, asset) whose free or reserved amount changed, each group in the
 // order the command first touched them (dirty_list.ts). Coalescing per command keeps the stream
 // small when one order sweeps a level, and items that changed and changed back emit nothing.
+import { Field } from './events.js';
 import { COLLATERAL_ASSET } from './ledger.js';
 import type { EngineState } from './state.js';
 
@@ -56,7 +57,9 @@ export function pushBalanceChanges(state: EngineState): void {
       reserved = positions.sharesReserved[share]!;
     }
     if (free !== startsFree[index] || reserved !== startsReserved[index]) {
-      events.pushBalance(accounts.addresses[account]!, market, outcome, free, reserved);
+      const row = events.pushBalance(accounts.addresses[account]!, market, outcome);
+      events.setNumber(row, Field.freeMicros, free);
+      events.setNumber(row, Field.reservedMicros, reserved);
     }
   }
   dirty.clear();

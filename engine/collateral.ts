@@ -31,7 +31,7 @@ export function withdraw(state: EngineState, command: Command): void {
   const account = ledger.accounts.find(command.account);
   let reject = 0;
   if (!isValidAmount(amount)) reject = Reject.INVALID_AMOUNT;
-  else if (account === -1 || ledger.collateralFreeOf(account) < amount) reject = Reject.NOT_ENOUGH_BALANCE;
+  else if (account === -1 || !ledger.hasFreeCollateral(account, amount)) reject = Reject.NOT_ENOUGH_BALANCE;
   if (reject !== 0) {
     state.events.pushCommandRejected(reject, -1, command.account);
     return;

@@ -61,12 +61,19 @@ export class Ledger {
     this.supplyMicros -= amountMicros;
   }
 
-  collateralFreeOf(account: number): number {
-    return this.accounts.collateralFree[account]!;
+  // Balance checks answer a boolean rather than return the balance: a balance past the
+  // small-integer range is boxed into a new heap number to leave a call TurboFan did not inline,
+  // and in some compilations of the engine it did not inline these (V8's sampling heap profiler:
+  // ~7 bytes a command of the fast flow).
+
+  /** Whether the account's free collateral covers `amountMicros`. */
+  hasFreeCollateral(account: number, amountMicros: number): boolean {
+    return this.accounts.collateralFree[account]! >= amountMicros;
   }
 
-  sharesFreeOf(position: number, outcome: number): number {
-    return this.positions.sharesFree[(2 * position + outcome) | 0]!;
+  /** Whether the position's free shares of `outcome` cover `sizeMicros`. */
+  hasFreeShares(position: number, outcome: number, sizeMicros: number): boolean {
+    return this.positions.sharesFree[(2 * position + outcome) | 0]! >= sizeMicros;
   }
 
   /** Free → reserved collateral (a BUY order's limit notional and fee). */
@@ -186,9 +193,10 @@ export class Ledger {
     const stamp = this.dirty.stamp;
     if (this.accounts.collateralStamp[account] === stamp) return;
     this.accounts.collateralStamp[account] = stamp;
-    this.dirty.add(
-      account, COLLATERAL_ASSET, -1, this.accounts.collateralFree[account]!, this.accounts.collateralReserved[account]!,
-    );
+    const dirty = this.dirty;
+    const item = dirty.add(account, COLLATERAL_ASSET, -1);
+    dirty.startsA[item] = this.accounts.collateralFree[account]!;
+    dirty.startsB[item] = this.accounts.collateralReserved[account]!;
   }
 
   touchShares(position: number, outcome: number): void {
@@ -196,9 +204,9 @@ export class Ledger {
     const stamp = this.dirty.stamp;
     if (this.positions.sharesStamp[index] === stamp) return;
     this.positions.sharesStamp[index] = stamp;
-    this.dirty.add(
-      this.positions.account[position]!, tokenAsset(this.positions.market[position]!, outcome), position,
-      this.positions.sharesFree[index]!, this.positions.sharesReserved[index]!,
-    );
+    const dirty = this.dirty;
+    const item = dirty.add(this.positions.account[position]!, tokenAsset(this.positions.market[position]!, outcome), position);
+    dirty.startsA[item] = this.positions.sharesFree[index]!;
+    dirty.startsB[item] = this.positions.sharesReserved[index]!;
   }
 }

@@ -9,7 +9,7 @@
 // (less the taker fee), which keeps every invariant.
 import { BookSide, bookPriceOf, type Book } from './book.js';
 import { Side } from './command.js';
-import { EventKind, FillKind } from './events.js';
+import { EventKind, Field, FillKind } from './events.js';
 import { takerFeeMicros } from './fee.js';
 import { NIL, type Ladder } from './ladder.js';
 import { notionalMicros } from './notional.js';
@@ -131,10 +131,12 @@ function updateResting(
   else book.reduce(side, level, sizeMicros);
   orders.setRemaining(slot, remaining);
   const original = orders.originalOf(slot);
-  state.events.pushProgress(
+  const events = state.events;
+  const row = events.pushProgress(
     EventKind.ORDER_UPDATED, orders.idOf(slot), makerAddress, orders.marketOf(slot), orders.outcomeOf(slot),
-    orders.sideOf(slot), orders.orderTypeOf(slot), makerPrice, original, original - remaining, remaining,
-    orders.createdAtOf(slot), orders.expirationOf(slot), 0,
+    orders.sideOf(slot), orders.orderTypeOf(slot), makerPrice, original, original - remaining, remaining, 0,
   );
+  events.setNumber(row, Field.createdAtMs, orders.createdAtOf(slot));
+  events.setNumber(row, Field.expirationMs, orders.expirationOf(slot));
   if (remaining === 0) finishLive(state, slot, CancelReason.NONE);
 }

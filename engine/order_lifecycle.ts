@@ -4,7 +4,7 @@
 import { bookPriceOf, bookSideOf } from './book.js';
 import { Side } from './command.js';
 import { notionalMicros } from './notional.js';
-import { EventKind } from './events.js';
+import { EventKind, Field } from './events.js';
 import { CancelReason } from './order_status.js';
 import type { EngineState } from './state.js';
 
@@ -63,10 +63,12 @@ export function cancelLive(state: EngineState, slot: number, reason: CancelReaso
   state.markets.book(market).remove(bookSideOf(outcome, side), level, slot, remaining);
   if (side === Side.Buy) state.ledger.releaseCollateral(account, notionalMicros(priceUnits, remaining));
   else state.ledger.releaseShares(orders.positionOf(slot), outcome, remaining);
-  state.events.pushProgress(
+  const events = state.events;
+  const row = events.pushProgress(
     EventKind.ORDER_CANCELLED, orders.idOf(slot), state.ledger.accounts.addressOf(account), market, outcome, side,
-    orders.orderTypeOf(slot), priceUnits, original, original - remaining, remaining, orders.createdAtOf(slot),
-    orders.expirationOf(slot), reason,
+    orders.orderTypeOf(slot), priceUnits, original, original - remaining, remaining, reason,
   );
+  events.setNumber(row, Field.createdAtMs, orders.createdAtOf(slot));
+  events.setNumber(row, Field.expirationMs, orders.expirationOf(slot));
   finishLive(state, slot, reason);
 }

@@ -9,7 +9,7 @@ import {
   GTD_EXPIRATION_LEAD_MS, LEVEL_SIZE_MICROS_MAX, ORDER_ID_LENGTH_MAX, PRICE_UNITS_PER_ONE, SIZE_MICROS_MAX,
   TIME_MS_MAX,
 } from './constants.js';
-import { EventKind, ACCEPTED_RESTS } from './events.js';
+import { EventKind, ACCEPTED_RESTS, Field } from './events.js';
 import { takerFeeMicros } from './fee.js';
 import { crossingSizeUpTo, hasCrossing, matchTaker } from './matching.js';
 import { isWholeLots, notionalMicros } from './notional.js';
@@ -101,8 +101,8 @@ function checkBalanceAndCapacity(state: EngineState): number {
   if (taker.account === -1) return Reject.NOT_ENOUGH_BALANCE;
   const position = ledger.positions.find(taker.account, taker.market);
   if (taker.side === Side.Buy) {
-    if (ledger.collateralFreeOf(taker.account) < buyReserveMicros(state)) return Reject.NOT_ENOUGH_BALANCE;
-  } else if (position === -1 || ledger.sharesFreeOf(position, taker.outcome) < taker.sizeMicros) {
+    if (!ledger.hasFreeCollateral(taker.account, buyReserveMicros(state))) return Reject.NOT_ENOUGH_BALANCE;
+  } else if (position === -1 || !ledger.hasFreeShares(position, taker.outcome, taker.sizeMicros)) {
     return Reject.NOT_ENOUGH_BALANCE;
   }
   const bookReject = checkBook(state);
@@ -191,20 +191,24 @@ function restTaker(state: EngineState, book: Book): void {
 
 function pushAccepted(state: EngineState, rests: boolean): void {
   const taker = state.taker;
-  state.events.pushAccepted(
+  const events = state.events;
+  const row = events.pushAccepted(
     taker.orderId, taker.address, taker.market, taker.outcome, taker.side, taker.orderType, taker.priceUnits,
-    taker.sizeMicros, taker.sizeMicros - taker.remainingMicros, taker.remainingMicros, taker.expirationMs,
-    rests ? ACCEPTED_RESTS : 0,
+    taker.sizeMicros, taker.sizeMicros - taker.remainingMicros, taker.remainingMicros, rests ? ACCEPTED_RESTS : 0,
   );
+  events.setNumber(row, Field.expirationMs, taker.expirationMs);
 }
 
 function pushTakerCancelled(state: EngineState): void {
   const taker = state.taker;
-  state.events.pushProgress(
+  const events = state.events;
+  const row = events.pushProgress(
     EventKind.ORDER_CANCELLED, taker.orderId, taker.address, taker.market, taker.outcome, taker.side,
     taker.orderType, taker.priceUnits, taker.sizeMicros, taker.sizeMicros - taker.remainingMicros,
-    taker.remainingMicros, state.timeMs, taker.expirationMs, CancelReason.CANCELED,
+    taker.remainingMicros, CancelReason.CANCELED,
   );
+  events.setNumber(row, Field.createdAtMs, state.timeMs);
+  events.setNumber(row, Field.expirationMs, taker.expirationMs);
 }
 
 function pushRejected(state: EngineState, command: Command, reason: number): void {

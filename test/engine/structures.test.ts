@@ -267,7 +267,11 @@ suite('structures', () => {
     const list = new DirtyList(2);
     for (const count of [0, 1, 2, 7, 3000]) {
       const items = Array.from({ length: count }, () => [prng.below(1 << 22), prng.below(1 << 14)] as const);
-      for (const [first, second] of items) list.add(first, second, first % 1000 + second, first * 2, second * 2);
+      for (const [first, second] of items) {
+        const item = list.add(first, second, first % 1000 + second);
+        list.startsA[item] = first * 2;
+        list.startsB[item] = second * 2;
+      }
       assert.equal(list.length, count);
       items.forEach(([first, second], index) => {
         assert.deepEqual(
