@@ -20,7 +20,7 @@ export function pushLevelChanges(state: EngineState): void {
     const side = bookKey & 1;
     const book = state.markets.book(market);
     const size = (side === 0 ? book.bids : book.asks).sizeAt(price);
-    if (size !== starts[index]) state.events.pushLevel(market, side, price, size);
+    if (size !== starts[index]) state.events.setNumber(state.events.pushLevel(market, side, price), Field.sizeMicros, size);
   }
   dirty.clear();
 }

@@ -220,14 +220,15 @@ export class EventBuffer {
     this.strings[(strings + Text.makerAccount) | 0] = makerAccount;
   }
 
-  pushLevel(market: number, bookSide: number, priceUnits: number, sizeMicros: number): void {
+  /** A LEVEL row; the caller sets its sizeMicros, a level's aggregate (see setNumber). */
+  pushLevel(market: number, bookSide: number, priceUnits: number): number {
     const row = this.row(EventKind.LEVEL);
     const base = Math.imul(row, NUMBERS_PER_ROW);
     const numbers = this.numbers;
     numbers[(base + Field.market) | 0] = market;
     numbers[(base + Field.side) | 0] = bookSide;
     numbers[(base + Field.priceUnits) | 0] = priceUnits;
-    numbers[(base + Field.sizeMicros) | 0] = sizeMicros;
+    return row;
   }
 
   /** A BALANCE row; the caller sets its freeMicros and reservedMicros (see setNumber). */
@@ -242,11 +243,11 @@ export class EventBuffer {
   }
 
   /**
-   * Sets a numeric field of a row just pushed. Times and balances are set this way rather than
-   * passed to the push methods: a number past the small-integer range is boxed into a new heap
-   * number to cross a call TurboFan did not inline, and in some compilations of the engine it did
-   * not inline those (V8's sampling heap profiler: ~16 bytes a command of the normal flow). This
-   * one is small enough that TurboFan always inlines it.
+   * Sets a numeric field of a row just pushed. Times, balances and level sizes are set this way
+   * rather than passed to the push methods: a number past the small-integer range is boxed into a
+   * new heap number to cross a call TurboFan did not inline, and in some compilations of the
+   * engine it did not inline those (V8's sampling heap profiler: ~16 bytes a command of the normal
+   * flow). This one is small enough that TurboFan always inlines it.
    */
   setNumber(row: number, field: Field, value: number): void {
     this.numbers[(Math.imul(row, NUMBERS_PER_ROW) + field) | 0] = value;

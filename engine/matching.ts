@@ -33,15 +33,19 @@ export function hasCrossing(book: Book, takerSide: number, limit: number): boole
   return best !== NIL && crosses(takerSide, limit, best);
 }
 
-/** Size available at crossing prices, counted up to `wantedMicros` (FOK and capacity checks). */
-export function crossingSizeUpTo(book: Book, takerSide: number, limit: number, wantedMicros: number): number {
+/**
+ * Whether the size resting at prices the taker would trade at covers `wantedMicros` (FOK and
+ * capacity checks). A boolean, not the size: a sum of level aggregates is past the small-integer
+ * range, and returned from a call TurboFan did not inline it was boxed into a new heap number.
+ */
+export function crossingSizeCovers(book: Book, takerSide: number, limit: number, wantedMicros: number): boolean {
   const ladder = book.ladder(oppositeOf(takerSide));
   let total = 0;
   for (let level = ladder.best(); level !== NIL && crosses(takerSide, limit, level); level = ladder.worseThan(level)) {
     total += ladder.sizeAt(level);
-    if (total >= wantedMicros) break;
+    if (total >= wantedMicros) return true;
   }
-  return total;
+  return false;
 }
 
 /** Matches state.taker until it is filled or nothing crosses; returns the size filled. */

@@ -11,7 +11,7 @@ import {
 } from './constants.js';
 import { EventKind, ACCEPTED_RESTS, Field } from './events.js';
 import { takerFeeMicros } from './fee.js';
-import { crossingSizeUpTo, hasCrossing, matchTaker } from './matching.js';
+import { crossingSizeCovers, hasCrossing, matchTaker } from './matching.js';
 import { isWholeLots, notionalMicros } from './notional.js';
 import { finishTaker } from './order_lifecycle.js';
 import { CancelReason } from './order_status.js';
@@ -123,8 +123,7 @@ function checkBook(state: EngineState): number {
   const type = taker.orderType;
   if (taker.postOnly && hasCrossing(book, taker.bookSide, taker.bookPrice)) return Reject.POST_ONLY_CROSSES;
   if (type === OrderType.FOK) {
-    const available = crossingSizeUpTo(book, taker.bookSide, taker.bookPrice, taker.sizeMicros);
-    return available < taker.sizeMicros ? Reject.FOK_NOT_FILLED : 0;
+    return crossingSizeCovers(book, taker.bookSide, taker.bookPrice, taker.sizeMicros) ? 0 : Reject.FOK_NOT_FILLED;
   }
   if (type === OrderType.FAK) return hasCrossing(book, taker.bookSide, taker.bookPrice) ? 0 : Reject.FAK_NO_MATCH;
   if (book.ladder(taker.bookSide).sizeAt(taker.bookPrice) + taker.sizeMicros > LEVEL_SIZE_MICROS_MAX) {
@@ -134,7 +133,7 @@ function checkBook(state: EngineState): number {
   const bookFull = !state.orders.hasFreeSlot();
   if (!accountFull && !bookFull) return 0;
   // The order needs a slot only if some of it would rest; one that fills at once is accepted.
-  if (crossingSizeUpTo(book, taker.bookSide, taker.bookPrice, taker.sizeMicros) >= taker.sizeMicros) return 0;
+  if (crossingSizeCovers(book, taker.bookSide, taker.bookPrice, taker.sizeMicros)) return 0;
   return accountFull ? Reject.TOO_MANY_ORDERS : Reject.BOOK_FULL;
 }
 

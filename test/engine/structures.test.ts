@@ -6,7 +6,7 @@ import { describe as suite, test } from 'node:test';
 import { Command, CommandKind, OrderType, Side, copyCommand, makeCommand } from '../../engine/command.js';
 import { DirtyList } from '../../engine/dirty_list.js';
 import { eventsToObjects } from '../../engine/event_objects.js';
-import { EventBuffer, FillKind } from '../../engine/events.js';
+import { EventBuffer, Field, FillKind } from '../../engine/events.js';
 import { ExpiryHeap } from '../../engine/expiry_heap.js';
 import { takerFeeMicros } from '../../engine/fee.js';
 import { FinishedIndex } from '../../engine/finished_index.js';
@@ -321,7 +321,7 @@ suite('structures', () => {
     });
     buffer.clear();
     assert.equal(buffer.count, 0);
-    buffer.pushLevel(2, 1, 5000, 7);
+    buffer.setNumber(buffer.pushLevel(2, 1, 5000), Field.sizeMicros, 7);
     assert.deepEqual(eventsToObjects(buffer), [{ kind: 'LEVEL', seq: 99, market: 2, side: 1, priceUnits: 5000, sizeMicros: 7 }]);
   });
 });
