@@ -13,6 +13,7 @@ export function pushLevelChanges(state: EngineState): void {
   const firsts = dirty.firsts;
   const seconds = dirty.seconds;
   const starts = dirty.startsA;
+  const events = state.events;
   for (let index = 0; index < length; index += 1) {
     const bookKey = firsts[index]!;
     const price = seconds[index]!;
@@ -20,7 +21,7 @@ export function pushLevelChanges(state: EngineState): void {
     const side = bookKey & 1;
     const book = state.markets.book(market);
     const size = (side === 0 ? book.bids : book.asks).sizeAt(price);
-    if (size !== starts[index]) state.events.setNumber(state.events.pushLevel(market, side, price), Field.sizeMicros, size);
+    if (size !== starts[index]) events.setNumber(events.pushLevel(market, side, price), Field.sizeMicros, size);
   }
   dirty.clear();
 }
