@@ -29,12 +29,15 @@ export function finishLive(state: EngineState, slot: number, reason: CancelReaso
   const idHash = orders.idHashOf(slot);
   state.live.remove(idHash, slot);
   const entry = claimHistoryEntry(state, idHash);
-  state.history.record(
+  const history = state.history;
+  history.record(
     entry, orders.idOf(slot), orders.accountOf(slot), orders.marketOf(slot), orders.outcomeOf(slot), orders.sideOf(slot),
     orders.orderTypeOf(slot), orders.levelOf(slot), orders.originalOf(slot),
-    orders.originalOf(slot) - orders.remainingOf(slot), reason, orders.createdAtOf(slot), orders.expirationOf(slot),
-    state.timeMs,
+    orders.originalOf(slot) - orders.remainingOf(slot), reason,
   );
+  history.createdAtMs[entry] = orders.createdAtOf(slot);
+  history.expirationMs[entry] = orders.expirationOf(slot);
+  history.finishedAtMs[entry] = state.timeMs;
   orders.release(slot);
 }
 
@@ -42,11 +45,14 @@ export function finishLive(state: EngineState, slot: number, reason: CancelReaso
 export function finishTaker(state: EngineState, reason: CancelReason): void {
   const taker = state.taker;
   const entry = claimHistoryEntry(state, taker.idHash);
-  state.history.record(
+  const history = state.history;
+  history.record(
     entry, taker.orderId, taker.account, taker.market, taker.outcome, taker.side, taker.orderType,
-    taker.bookPrice, taker.sizeMicros, taker.sizeMicros - taker.remainingMicros, reason, state.timeMs,
-    taker.expirationMs, state.timeMs,
+    taker.bookPrice, taker.sizeMicros, taker.sizeMicros - taker.remainingMicros, reason,
   );
+  history.createdAtMs[entry] = state.timeMs;
+  history.expirationMs[entry] = taker.expirationMs;
+  history.finishedAtMs[entry] = state.timeMs;
 }
 
 /** Cancels a live order: off the book, reserve released, ORDER_CANCELLED, into history. */

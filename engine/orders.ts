@@ -96,11 +96,14 @@ export class OrderTable {
     return this.freeHead !== NIL || this.highWater < this.capacity;
   }
 
-  /** Takes a free slot and fills it; the caller links it into its level and account lists. */
+  /**
+   * Takes a free slot and fills it but for its times, which the caller sets (setCreatedAt,
+   * setExpiration: a time crossing a call TurboFan did not inline is boxed, see OrderHistory's
+   * record); the caller also links it into its level and account lists.
+   */
   allocate(
     id: string, idHash: number, account: number, position: number, market: number, outcome: number, side: number,
-    orderType: number, bookPrice: number, originalMicros: number, remainingMicros: number, createdAtMs: number,
-    expirationMs: number, serial: number,
+    orderType: number, bookPrice: number, originalMicros: number, remainingMicros: number, serial: number,
   ): number {
     assert(this.hasFreeSlot(), 'allocate: a free slot was checked for');
     let slot = this.freeHead;
@@ -118,8 +121,6 @@ export class OrderTable {
     this.amounts[(amounts + A_REMAINING) | 0] = remainingMicros;
     this.amounts[(amounts + A_ORIGINAL) | 0] = originalMicros;
     this.amounts[(amounts + A_SERIAL) | 0] = serial;
-    this.amounts[(amounts + A_CREATED) | 0] = createdAtMs;
-    this.amounts[(amounts + A_EXPIRATION) | 0] = expirationMs;
     this.ids[slot] = id;
     this.liveCount += 1;
     return slot;
@@ -192,6 +193,16 @@ export class OrderTable {
   /** Placement number, unique per engine; orders time priority and expiry ties. */
   serialOf(slot: number): number {
     return this.amounts[(slot * ORDER_AMOUNTS + A_SERIAL) | 0]!;
+  }
+
+  /** Small enough that TurboFan always inlines it, so the time is never boxed. */
+  setCreatedAt(slot: number, createdAtMs: number): void {
+    this.amounts[(slot * ORDER_AMOUNTS + A_CREATED) | 0] = createdAtMs;
+  }
+
+  /** As setCreatedAt. */
+  setExpiration(slot: number, expirationMs: number): void {
+    this.amounts[(slot * ORDER_AMOUNTS + A_EXPIRATION) | 0] = expirationMs;
   }
 
   createdAtOf(slot: number): number {

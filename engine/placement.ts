@@ -180,8 +180,10 @@ function restTaker(state: EngineState, book: Book): void {
   state.serialNext += 1;
   const slot = orders.allocate(
     taker.orderId, taker.idHash, taker.account, taker.position, taker.market, taker.outcome, taker.side,
-    taker.orderType, taker.bookPrice, taker.sizeMicros, taker.remainingMicros, state.timeMs, taker.expirationMs, serial,
+    taker.orderType, taker.bookPrice, taker.sizeMicros, taker.remainingMicros, serial,
   );
+  orders.setCreatedAt(slot, state.timeMs);
+  orders.setExpiration(slot, taker.expirationMs);
   book.rest(taker.bookSide, taker.bookPrice, slot, taker.remainingMicros);
   orders.linkToAccount(slot, state.ledger.accounts);
   state.live.add(taker.idHash, slot);

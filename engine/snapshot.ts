@@ -202,8 +202,10 @@ function restoreOrders(state: EngineState, snapshotOrders: SnapshotOrder[]): voi
     const hash = state.hashId(id);
     const slot = orders.allocate(
       id, hash, account, state.ledger.positions.find(account, market), market, outcome, side, orderType,
-      bookPrice, original, remaining, createdAt, expiration, serial,
+      bookPrice, original, remaining, serial,
     );
+    orders.setCreatedAt(slot, createdAt);
+    orders.setExpiration(slot, expiration);
     state.markets.book(market).rest(bookSideOf(outcome, side), bookPrice, slot, remaining);
     state.live.add(hash, slot);
     if (orderType === OrderType.GTD) state.expiries.push(expiration, serial, slot, state.isLive);
@@ -218,9 +220,9 @@ function restoreHistory(state: EngineState, finished: SnapshotFinished[]): void 
   const h = state.history;
   for (const [id, account, market, outcome, side, orderType, bookPrice, original, matched, reason, createdAt, expiration, finishedAt] of finished.slice(Math.max(0, finished.length - h.capacity))) {
     const e = claimHistoryEntry(state, state.hashId(id));
-    h.record(
-      e, id, account, market, outcome, side, orderType, bookPrice, original, matched, reason as CancelReason, createdAt,
-      expiration, finishedAt,
-    );
+    h.record(e, id, account, market, outcome, side, orderType, bookPrice, original, matched, reason as CancelReason);
+    h.createdAtMs[e] = createdAt;
+    h.expirationMs[e] = expiration;
+    h.finishedAtMs[e] = finishedAt;
   }
 }

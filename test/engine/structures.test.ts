@@ -181,7 +181,7 @@ suite('structures', () => {
         assert.equal(index.find(id, hash), slot ?? -1);
       }
       if (slot === undefined && orders.hasFreeSlot()) {
-        const fresh = orders.allocate(id, hash, 0, 0, 0, 0, 0, 0, 100, 1, 1, 0, 0, step);
+        const fresh = orders.allocate(id, hash, 0, 0, 0, 0, 0, 0, 100, 1, 1, step);
         index.add(hash, fresh);
         model.set(id, fresh);
       } else if (slot !== undefined) {
