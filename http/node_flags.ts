@@ -10,25 +10,33 @@
 // eight pairs; the durable closed loop was unchanged. On a large machine with spare cores, raise
 // it (or drop it) by running `node --v8-pool-size=N dist/http/main.js`.
 //
-// --max-inlined-bytecode-size-cumulative=10000 and --max-inlined-bytecode-size-absolute=20000: how
+// --max-inlined-bytecode-size-cumulative=50000 and --max-inlined-bytecode-size-absolute=100000: how
 // much bytecode TurboFan may inline into one optimized function (920 and 4 600 by default). A
 // command's path through the engine (execute, placement, matching, the ledger, the event rows) is
-// many small functions, and with the default budget the optimized code of `execute` still called
-// a dozen of them. A cumulative budget of 3 000 ran engine replays (ABBA, 4 pairs of 2·10^6
-// commands, bench/engine/README.md) fast +10.7 %, normal +17.1 % and deep +19.0 %; past ~4 600
-// the absolute cap decided instead, so 6 000 alone measured no better. Raising both, against
-// 3 000: deep +9.6 % and +14.2 % (ahead in 5 of 6 and 4 of 4 rounds), fast +5.4 %, +4 % and +3.3 %
-// (3 of 6, 2 of 2, 3 of 4). 10 000 / 20 000 measured no better then, and --min-inlining-frequency=0
-// beside it was mixed (deep 0.98×). Counted later with the engine profile's exact window
-// (bench/engine/profile/instructions.sh), 10 000 / 20 000 took 4 % off the deep flow's
-// instructions a command and 3 % off the normal one's, the fast flow level; two alternating
-// full engine runs each ran the worst flow faster with it (1.87 and 2.00 M cmd/s against 1.80 and
-// 1.57 M), and quick POST /order and durable runs showed no warm-up cost beyond their noise. The
-// engine runs in the server's worker threads, which share the process's V8 options, so the
-// engine benchmark runs with these options too. The price is a slower warm-up (larger functions
-// take longer to optimize): with 3 000, bench/durable's 10-second quick runs measured 44–55 k
-// durable cmd/s through the runtime against 60–74 k without it (3 pairs), while its full runs
-// measured the same (4 pairs, 90–106 k against 88–102 k), as did the POST /order peak.
+// many small functions, and while the budget ran out TurboFan left some of them as calls: which
+// ones depended on the call counts it saw when it compiled, so the same build compiled well in one
+// process and badly in the next (deep-flow replays of one build, 1.9 M cmd/s in one process and
+// 2.5 M in another, each steady over four passes), and a call left out that carried a time was
+// boxed into a new heap number every command. With 10 000 / 20 000 a deterministic compilation
+// (--single-threaded, fixed seeds) still stopped with 21 candidates of the cancel path left: the
+// accessors of the order table, EventBuffer.pushProgress, the id index's remove. The engine
+// profile's window (bench/engine/profile/instructions.sh), instructions a command, all code:
+//
+//   cumulative / absolute   deep    normal  fast
+//   10 000 / 20 000         3 172   4 089   4 668
+//   15 000 / 30 000         2 870   4 100   4 346
+//   30 000 / 60 000         2 610   3 331   3 865
+//   50 000 / 100 000        2 615   3 251   3 711   (100 000 / 200 000 counts the same: nothing
+//                                                    the engine calls is left for the budget)
+//
+// Two alternating pairs of full engine runs (bench/engine/README.md) ran every flow faster with
+// 50 000, the worst flow 2.06 and 2.27 M cmd/s against 1.75 and 1.74 M; bench/durable's full run
+// measured the same (SHARDS=1 85.2 k against 85.8 k cmd/s, SHARDS=2 61.8 k against 61.1 k). The
+// price is warm-up: the engine's largest function takes ~190 ms to optimize on the background
+// thread instead of ~40 ms, so a 10-second `bench/durable --quick` ran its 20 000-command engine
+// pass at 160 k cmd/s instead of 884 k, and a server's first fraction of a second of orders runs
+// in slower code. The engine runs in the server's worker threads, which share the process's V8
+// options, so the engine benchmark runs with these options too.
 export const SERVER_NODE_FLAGS: readonly string[] = [
-  '--v8-pool-size=1', '--max-inlined-bytecode-size-cumulative=10000', '--max-inlined-bytecode-size-absolute=20000',
+  '--v8-pool-size=1', '--max-inlined-bytecode-size-cumulative=50000', '--max-inlined-bytecode-size-absolute=100000',
 ];
