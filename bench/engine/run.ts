@@ -9,7 +9,7 @@ import { BaselineAdapter, ClobdAdapter, type BookAdapter } from './adapters.js';
 import { FlowKind, generateFlow, makeAccounts, makeIds, type Flow } from './flows.js';
 import { runCancelDepth, type CancelDepthResult } from './micro.js';
 import {
-  measureLatency, measureThroughput, replayPrefill, stopGcObserver, type LatencyResult, type ThroughputResult,
+  measureLatency, measureThroughput, replayPrefill, replayRows, stopGcObserver, type LatencyResult, type ThroughputResult,
 } from './throughput.js';
 import { format } from '../support/format.js';
 
@@ -63,9 +63,7 @@ function warmUp(kind: FlowKind, sizes: Sizes, ids: string[], accounts: string[])
   const adapters: [BookAdapter, number][] = [
     [new ClobdAdapter(flow), sizes.warmup], [new BaselineAdapter(), Math.min(sizes.warmup, sizes.baseline[kind])],
   ];
-  for (const [adapter, rows] of adapters) {
-    for (let row = 0; row < Math.min(flow.length, flow.prefill + rows); row += 1) adapter.execute(flow, row);
-  }
+  for (const [adapter, rows] of adapters) replayRows(adapter, flow, 0, Math.min(flow.length, flow.prefill + rows));
 }
 
 async function runFlow(kind: FlowKind, sizes: Sizes, ids: string[], accounts: string[]): Promise<FlowFigures> {
