@@ -195,7 +195,7 @@ export class OrderTable {
     return this.amounts[(slot * ORDER_AMOUNTS + A_SERIAL) | 0]!;
   }
 
-  /** Small enough that TurboFan always inlines it, so the time is never boxed. */
+  /** Sets the order's time (see allocate); inlined under the server's budget, so never boxed. */
   setCreatedAt(slot: number, createdAtMs: number): void {
     this.amounts[(slot * ORDER_AMOUNTS + A_CREATED) | 0] = createdAtMs;
   }
