@@ -9,11 +9,11 @@
 // (less the taker fee), which keeps every invariant.
 import { BookSide, bookPriceOf, type Book } from './book.js';
 import { Side } from './command.js';
-import { EventKind, Field, FillKind } from './events.js';
+import { EventKind, FillKind } from './events.js';
 import { takerFeeMicros } from './fee.js';
 import { NIL, type Ladder } from './ladder.js';
 import { notionalMicros } from './notional.js';
-import { finishLive } from './order_lifecycle.js';
+import { finishLive, pushLiveProgress } from './order_lifecycle.js';
 import { CancelReason } from './order_status.js';
 import type { EngineState } from './state.js';
 
@@ -134,13 +134,6 @@ function updateResting(
   if (remaining === 0) book.remove(side, level, slot, sizeMicros);
   else book.reduce(side, level, sizeMicros);
   orders.setRemaining(slot, remaining);
-  const original = orders.originalOf(slot);
-  const events = state.events;
-  const row = events.pushProgress(
-    EventKind.ORDER_UPDATED, orders.idOf(slot), makerAddress, orders.marketOf(slot), orders.outcomeOf(slot),
-    orders.sideOf(slot), orders.orderTypeOf(slot), makerPrice, original, original - remaining, remaining, 0,
-  );
-  events.setNumber(row, Field.createdAtMs, orders.createdAtOf(slot));
-  events.setNumber(row, Field.expirationMs, orders.expirationOf(slot));
+  pushLiveProgress(state, EventKind.ORDER_UPDATED, slot, makerAddress, makerPrice, 0);
   if (remaining === 0) finishLive(state, slot, CancelReason.NONE);
 }

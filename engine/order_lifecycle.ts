@@ -62,19 +62,33 @@ export function cancelLive(state: EngineState, slot: number, reason: CancelReaso
   const side = orders.sideOf(slot);
   const level = orders.levelOf(slot);
   const remaining = orders.remainingOf(slot);
-  const original = orders.originalOf(slot);
   const account = orders.accountOf(slot);
   const priceUnits = bookPriceOf(outcome, level);
   const market = orders.marketOf(slot);
   state.markets.book(market).remove(bookSideOf(outcome, side), level, slot, remaining);
   if (side === Side.Buy) state.ledger.releaseCollateral(account, notionalMicros(priceUnits, remaining));
   else state.ledger.releaseShares(orders.positionOf(slot), outcome, remaining);
+  pushLiveProgress(state, EventKind.ORDER_CANCELLED, slot, state.ledger.accounts.addressOf(account), priceUnits, reason);
+  finishLive(state, slot, reason);
+}
+
+/**
+ * ORDER_UPDATED or ORDER_CANCELLED for the live order in `slot`, from its record: what it was,
+ * what has matched and its remaining size (after a fill, or the part a cancel releases). Its times
+ * are copied record to row here, so none crosses a call as an argument (see setNumber).
+ */
+export function pushLiveProgress(
+  state: EngineState, kind: typeof EventKind.ORDER_UPDATED | typeof EventKind.ORDER_CANCELLED, slot: number,
+  address: string, priceUnits: number, code: number,
+): void {
+  const orders = state.orders;
   const events = state.events;
+  const original = orders.originalOf(slot);
+  const remaining = orders.remainingOf(slot);
   const row = events.pushProgress(
-    EventKind.ORDER_CANCELLED, orders.idOf(slot), state.ledger.accounts.addressOf(account), market, outcome, side,
-    orders.orderTypeOf(slot), priceUnits, original, original - remaining, remaining, reason,
+    kind, orders.idOf(slot), address, orders.marketOf(slot), orders.outcomeOf(slot), orders.sideOf(slot),
+    orders.orderTypeOf(slot), priceUnits, original, original - remaining, remaining, code,
   );
   events.setNumber(row, Field.createdAtMs, orders.createdAtOf(slot));
   events.setNumber(row, Field.expirationMs, orders.expirationOf(slot));
-  finishLive(state, slot, reason);
 }
