@@ -2,6 +2,7 @@
 // slot can decode into one reused object and the engine reads plain fields without allocating.
 // Every command carries its sequence number (assigned by the shard) and its time (stamped by the
 // front end); the engine reads no clock, so the same commands always give the same events.
+import { idKey } from './id_buckets.js';
 
 export const CommandKind = {
   AddMarket: 1,
@@ -33,14 +34,16 @@ export type Outcome = (typeof Outcome)[keyof typeof Outcome];
 /** In CancelAccountMarket, `outcome` set to this cancels both tokens of the market. */
 export const OUTCOME_ANY = -1;
 
+const EMPTY_ID_KEY = idKey('');
+
 /**
  * The command record. Fields a kind does not use keep whatever value they had; the engine reads
  * only the fields of the kind it executes:
  * - AddMarket: market, tickUnits, minSizeMicros, feeBps.
  * - SetMarketAccepting: market, accepting. SetTickSize: market, tickUnits.
- * - PlaceOrder: account, orderId, market, outcome, side, orderType, postOnly, priceUnits (in the
+ * - PlaceOrder: account, orderId (with orderIdKey), market, outcome, side, orderType, postOnly, priceUnits (in the
  *   order's own token: BUY NO at 0.30 is priceUnits 3000), sizeMicros, expirationMs (0 = none).
- * - CancelOrder: account, orderId. CancelOrders: account, orderIds. CancelAccount: account.
+ * - CancelOrder: account, orderId (with orderIdKey). CancelOrders: account, orderIds. CancelAccount: account.
  * - CancelAccountMarket: account, market, outcome (OUTCOME_ANY for both tokens).
  * - Deposit, Withdraw: account, amountMicros.
  * - ResolveMarket: market, outcome (the winner). ExpireOrders: nothing beyond seq and timeMs.
@@ -51,6 +54,16 @@ export class Command {
   timeMs = 0;
   account = '';
   orderId = '';
+  /**
+   * `idKey(orderIdKeyed)`. Where an id enters the exchange, the front end computes its key as it
+   * writes the command's frame, and the command carries both, so the matching thread does not
+   * read the id's characters (hashing them was its largest single cost). The engine uses the key
+   * only while `orderIdKeyed` is `orderId` (the same string, the decoder sets both together) and
+   * computes it otherwise, so a command built without a key, or with a key left from an earlier
+   * id, hashes its id as before. In verify mode the engine checks a carried key.
+   */
+  orderIdKey = EMPTY_ID_KEY;
+  orderIdKeyed = '';
   orderIds: readonly string[] = [];
   market = 0;
   outcome = 0;
@@ -82,6 +95,8 @@ export function copyCommand(target: Command, source: Command): void {
   target.timeMs = source.timeMs;
   target.account = source.account;
   target.orderId = source.orderId;
+  target.orderIdKey = source.orderIdKey;
+  target.orderIdKeyed = source.orderIdKeyed;
   target.orderIds = source.orderIds;
   target.market = source.market;
   target.outcome = source.outcome;

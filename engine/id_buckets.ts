@@ -30,16 +30,17 @@ const HASH_MASK = 0x3fffffff;
 const IN_USE = 0x40000000;
 
 /**
- * Hash of an order id: its length and its last HASHED_CHARS_MAX characters, in two interleaved
- * FNV-1a lanes, then a murmur3 finalizer. Ids are EIP-712 hashes (random in every character) or,
- * in tests and tools, counters that vary at the end, so the tail carries all the entropy the
- * table needs; hashing every character of a 66-character id cost a third of a command, and 20 of
- * them still ~5 %. `seed` varies the probe layout (never the engine's behaviour) so it cannot be
- * precomputed.
+ * An order id's key: its length and its last HASHED_CHARS_MAX characters, in two interleaved
+ * FNV-1a lanes, 32 bits. Ids are EIP-712 hashes (random in every character) or, in tests and
+ * tools, counters that vary at the end, so the tail carries all the entropy the table needs;
+ * hashing every character of a 66-character id cost a third of a command, and 20 of them still
+ * ~5 %. Unseeded, so it can be computed where the id enters (the front end computes it as it
+ * writes the command's frame, and the command carries it: see Command.orderIdKey), off the
+ * matching thread; `seededHash` then spreads it over the buckets with the engine's seed.
  */
-export function hashOrderId(id: string, seed: number): number {
-  let a = 0x811c9dc5 ^ seed;
-  let b = 0x01000193 ^ Math.imul(seed, 0x9e3779b1);
+export function idKey(id: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
   const length = id.length;
   let index = length > HASHED_CHARS_MAX ? length - HASHED_CHARS_MAX : 0;
   for (; index + 1 < length; index += 2) {
@@ -47,12 +48,27 @@ export function hashOrderId(id: string, seed: number): number {
     b = Math.imul(b ^ id.charCodeAt(index + 1), 0x01000193);
   }
   if (index < length) a = Math.imul(a ^ id.charCodeAt(index), 0x01000193);
-  let hash = a ^ Math.imul(b, 0x9e3779b1) ^ length;
+  return a ^ Math.imul(b, 0x9e3779b1) ^ length;
+}
+
+/**
+ * The bucket hash of an id key: a murmur3 finalizer over the key mixed with `seed`, 30 bits.
+ * `seed` varies the probe layout (never the engine's behaviour), so no one can precompute ids
+ * that share a bucket; ids whose keys are equal share one whatever the seed, but finding such
+ * EIP-712 ids costs 2^32 hashes each, as it did when the seed went into the lanes.
+ */
+export function seededHash(key: number, seed: number): number {
+  let hash = key ^ Math.imul(seed, 0x9e3779b1);
   hash ^= hash >>> 16;
   hash = Math.imul(hash, 0x85ebca6b);
   hash ^= hash >>> 13;
   hash = Math.imul(hash, 0xc2b2ae35);
   return (hash ^ (hash >>> 16)) & HASH_MASK;
+}
+
+/** The bucket hash of an order id under `seed`. */
+export function hashOrderId(id: string, seed: number): number {
+  return seededHash(idKey(id), seed);
 }
 
 /** Smallest power of two ≥ `count` (and ≥ 16). */

@@ -90,7 +90,7 @@ function isValidExpiration(type: number, expirationMs: number, timeMs: number): 
 function loadTaker(state: EngineState, command: Command): void {
   const taker = state.taker;
   taker.orderId = command.orderId;
-  taker.idHash = state.hashId(command.orderId);
+  taker.idHash = state.commandIdHash(command);
   taker.address = command.account;
   taker.account = state.ledger.accounts.find(command.account);
   taker.position = -1;

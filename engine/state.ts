@@ -11,7 +11,8 @@ import { DirtyList } from './dirty_list.js';
 import { EventBuffer } from './events.js';
 import { ExpiryHeap } from './expiry_heap.js';
 import { FinishedIndex } from './finished_index.js';
-import { hashOrderId } from './id_buckets.js';
+import type { Command } from './command.js';
+import { hashOrderId, idKey, seededHash } from './id_buckets.js';
 import { LiveIndex } from './live_index.js';
 import { Ledger } from './ledger.js';
 import { Markets } from './markets.js';
@@ -134,6 +135,13 @@ export class EngineState {
   /** The hash both id indexes use for `orderId` (seeded, 30 bits). */
   hashId(orderId: string): number {
     return hashOrderId(orderId, this.config.hashSeed);
+  }
+
+  /** The hash of the command's order id, from the key it carries when it carries one. */
+  commandIdHash(command: Command): number {
+    if (command.orderIdKeyed !== command.orderId) return this.hashId(command.orderId);
+    if (this.config.verify) assert(command.orderIdKey === idKey(command.orderId), 'a command carries its id\'s key');
+    return seededHash(command.orderIdKey, this.config.hashSeed);
   }
 
   /** Whether `orderId` is live or a remembered finished order. */

@@ -45,7 +45,10 @@ export class ClobdAdapter implements BookAdapter, FlowOracle {
     command.seq = this.seq;
     command.timeMs = this.timeMs;
     command.account = flow.accounts[flow.account[row]!]!;
-    command.orderId = flow.ids[flow.id[row]!]!;
+    const id = flow.id[row]!;
+    command.orderId = flow.ids[id]!;
+    command.orderIdKey = flow.idKeys[id]!;
+    command.orderIdKeyed = command.orderId;
     if (flow.rowKind[row] === ROW_PLACE) {
       command.kind = CommandKind.PlaceOrder;
       command.market = 0;

@@ -10,6 +10,7 @@
 // first and are run untimed. Like a real client, the generator cancels only orders that still
 // rest: an oracle (the engine itself, run alongside during generation) tells it which do.
 import { OrderType, Side } from '../../engine/command.js';
+import { idKey } from '../../engine/id_buckets.js';
 import { Prng } from '../../test/engine/prng.js';
 
 export const FlowKind = { deep: 'deep', normal: 'normal', fast: 'fast' } as const;
@@ -39,6 +40,11 @@ export class Flow {
   readonly priceUnits: Int32Array;
   readonly sizeMicros: Float64Array;
   readonly ids: string[];
+  /**
+   * `idKey` of each id, as the front end computes it into a command's frame (engine/shard/frame.ts):
+   * a ring consumer hands the engine the id with its key.
+   */
+  readonly idKeys: Int32Array;
   readonly accounts: string[];
 
   constructor(kind: FlowKind, length: number, ids: string[], accounts: string[]) {
@@ -53,6 +59,7 @@ export class Flow {
     this.priceUnits = new Int32Array(length);
     this.sizeMicros = new Float64Array(length);
     this.ids = ids;
+    this.idKeys = keysOf(ids);
     this.accounts = accounts;
   }
 
@@ -64,6 +71,18 @@ export class Flow {
   bookPrice(row: number): number {
     return this.outcome[row] === 0 ? this.priceUnits[row]! : 10_000 - this.priceUnits[row]!;
   }
+}
+
+const poolKeys = new WeakMap<string[], Int32Array>();
+
+/** The keys of a pool of ids, computed once per pool. */
+function keysOf(ids: string[]): Int32Array {
+  let keys = poolKeys.get(ids);
+  if (keys === undefined) {
+    keys = Int32Array.from(ids, idKey);
+    poolKeys.set(ids, keys);
+  }
+  return keys;
 }
 
 /** `count` distinct lowercase account addresses (0x + 40 hex digits of a counter), flat strings (see makeIds). */

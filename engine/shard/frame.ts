@@ -4,9 +4,13 @@
 // (`fundMicros`), and for AddMarket the market's key (its condition id), from which the shard
 // assigns the engine's market index. Fixed-width fields first, then short ASCII strings each
 // prefixed by its length; decoding writes into one reused Frame, allocating only the strings
-// (read from a Buffer over the same bytes, one latin1 slice each).
+// (read from a Buffer over the same bytes, one latin1 slice each). The order id's key
+// (Command.orderIdKey) is computed here, on the front end, so the matching thread does not read
+// the id's characters; frames journaled before it was carried (no ID_KEY flag) are keyed as they
+// are decoded.
 import { CommandKind, type Command } from '../command.js';
 import { CANCEL_IDS_MAX } from '../constants.js';
+import { idKey } from '../id_buckets.js';
 
 export class Frame {
   requestId = 0;
@@ -18,6 +22,12 @@ export class Frame {
     this.command = command;
   }
 }
+
+/** Flag bits (byte 3). */
+const POST_ONLY = 1;
+const ACCEPTING = 2;
+/** The frame carries the order id's key (bytes 28 to 31). */
+const ID_KEY = 4;
 
 /** Bytes before the strings. */
 const FIXED_BYTES = 80;
@@ -64,13 +74,14 @@ export function encodeFrame(frame: Frame, view: DataView, bytes: Uint8Array, off
   view.setUint8(offset, c.kind);
   view.setUint8(offset + 1, c.side);
   view.setUint8(offset + 2, c.orderType);
-  view.setUint8(offset + 3, (c.postOnly ? 1 : 0) | (c.accepting ? 2 : 0));
+  view.setUint8(offset + 3, (c.postOnly ? POST_ONLY : 0) | (c.accepting ? ACCEPTING : 0) | ID_KEY);
   view.setInt32(offset + 4, c.outcome, true);
   view.setUint32(offset + 8, frame.requestId, true);
   view.setInt32(offset + 12, c.market, true);
   view.setInt32(offset + 16, c.priceUnits, true);
   view.setInt32(offset + 20, c.tickUnits, true);
   view.setInt32(offset + 24, c.feeBps, true);
+  view.setInt32(offset + 28, idKey(c.orderId), true);
   view.setFloat64(offset + 32, c.timeMs, true);
   view.setFloat64(offset + 40, c.sizeMicros, true);
   view.setFloat64(offset + 48, c.expirationMs, true);
@@ -104,8 +115,8 @@ export function decodeFrame(frame: Frame, view: DataView, bytes: Buffer, offset:
   c.side = view.getUint8(offset + 1) as Command['side'];
   c.orderType = view.getUint8(offset + 2) as Command['orderType'];
   const flags = view.getUint8(offset + 3);
-  c.postOnly = (flags & 1) !== 0;
-  c.accepting = (flags & 2) !== 0;
+  c.postOnly = (flags & POST_ONLY) !== 0;
+  c.accepting = (flags & ACCEPTING) !== 0;
   c.outcome = view.getInt32(offset + 4, true);
   frame.requestId = view.getUint32(offset + 8, true);
   c.market = view.getInt32(offset + 12, true);
@@ -128,6 +139,8 @@ export function decodeFrame(frame: Frame, view: DataView, bytes: Buffer, offset:
   };
   c.account = next();
   c.orderId = next();
+  c.orderIdKey = (flags & ID_KEY) !== 0 ? view.getInt32(offset + 28, true) : idKey(c.orderId);
+  c.orderIdKeyed = c.orderId;
   frame.marketKey = next();
   if (at + 2 > end) throw new RangeError('frame too short');
   const count = view.getUint16(at, true);

@@ -6,6 +6,7 @@
 // and cross. The generator reads balances from the engine under test only to size SELL orders
 // so that most of them are fundable.
 import { CommandKind, OrderType, OUTCOME_ANY, Side, makeCommand, type Command } from '../../engine/command.js';
+import { idKey } from '../../engine/id_buckets.js';
 import type { Engine } from '../../engine/engine.js';
 import { Prng } from './prng.js';
 
@@ -70,9 +71,18 @@ export class RandomCommands {
     return this.admin();
   }
 
+  /**
+   * Every other command carries its order id's key, as a decoded frame does, so the engine's
+   * keyed path and its own hashing both meet the reference (which has no keys).
+   */
   private command(init: Omit<Parameters<typeof makeCommand>[0], 'seq' | 'timeMs'>): Command {
     this.seq += 1;
-    return makeCommand({ ...init, seq: this.seq, timeMs: this.timeMs });
+    const command = makeCommand({ ...init, seq: this.seq, timeMs: this.timeMs });
+    if (this.seq % 2 === 0) {
+      command.orderIdKey = idKey(command.orderId);
+      command.orderIdKeyed = command.orderId;
+    }
+    return command;
   }
 
   private account(): string {

@@ -3,14 +3,15 @@
 // buffer's growth.
 import assert from 'node:assert/strict';
 import { describe as suite, test } from 'node:test';
-import { Command, CommandKind, OrderType, Side, copyCommand, makeCommand } from '../../engine/command.js';
+import { Command, CommandKind, OrderType, Side, copyCommand, makeCommand, type CommandInit } from '../../engine/command.js';
+import { Engine } from '../../engine/engine.js';
 import { DirtyList } from '../../engine/dirty_list.js';
 import { eventsToObjects } from '../../engine/event_objects.js';
 import { EventBuffer, Field, FillKind } from '../../engine/events.js';
 import { ExpiryHeap } from '../../engine/expiry_heap.js';
 import { takerFeeMicros } from '../../engine/fee.js';
 import { FinishedIndex } from '../../engine/finished_index.js';
-import { hashOrderId, IdBuckets } from '../../engine/id_buckets.js';
+import { hashOrderId, idKey, IdBuckets } from '../../engine/id_buckets.js';
 import { LiveIndex } from '../../engine/live_index.js';
 import { OrderHistory } from '../../engine/order_history.js';
 import { OrderTable } from '../../engine/orders.js';
@@ -298,10 +299,35 @@ suite('structures', () => {
       kind: CommandKind.PlaceOrder, seq: 9, timeMs: 123, account: 'a', orderId: 'o', orderIds: ['x'], market: 2,
       outcome: 1, side: Side.Sell, orderType: OrderType.GTD, postOnly: true, priceUnits: 4100, sizeMicros: 20_000,
       expirationMs: 999, amountMicros: 5, tickUnits: 10, minSizeMicros: 10_000, feeBps: 7, accepting: false,
+      orderIdKey: idKey('o'), orderIdKeyed: 'o',
     });
     const target = new Command();
     copyCommand(target, source);
     assert.deepEqual({ ...target }, { ...source });
+  });
+
+  test("a command's id key is used while it is its id's, ignored when left from another id, and checked in verify mode", () => {
+    const engine = new Engine({ operatorAddress: '0xoperator', verify: true });
+    const run = (init: CommandInit): string[] => {
+      engine.execute(makeCommand({ seq: 1, timeMs: 1_000, ...init }));
+      const kinds = eventsToObjects(engine.events).map((event) => event.kind);
+      engine.events.clear();
+      return kinds;
+    };
+    run({ kind: CommandKind.AddMarket, market: 0, tickUnits: 100, minSizeMicros: 1_000_000 });
+    run({ kind: CommandKind.Deposit, account: '0xa', amountMicros: 100_000_000 });
+    const place = { kind: CommandKind.PlaceOrder, account: '0xa', market: 0, priceUnits: 4000, sizeMicros: 5_000_000 } as const;
+    // Keyed as a decoded frame keys it.
+    assert.ok(run({ ...place, orderId: 'first', orderIdKey: idKey('first'), orderIdKeyed: 'first' }).includes('ORDER_ACCEPTED'));
+    // A key left from the previous id: the engine hashes the new id itself, so it finds it later.
+    assert.ok(run({ ...place, orderId: 'second', orderIdKey: idKey('first'), orderIdKeyed: 'first' }).includes('ORDER_ACCEPTED'));
+    assert.deepEqual(run({ ...place, orderId: 'second' }), ['ORDER_REJECTED']);
+    assert.ok(run({ kind: CommandKind.CancelOrder, account: '0xa', orderId: 'second', orderIdKey: idKey('second'), orderIdKeyed: 'second' }).includes('ORDER_CANCELLED'));
+    // The same text in another string object is the same id, with the same key.
+    const copy = Buffer.from('first', 'latin1').toString('latin1');
+    assert.ok(run({ kind: CommandKind.CancelOrder, account: '0xa', orderId: 'first', orderIdKey: idKey(copy), orderIdKeyed: copy }).includes('ORDER_CANCELLED'));
+    // A carried key that is not its id's would misfile the order: verify mode refuses it.
+    assert.throws(() => run({ ...place, orderId: 'third', orderIdKey: idKey('third') ^ 1, orderIdKeyed: 'third' }), /carries its id's key/);
   });
 
   test('the event buffer grows by doubling and keeps every row', () => {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Command, CommandKind, OrderType, Side, makeCommand, type CommandInit } from '../../../engine/command.js';
 import { CANCEL_IDS_MAX } from '../../../engine/constants.js';
+import { idKey } from '../../../engine/id_buckets.js';
 import { decodeFrame, encodeFrame, Frame, FRAME_BYTES_MAX, FRAME_STRING_MAX, frameLength } from '../../../engine/shard/frame.js';
 
 interface Encoded {
@@ -33,10 +34,19 @@ function decode(encoded: Encoded, length = encoded.length): Frame {
   return frame;
 }
 
-/** The fields the codec carries (seq is the shard's to assign, so it is not one of them). */
-function carried(command: Command): Omit<Command, 'seq'> {
-  const { seq: _seq, ...rest } = command;
+/**
+ * The fields the codec carries (seq is the shard's to assign, so it is not one of them). The id's
+ * key is checked apart: a decoded command always carries its id's key, a built one need not.
+ */
+function carried(command: Command): Omit<Command, 'seq' | 'orderIdKey' | 'orderIdKeyed'> {
+  const { seq: _seq, orderIdKey: _key, orderIdKeyed: _keyed, ...rest } = command;
   return { ...rest, orderIds: [...command.orderIds] };
+}
+
+/** A decoded command carries the key of its own order id. */
+function assertKeyed(command: Command): void {
+  assert.equal(command.orderIdKeyed, command.orderId);
+  assert.equal(command.orderIdKey, idKey(command.orderId));
 }
 
 const base = {
@@ -68,6 +78,7 @@ test('every command kind comes back field for field, with request id, funding an
     const extra = { requestId: 0xffff_fff0 + index, fundMicros: index * 1_000_001, marketKey: `0x${index.toString(16).padStart(64, 'c')}` };
     const decoded = decode(encode(init, extra));
     assert.deepEqual(carried(decoded.command), carried(makeCommand(init)), `kind ${init.kind}`);
+    assertKeyed(decoded.command);
     assert.equal(decoded.requestId, extra.requestId);
     assert.equal(decoded.fundMicros, extra.fundMicros);
     assert.equal(decoded.marketKey, extra.marketKey);
@@ -82,7 +93,23 @@ test('decoding into a reused frame leaves nothing of the previous frame behind',
     const encoded = encode(init);
     decodeFrame(frame, encoded.view, encoded.bytes, 16, encoded.length);
     assert.deepEqual(carried(frame.command), carried(makeCommand(init)));
+    assertKeyed(frame.command);
   }
+});
+
+test('the frame carries the id key the front end computed; a frame journaled without one is keyed as it is decoded', () => {
+  const init = everyKind[3]!;
+  const encoded = encode(init);
+  // The decoder reads the key from the frame rather than from the id: a key written over it
+  // comes back as written.
+  encoded.view.setInt32(16 + 28, 12345, true);
+  assert.equal(decode(encoded).command.orderIdKey, 12345);
+  // Frames from before the key was carried: flag bit 4 clear, bytes 28 to 31 zero.
+  encoded.view.setUint8(16 + 3, encoded.view.getUint8(16 + 3) & ~4);
+  encoded.view.setInt32(16 + 28, 0, true);
+  const old = decode(encoded).command;
+  assert.deepEqual(carried(old), carried(makeCommand(init)));
+  assertKeyed(old);
 });
 
 test('CancelOrders carries CANCEL_IDS_MAX ids of the longest length, and FRAME_BYTES_MAX bounds it', () => {
