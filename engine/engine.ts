@@ -128,9 +128,12 @@ export class Engine {
     return takeColumnarSnapshot(this.state);
   }
 
-  /** Whether the engine holds `orderId`, live or remembered as finished (no view is built). */
-  knowsOrder(orderId: string): boolean {
-    return this.state.knowsOrder(orderId, this.state.hashId(orderId));
+  /**
+   * Whether the engine holds the command's order id, live or remembered as finished (no view is
+   * built), hashed from the key the command carries when it carries one (Command.orderIdKey).
+   */
+  knowsOrderOf(command: Command): boolean {
+    return this.state.knowsOrder(command.orderId, this.state.commandIdHash(command));
   }
 
   getOrder(orderId: string): OrderView | undefined {

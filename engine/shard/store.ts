@@ -166,8 +166,9 @@ export class ShardStore {
     return this.recoveryPoint?.batch ?? 0;
   }
 
-  hasOrder(orderId: string): boolean {
-    return this.orders.has(orderId);
+  /** Whether `orderId` is stored; `key` is its idKey when the caller has it (a decoded frame does). */
+  hasOrder(orderId: string, key?: number): boolean {
+    return this.orders.has(orderId, key);
   }
 
   order(orderId: string): OrderView | undefined {

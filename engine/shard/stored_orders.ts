@@ -30,7 +30,7 @@
 import { randomInt } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
 import { assert } from '../assert.js';
-import { hashOrderId, IdBuckets } from '../id_buckets.js';
+import { hashOrderId, idKey, IdBuckets, seededHash } from '../id_buckets.js';
 import type { OrderView } from '../reads.js';
 import { decoded, putInGroups, readStoredOrders, storedOrderIdsOf, StoredWriter } from './stored_codec.js';
 
@@ -95,12 +95,13 @@ export class StoredOrders {
     this.uncommitted.length = 0;
   }
 
-  has(id: string): boolean {
-    return this.find(id) !== undefined;
+  /** Whether `id` (whose idKey is `key`) is stored. */
+  has(id: string, key = idKey(id)): boolean {
+    return this.find(id, key) !== undefined;
   }
 
   get(id: string): OrderView | undefined {
-    return this.find(id);
+    return this.find(id, idKey(id));
   }
 
   /** Every stored order, in the order they finished. */
@@ -121,8 +122,8 @@ export class StoredOrders {
     this.index.insert(hash, n);
   }
 
-  private find(id: string): OrderView | undefined {
-    return this.probe(id, hashOrderId(id, this.seed)) === -1 ? undefined : this.probed;
+  private find(id: string, key: number): OrderView | undefined {
+    return this.probe(id, seededHash(key, this.seed)) === -1 ? undefined : this.probed;
   }
 
   /** The bucket of `id`, or -1; when found, its stored order is in `probed`. */

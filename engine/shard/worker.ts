@@ -207,7 +207,7 @@ function drain(): void {
     // An order id seen before is refused as a duplicate ahead of every other check, whether the
     // order is live (only the engine has it), finished (both) or forgotten by the engine (only
     // the stored orders have it), so a replay always reads "Duplicated".
-    if (command.kind === CommandKind.PlaceOrder && (core.engine.knowsOrder(command.orderId) || store.hasOrder(command.orderId))) {
+    if (command.kind === CommandKind.PlaceOrder && (core.engine.knowsOrderOf(command) || store.hasOrder(command.orderId, command.orderIdKey))) {
       commandRing.consume(head);
       const refunded: [string, number][] = frame.fundMicros > 0 ? [[command.account, frame.fundMicros]] : [];
       open.answered(answers.writeDuplicate({ ...emptyOutcome(frame.requestId, command.timeMs, ''), credits: refunded }, command));
