@@ -45,9 +45,8 @@ export class ClobdAdapter implements BookAdapter, FlowOracle {
     command.seq = this.seq;
     command.timeMs = this.timeMs;
     command.account = flow.accounts[flow.account[row]!]!;
-    const id = flow.id[row]!;
-    command.orderId = flow.ids[id]!;
-    command.orderIdKey = flow.idKeys[id]!;
+    command.orderId = flow.ids[flow.id[row]!]!;
+    command.orderIdKey = flow.idKey[row]!;
     command.orderIdKeyed = command.orderId;
     if (flow.rowKind[row] === ROW_PLACE) {
       command.kind = CommandKind.PlaceOrder;

@@ -39,12 +39,12 @@ export class Flow {
   /** Price in the order's own token units. */
   readonly priceUnits: Int32Array;
   readonly sizeMicros: Float64Array;
-  readonly ids: string[];
   /**
-   * `idKey` of each id, as the front end computes it into a command's frame (engine/shard/frame.ts):
-   * a ring consumer hands the engine the id with its key.
+   * The row's order id's key (`idKey`), which the front end computes into a command's frame
+   * (engine/shard/frame.ts): a ring consumer reads it with the rest of the row. Filled by `keyRows`.
    */
-  readonly idKeys: Int32Array;
+  readonly idKey: Int32Array;
+  readonly ids: string[];
   readonly accounts: string[];
 
   constructor(kind: FlowKind, length: number, ids: string[], accounts: string[]) {
@@ -58,9 +58,19 @@ export class Flow {
     this.orderType = new Uint8Array(length);
     this.priceUnits = new Int32Array(length);
     this.sizeMicros = new Float64Array(length);
+    this.idKey = new Int32Array(length);
     this.ids = ids;
-    this.idKeys = keysOf(ids);
     this.accounts = accounts;
+  }
+
+  /** Fills `idKey` from the rows' ids (for rows written without it). */
+  keyRows(): void {
+    for (let row = 0; row < this.length; row += 1) this.keyRow(row);
+  }
+
+  /** Sets a row's `idKey` from its id. */
+  keyRow(row: number): void {
+    this.idKey[row] = keysOf(this.ids)[this.id[row]!]!;
   }
 
   /** The YES-orientation (bid?, price) a place row trades at. */
@@ -193,6 +203,7 @@ class Generator {
     } else if (shallow || !this.cancel(row)) {
       this.place(row, false);
     }
+    this.flow.keyRow(row);
     this.oracle.execute(this.flow, row);
   }
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { BaselineAdapter, ClobdAdapter } from '../../bench/engine/adapters.js';
 import { FlowKind, generateFlow, makeAccounts, makeIds } from '../../bench/engine/flows.js';
+import { idKey } from '../../engine/id_buckets.js';
 import { runCancelDepth } from '../../bench/engine/micro.js';
 import { measureLatency, measureThroughput, replayPrefill, stopGcObserver } from '../../bench/engine/throughput.js';
 
@@ -15,6 +16,8 @@ test('every benchmark flow replays through clobd and the baseline', async () => 
   const accounts = makeAccounts(20);
   for (const kind of [FlowKind.deep, FlowKind.normal, FlowKind.fast]) {
     const flow = generateFlow(kind, 3000, 1, ids, accounts, (f) => new ClobdAdapter(f, { orderSlots: 1 << 16 }));
+    // Rows carry their id's key as a frame does; a wrong one would misfile orders unchecked.
+    for (let row = 0; row < flow.length; row += 1) assert.equal(flow.idKey[row], idKey(flow.ids[flow.id[row]!]!), `${kind} row ${row}`);
     for (const make of [() => new ClobdAdapter(flow, { orderSlots: 1 << 16 }), () => new BaselineAdapter()]) {
       const adapter = make();
       replayPrefill(adapter, flow);

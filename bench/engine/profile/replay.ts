@@ -36,6 +36,7 @@ function loadFlow(): Flow {
     const flow = new Flow(kind, stored.length, ids, accounts);
     flow.prefill = stored.prefill;
     for (const column of COLUMNS) flow[column].set(stored[column]!);
+    flow.keyRows();
     return flow;
   }
   const flow = generateFlow(kind, ROWS, 42, ids, accounts, (f) => new ClobdAdapter(f));
