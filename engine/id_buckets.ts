@@ -36,7 +36,9 @@ const IN_USE = 0x40000000;
  * hashing every character of a 66-character id cost a third of a command, and 20 of them still
  * ~5 %. Unseeded, so it can be computed where the id enters (the front end computes it as it
  * writes the command's frame, and the command carries it: see Command.orderIdKey), off the
- * matching thread; `seededHash` then spreads it over the buckets with the engine's seed.
+ * matching thread; `seededHash` then spreads it over the buckets with the engine's seed. Keys are
+ * journaled in the command frames, so a different key function needs a new frame flag: the frames
+ * of the old one must be keyed again as they are read, as frames without a key are.
  */
 export function idKey(id: string): number {
   let a = 0x811c9dc5;

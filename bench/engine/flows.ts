@@ -41,7 +41,8 @@ export class Flow {
   readonly sizeMicros: Float64Array;
   /**
    * The row's order id's key (`idKey`), which the front end computes into a command's frame
-   * (engine/shard/frame.ts): a ring consumer reads it with the rest of the row. Filled by `keyRows`.
+   * (engine/shard/frame.ts): a ring consumer reads it with the rest of the row. The generator keys
+   * each row as it writes it (`keyRow`); rows loaded without keys are keyed by `keyRows`.
    */
   readonly idKey: Int32Array;
   readonly ids: string[];

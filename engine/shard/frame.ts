@@ -26,7 +26,7 @@ export class Frame {
 /** Flag bits (byte 3). */
 const POST_ONLY = 1;
 const ACCEPTING = 2;
-/** The frame carries the order id's key (bytes 28 to 31). */
+/** The frame carries the order id's key (bytes 28 to 31), as `idKey` computes it today. */
 const ID_KEY = 4;
 
 /** Bytes before the strings. */
