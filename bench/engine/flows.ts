@@ -46,6 +46,8 @@ export class Flow {
    */
   readonly idKey: Int32Array;
   readonly ids: string[];
+  /** `idKey` of each id in `ids` (shared by the flows over one pool). */
+  private readonly poolKeys: Int32Array;
   readonly accounts: string[];
 
   constructor(kind: FlowKind, length: number, ids: string[], accounts: string[]) {
@@ -61,6 +63,7 @@ export class Flow {
     this.sizeMicros = new Float64Array(length);
     this.idKey = new Int32Array(length);
     this.ids = ids;
+    this.poolKeys = keysOf(ids);
     this.accounts = accounts;
   }
 
@@ -71,7 +74,7 @@ export class Flow {
 
   /** Sets a row's `idKey` from its id. */
   keyRow(row: number): void {
-    this.idKey[row] = keysOf(this.ids)[this.id[row]!]!;
+    this.idKey[row] = this.poolKeys[this.id[row]!]!;
   }
 
   /** The YES-orientation (bid?, price) a place row trades at. */

@@ -166,8 +166,8 @@ export class ShardStore {
     return this.recoveryPoint?.batch ?? 0;
   }
 
-  /** Whether `orderId` is stored; `key` is its idKey when the caller has it (a decoded frame does). */
-  hasOrder(orderId: string, key?: number): boolean {
+  /** Whether `orderId` (whose idKey, from its frame, is `key`) is stored. */
+  hasOrder(orderId: string, key: number): boolean {
     return this.orders.has(orderId, key);
   }
 
