@@ -99,36 +99,51 @@ function keysOf(ids: string[]): Int32Array {
   return keys;
 }
 
-/** `count` distinct lowercase account addresses (0x + 40 hex digits of a counter), flat strings (see makeIds). */
+/**
+ * Distinct addresses (0x + 40 hex) that look like real ones: an address is the tail of a keccak
+ * hash, so two of them differ within their first few characters. Counted addresses (0x000…01f3)
+ * would share 38 characters, and every string comparison a `Map` lookup makes between two of
+ * them would read them almost whole, a cost no real account pays.
+ */
 export function makeAccounts(count: number): string[] {
-  return Array.from({ length: count }, (_, index) => flat(`0x${(index + 1).toString(16).padStart(40, '0')}`));
+  return randomHex(count, 40, 0xacc0);
+}
+
+/**
+ * Distinct EIP-712-shaped order ids (0x + 64 hex), reused cyclically by long flows.
+ */
+export function makeIds(count: number, seed: number): string[] {
+  return randomHex(count, 64, seed);
+}
+
+/**
+ * `count` strings of `0x` and `digits` seeded random hex digits (distinct but for odds of 2^-100
+ * or less in every use here). They are built as flat
+ * strings, as a request decoder produces them: a string assembled by `+` is a rope whose
+ * characters are slow to read, which would charge the engine for the generator.
+ */
+function randomHex(count: number, digits: number, seed: number): string[] {
+  const prng = new Prng(seed);
+  const texts = new Array<string>(count);
+  const bytes = Buffer.alloc(2 + digits);
+  bytes.write('0x', 0, 'latin1');
+  for (let index = 0; index < count; index += 1) {
+    for (let word = 0; 8 * word < digits; word += 1) {
+      bytes.write(prng.nextUint32().toString(16).padStart(8, '0'), 2 + 8 * word, 8, 'latin1');
+    }
+    texts[index] = bytes.toString('latin1');
+  }
+  return texts;
+}
+
+/** One flat id (see randomHex) from a counter. */
+export function counterId(counter: number): string {
+  return flat(`0x${counter.toString(16).padStart(64, '0')}`);
 }
 
 /** The same text as a flat string. */
 function flat(text: string): string {
   return Buffer.from(text, 'latin1').toString('latin1');
-}
-
-/**
- * Distinct EIP-712-shaped order ids (0x + 64 hex), reused cyclically by long flows. They are
- * built as flat strings, as a request decoder produces them: a string assembled by `+` is a
- * rope whose characters are slow to read, which would charge the engine for the generator.
- */
-export function makeIds(count: number, seed: number): string[] {
-  const prng = new Prng(seed);
-  const ids = new Array<string>(count);
-  const bytes = Buffer.alloc(66);
-  bytes.write('0x', 0, 'latin1');
-  for (let index = 0; index < count; index += 1) {
-    for (let word = 0; word < 8; word += 1) bytes.write(prng.nextUint32().toString(16).padStart(8, '0'), 2 + 8 * word, 'latin1');
-    ids[index] = bytes.toString('latin1');
-  }
-  return ids;
-}
-
-/** One flat id (see makeIds) from a counter. */
-export function counterId(counter: number): string {
-  return flat(`0x${counter.toString(16).padStart(64, '0')}`);
 }
 
 interface Shape {
