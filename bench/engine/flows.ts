@@ -87,14 +87,14 @@ export class Flow {
   }
 }
 
-const poolKeys = new WeakMap<string[], Int32Array>();
+const keysByPool = new WeakMap<string[], Int32Array>();
 
 /** The keys of a pool of ids, computed once per pool. */
 function keysOf(ids: string[]): Int32Array {
-  let keys = poolKeys.get(ids);
+  let keys = keysByPool.get(ids);
   if (keys === undefined) {
     keys = Int32Array.from(ids, idKey);
-    poolKeys.set(ids, keys);
+    keysByPool.set(ids, keys);
   }
   return keys;
 }
@@ -118,9 +118,9 @@ export function makeIds(count: number, seed: number): string[] {
 
 /**
  * `count` strings of `0x` and `digits` seeded random hex digits (distinct but for odds of 2^-100
- * or less in every use here). They are built as flat
- * strings, as a request decoder produces them: a string assembled by `+` is a rope whose
- * characters are slow to read, which would charge the engine for the generator.
+ * or less in every use here), built as flat strings, as a request decoder produces them: a string
+ * assembled by `+` is a rope whose characters are slow to read, which would charge the engine for
+ * the generator.
  */
 function randomHex(count: number, digits: number, seed: number): string[] {
   const prng = new Prng(seed);
