@@ -3,6 +3,7 @@
 // cancelled. Cancels of several orders go in a fixed order (the list's order, or placement
 // order for account-wide cancels) so replays emit the same events.
 import { assert } from './assert.js';
+import { nothingRecorded } from './change_events.js';
 import { OUTCOME_ANY, type Command } from './command.js';
 import { CANCEL_IDS_MAX, ORDER_ID_LENGTH_MAX } from './constants.js';
 import { NIL } from './ladder.js';
@@ -12,7 +13,7 @@ import { Reject } from './reject.js';
 import type { EngineState } from './state.js';
 
 export function cancelOrder(state: EngineState, command: Command): void {
-  cancelOne(state, command.account, command.orderId, state.commandIdHash(command));
+  cancelOne(state, command.account, command.orderId, state.commandIdHash(command), nothingRecorded(state));
 }
 
 export function cancelOrders(state: EngineState, command: Command): void {
@@ -23,15 +24,15 @@ export function cancelOrders(state: EngineState, command: Command): void {
   }
   for (let index = 0; index < ids.length; index += 1) {
     const id = ids[index]!;
-    cancelOne(state, command.account, id, state.hashId(id));
+    cancelOne(state, command.account, id, state.hashId(id), false);
   }
 }
 
-/** Cancels `orderId` (hashed as `hash`) for `address`, or emits why not. */
-function cancelOne(state: EngineState, address: string, orderId: string, hash: number): void {
+/** Cancels `orderId` (hashed as `hash`) for `address`, or emits why not; `alone` as cancelLive's. */
+function cancelOne(state: EngineState, address: string, orderId: string, hash: number, alone: boolean): void {
   const reject = findCancellable(state, address, orderId, hash);
   if (reject < 0) state.events.pushCancelRejected(orderId, address, -reject);
-  else cancelLive(state, reject, CancelReason.CANCELED);
+  else cancelLive(state, reject, CancelReason.CANCELED, alone);
 }
 
 /**

@@ -79,20 +79,26 @@ export class Ledger {
   /** Free → reserved collateral (a BUY order's limit notional and fee). */
   reserveCollateral(account: number, amountMicros: number): void {
     this.touchCollateral(account);
-    const free = this.accounts.collateralFree[account]! - amountMicros;
-    assert(free >= 0, 'reserveCollateral: balance checked');
-    this.accounts.collateralFree[account] = free;
-    this.accounts.collateralReserved[account] = this.accounts.collateralReserved[account]! + amountMicros;
+    this.moveCollateral(account, amountMicros);
   }
 
   /** Reserved → free collateral (cancel, expiry, price improvement, unused fee). */
   releaseCollateral(account: number, amountMicros: number): void {
     if (amountMicros === 0) return;
     this.touchCollateral(account);
-    const reserved = this.accounts.collateralReserved[account]! - amountMicros;
-    assert(reserved >= 0, 'releaseCollateral: reserve covers the release');
+    this.moveCollateral(account, -amountMicros);
+  }
+
+  /**
+   * Free → reserved collateral (reserved → free when negative), not recorded in the dirty list:
+   * for a command whose caller emits the BALANCE event itself (see change_events.ts).
+   */
+  moveCollateral(account: number, toReservedMicros: number): void {
+    const free = this.accounts.collateralFree[account]! - toReservedMicros;
+    const reserved = this.accounts.collateralReserved[account]! + toReservedMicros;
+    assert(free >= 0 && reserved >= 0, 'moveCollateral: balance and reserve checked');
+    this.accounts.collateralFree[account] = free;
     this.accounts.collateralReserved[account] = reserved;
-    this.accounts.collateralFree[account] = this.accounts.collateralFree[account]! + amountMicros;
   }
 
   /** Reserved collateral leaves the account (a BUY fill pays its notional and fee). */
@@ -118,21 +124,23 @@ export class Ledger {
   /** Free → reserved shares (a SELL order's size). */
   reserveShares(position: number, outcome: number, sizeMicros: number): void {
     this.touchShares(position, outcome);
-    const index = (2 * position + outcome) | 0;
-    const free = this.positions.sharesFree[index]! - sizeMicros;
-    assert(free >= 0, 'reserveShares: balance checked');
-    this.positions.sharesFree[index] = free;
-    this.positions.sharesReserved[index] = this.positions.sharesReserved[index]! + sizeMicros;
+    this.moveShares(position, outcome, sizeMicros);
   }
 
   releaseShares(position: number, outcome: number, sizeMicros: number): void {
     if (sizeMicros === 0) return;
     this.touchShares(position, outcome);
+    this.moveShares(position, outcome, -sizeMicros);
+  }
+
+  /** Free → reserved shares (reserved → free when negative), not recorded: see moveCollateral. */
+  moveShares(position: number, outcome: number, toReservedMicros: number): void {
     const index = (2 * position + outcome) | 0;
-    const reserved = this.positions.sharesReserved[index]! - sizeMicros;
-    assert(reserved >= 0, 'releaseShares: reserve covers the release');
+    const free = this.positions.sharesFree[index]! - toReservedMicros;
+    const reserved = this.positions.sharesReserved[index]! + toReservedMicros;
+    assert(free >= 0 && reserved >= 0, 'moveShares: balance and reserve checked');
+    this.positions.sharesFree[index] = free;
     this.positions.sharesReserved[index] = reserved;
-    this.positions.sharesFree[index] = this.positions.sharesFree[index]! + sizeMicros;
   }
 
   /** Reserved shares leave the account (a SELL fill delivers them). */

@@ -9,6 +9,7 @@ import {
   GTD_EXPIRATION_LEAD_MS, LEVEL_SIZE_MICROS_MAX, ORDER_ID_LENGTH_MAX, PRICE_UNITS_PER_ONE, SIZE_MICROS_MAX,
   TIME_MS_MAX,
 } from './constants.js';
+import { pushCollateralEvent, pushLevelEvent, pushSharesEvent, nothingRecorded } from './change_events.js';
 import { EventKind, ACCEPTED_RESTS, Field } from './events.js';
 import { takerFeeMicros } from './fee.js';
 import { crossingSizeCovers, hasCrossing, matchTaker } from './matching.js';
@@ -161,19 +162,23 @@ function checkBook(state: EngineState): number {
 function executeTaker(state: EngineState): void {
   const taker = state.taker;
   const ledger = state.ledger;
+  const book = state.markets.book(taker.market);
+  if (restsAlone(state, book)) {
+    restAlone(state, book);
+    return;
+  }
   if (taker.side === Side.Buy) {
     taker.reserveMicros = buyReserveMicros(state);
     ledger.reserveCollateral(taker.account, taker.reserveMicros);
   } else {
     ledger.reserveShares(taker.position, taker.outcome, taker.sizeMicros);
   }
-  const book = state.markets.book(taker.market);
   matchTaker(state, book);
   const rests = taker.remainingMicros > 0 && (taker.orderType === OrderType.GTC || taker.orderType === OrderType.GTD);
   releaseTakerReserve(state, rests);
   pushAccepted(state, rests);
   if (rests) {
-    restTaker(state, book);
+    restTaker(state, book, false);
   } else if (taker.remainingMicros > 0) {
     pushTakerCancelled(state);
     finishTaker(state, CancelReason.CANCELED);
@@ -194,7 +199,39 @@ function releaseTakerReserve(state: EngineState, rests: boolean): void {
   }
 }
 
-function restTaker(state: EngineState, book: Book): void {
+/**
+ * Whether the order rests whole without matching (nothing crosses it, and it is GTC or GTD) in a
+ * command that has recorded no change: its one level and one balance are then emitted by
+ * restAlone, not recorded (see change_events.ts).
+ */
+function restsAlone(state: EngineState, book: Book): boolean {
+  const taker = state.taker;
+  return (taker.orderType === OrderType.GTC || taker.orderType === OrderType.GTD) &&
+    !hasCrossing(book, taker.bookSide, taker.bookPrice) && nothingRecorded(state);
+}
+
+/**
+ * What executeTaker does for an order that rests whole, with the same events: reserves what it
+ * keeps while it rests (a BUY's notional: the taker fee it could have paid is not reserved and
+ * released), accepted, rests, then its level and balance.
+ */
+function restAlone(state: EngineState, book: Book): void {
+  const taker = state.taker;
+  if (taker.side === Side.Buy) {
+    taker.reserveMicros = notionalMicros(taker.priceUnits, taker.sizeMicros);
+    state.ledger.moveCollateral(taker.account, taker.reserveMicros);
+  } else {
+    state.ledger.moveShares(taker.position, taker.outcome, taker.sizeMicros);
+  }
+  pushAccepted(state, true);
+  restTaker(state, book, true);
+  pushLevelEvent(state, taker.market, taker.bookSide, taker.bookPrice);
+  if (taker.side === Side.Buy) pushCollateralEvent(state, taker.account);
+  else pushSharesEvent(state, taker.account, taker.market, taker.position, taker.outcome);
+}
+
+/** Rests the taker's remainder; `alone` leaves its level unrecorded (see restsAlone). */
+function restTaker(state: EngineState, book: Book, alone: boolean): void {
   const taker = state.taker;
   const orders = state.orders;
   const serial = state.serialNext;
@@ -205,7 +242,8 @@ function restTaker(state: EngineState, book: Book): void {
   );
   orders.setCreatedAt(slot, state.timeMs);
   orders.setExpiration(slot, taker.expirationMs);
-  book.rest(taker.bookSide, taker.bookPrice, slot, taker.remainingMicros);
+  if (alone) book.ladder(taker.bookSide).append(taker.bookPrice, slot, taker.remainingMicros);
+  else book.rest(taker.bookSide, taker.bookPrice, slot, taker.remainingMicros);
   orders.linkToAccount(slot, state.ledger.accounts);
   state.live.add(taker.idHash, slot);
   if (taker.orderType === OrderType.GTD) state.expiries.push(taker.expirationMs, serial, slot, state.isLive);

@@ -48,6 +48,33 @@ suite('GTD', () => {
     ]);
   });
 
+  // A lone cancel or resting place emits its level and balance itself (engine/change_events.ts);
+  // after the sweep has changed the same level and balance, one coalesced row of each follows.
+  test('a cancel after the sweep expired an order at its level: one LEVEL and one BALANCE row', () => {
+    const s = funded();
+    s.buy('alice', 'YES', '0.40', '10', { type: 'GTD', expiresInMs: 60_000 });
+    s.buy('alice', 'YES', '0.40', '5');
+    s.timeMs += 60_000;
+    assert.deepEqual(s.cancel('alice', 'o2'), [
+      'cancelled o1 EXPIRED remaining 10',
+      'cancelled o2 CANCELED remaining 5',
+      'level m0 bid 0.4 = 0',
+      'balance alice USDC 100 / 0',
+    ]);
+  });
+
+  test('an order resting after the sweep expired one at its level: one LEVEL and one BALANCE row', () => {
+    const s = funded();
+    s.buy('alice', 'YES', '0.40', '10', { type: 'GTD', expiresInMs: 60_000 });
+    s.timeMs += 60_000;
+    assert.deepEqual(s.buy('alice', 'YES', '0.40', '5'), [
+      'cancelled o1 EXPIRED remaining 10',
+      'accepted o2 BUY YES 0.4 x 5 GTC matched 0 rests',
+      'level m0 bid 0.4 = 5',
+      'balance alice USDC 98 / 2',
+    ]);
+  });
+
   test('equal expirations leave in placement order; a filled GTD leaves nothing to expire', () => {
     const s = funded();
     s.buy('alice', 'YES', '0.40', '5', { type: 'GTD', expiresInMs: 70_000 });
