@@ -1,8 +1,9 @@
 // The book of one binary market, kept once, in the YES orientation. BUY YES at p is a bid at p,
 // SELL YES at p an ask at p, BUY NO at q an ask at 1 − q and SELL NO at q a bid at 1 − q. The NO
 // token's book is this one mirrored (side flipped, price 1 − p); it is derived, never stored.
-// Every level change is recorded in the command's dirty list so the engine emits one LEVEL
-// event per changed level.
+// Every level change made through rest, remove and reduce is recorded in the command's dirty list
+// so the engine emits one LEVEL event per changed level; a command that changes one level alone
+// goes to the ladder directly and emits its LEVEL event itself (see change_events.ts).
 import { assert } from './assert.js';
 import { PRICE_LEVELS_COUNT, PRICE_UNITS_PER_ONE } from './constants.js';
 import { DirtyList } from './dirty_list.js';

@@ -7,7 +7,7 @@
 // single cancel; a place that rests without matching), skips the dirty lists: it moves the
 // values untracked and emits the two events itself, right after its order event, which is
 // where the end of the command would have put them. Recording the two items and reading them
-// back was ~12 % of a deep-flow command, whose commands are nearly all of that kind.
+// back was ~10 % of a deep-flow command, whose commands are nearly all of that kind.
 import type { BookSide } from './book.js';
 import { Field } from './events.js';
 import { COLLATERAL_ASSET } from './ledger.js';

@@ -1,7 +1,8 @@
 // The ledger: collateral and shares per account, the complete sets each market has minted, and
 // the collateral supply. Every movement goes through a method here that records the touched
-// balance (with its value before the command) for the end-of-command BALANCE events, and keeps
-// the books balanced: collateral only moves between accounts, into complete sets (MINT) and back
+// balance (with its value before the command) for the end-of-command BALANCE events (but
+// moveCollateral and moveShares, for a command that emits its one BALANCE event itself: see
+// change_events.ts), and keeps the books balanced: collateral only moves between accounts, into complete sets (MINT) and back
 // out (MERGE, resolution), so free + reserved + sets = deposits − withdrawals at all times.
 //
 // Index arithmetic is truncated with `| 0`, so TurboFan drops its overflow checks (see events.ts).

@@ -9,7 +9,7 @@ import {
   GTD_EXPIRATION_LEAD_MS, LEVEL_SIZE_MICROS_MAX, ORDER_ID_LENGTH_MAX, PRICE_UNITS_PER_ONE, SIZE_MICROS_MAX,
   TIME_MS_MAX,
 } from './constants.js';
-import { pushCollateralEvent, pushLevelEvent, pushSharesEvent, nothingRecorded } from './change_events.js';
+import { nothingRecorded, pushCollateralEvent, pushLevelEvent, pushSharesEvent } from './change_events.js';
 import { EventKind, ACCEPTED_RESTS, Field } from './events.js';
 import { takerFeeMicros } from './fee.js';
 import { crossingSizeCovers, hasCrossing, matchTaker } from './matching.js';
