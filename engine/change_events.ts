@@ -8,7 +8,7 @@
 // values untracked and emits the two events itself, right after its order event, which is
 // where the end of the command would have put them. Recording the two items and reading them
 // back was ~10 % of a deep-flow command, whose commands are nearly all of that kind.
-import type { BookSide } from './book.js';
+import type { Book, BookSide } from './book.js';
 import { Field } from './events.js';
 import { COLLATERAL_ASSET } from './ledger.js';
 import type { EngineState } from './state.js';
@@ -33,7 +33,8 @@ export function pushLevelChanges(state: EngineState): void {
     const price = seconds[index]!;
     const market = bookKey >> 1;
     const side = (bookKey & 1) as BookSide;
-    if (state.markets.book(market).ladder(side).sizeAt(price) !== starts[index]) pushLevelEvent(state, market, side, price);
+    const book = state.markets.book(market);
+    if (book.ladder(side).sizeAt(price) !== starts[index]) pushLevelEvent(state, book, side, price);
   }
   dirty.clear();
 }
@@ -70,10 +71,10 @@ export function pushBalanceChanges(state: EngineState): void {
   dirty.clear();
 }
 
-/** LEVEL with the level's aggregate now. */
-export function pushLevelEvent(state: EngineState, market: number, side: BookSide, price: number): void {
+/** LEVEL of a level of `book` with its aggregate now. */
+export function pushLevelEvent(state: EngineState, book: Book, side: BookSide, price: number): void {
   const events = state.events;
-  events.setNumber(events.pushLevel(market, side, price), Field.sizeMicros, state.markets.book(market).ladder(side).sizeAt(price));
+  events.setNumber(events.pushLevel(book.market, side, price), Field.sizeMicros, book.ladder(side).sizeAt(price));
 }
 
 /** BALANCE of the account's collateral now. */

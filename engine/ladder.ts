@@ -98,9 +98,9 @@ export class Ladder {
   append(level: number, slot: number, sizeMicros: number): void {
     assert(level >= 0 && level < this.levelsCount, 'append: level in range');
     const tail = this.tails[level]!;
-    const base = slot * this.stride;
-    this.words[base + this.prevOffset] = tail;
-    this.words[base + this.nextOffset] = NIL;
+    const base = (slot * this.stride) | 0;
+    this.words[(base + this.prevOffset) | 0] = tail;
+    this.words[(base + this.nextOffset) | 0] = NIL;
     if (tail === NIL) {
       this.heads[level] = slot;
       this.occupied.set(level);
@@ -116,15 +116,15 @@ export class Ladder {
 
   /** Unlinks `slot` from anywhere in `level`; `sizeMicros` is what it still had resting. */
   remove(level: number, slot: number, sizeMicros: number): void {
-    const base = slot * this.stride;
-    const before = this.words[base + this.prevOffset]!;
-    const after = this.words[base + this.nextOffset]!;
+    const base = (slot * this.stride) | 0;
+    const before = this.words[(base + this.prevOffset) | 0]!;
+    const after = this.words[(base + this.nextOffset) | 0]!;
     if (before === NIL) this.heads[level] = after;
     else this.words[(before * this.stride + this.nextOffset) | 0] = after;
     if (after === NIL) this.tails[level] = before;
     else this.words[(after * this.stride + this.prevOffset) | 0] = before;
-    this.words[base + this.nextOffset] = NIL;
-    this.words[base + this.prevOffset] = NIL;
+    this.words[(base + this.nextOffset) | 0] = NIL;
+    this.words[(base + this.prevOffset) | 0] = NIL;
     const count = this.counts[level]! - 1;
     const size = this.sizes[level]! - sizeMicros;
     assert(count >= 0 && size >= 0, 'remove: level aggregates stay non-negative');

@@ -225,7 +225,7 @@ function restAlone(state: EngineState, book: Book): void {
   }
   pushAccepted(state, true);
   restTaker(state, book, true);
-  pushLevelEvent(state, taker.market, taker.bookSide, taker.bookPrice);
+  pushLevelEvent(state, book, taker.bookSide, taker.bookPrice);
   if (taker.side === Side.Buy) pushCollateralEvent(state, taker.account);
   else pushSharesEvent(state, taker.account, taker.market, taker.position, taker.outcome);
 }
