@@ -9,6 +9,7 @@
 // where the end of the command would have put them. Recording the two items and reading them
 // back was ~10 % of a deep-flow command, whose commands are nearly all of that kind.
 import type { Book, BookSide } from './book.js';
+import { Side } from './command.js';
 import { Field } from './events.js';
 import { COLLATERAL_ASSET } from './ledger.js';
 import type { EngineState } from './state.js';
@@ -55,7 +56,8 @@ export function pushBalanceChanges(state: EngineState): void {
     const account = firsts[index]!;
     const asset = seconds[index]!;
     if (asset === COLLATERAL_ASSET) {
-      if (accounts.collateralFree[account] !== startsFree[index] || accounts.collateralReserved[account] !== startsReserved[index]) {
+      const free = accounts.collateralFree[account]!;
+      if (free !== startsFree[index] || accounts.collateralReserved[account] !== startsReserved[index]) {
         pushCollateralEvent(state, account);
       }
     } else {
@@ -63,7 +65,8 @@ export function pushBalanceChanges(state: EngineState): void {
       // market and account are the item's, not the freed position's.
       const outcome = (asset - 1) & 1;
       const share = (2 * refs[index]! + outcome) | 0;
-      if (positions.sharesFree[share] !== startsFree[index] || positions.sharesReserved[share] !== startsReserved[index]) {
+      const free = positions.sharesFree[share]!;
+      if (free !== startsFree[index] || positions.sharesReserved[share] !== startsReserved[index]) {
         pushSharesEvent(state, account, (asset - 1) >> 1, refs[index]!, outcome);
       }
     }
@@ -71,14 +74,28 @@ export function pushBalanceChanges(state: EngineState): void {
   dirty.clear();
 }
 
+/**
+ * The LEVEL and BALANCE events of a lone change: the level at `price` on `bookSide` of `book`,
+ * then the balance an order of `side` reserves (a BUY's collateral, or a SELL's shares of
+ * `outcome` held in `position`), both as they are now.
+ */
+export function pushLoneChange(
+  state: EngineState, book: Book, bookSide: BookSide, price: number, side: number, account: number, position: number,
+  outcome: number,
+): void {
+  pushLevelEvent(state, book, bookSide, price);
+  if (side === Side.Buy) pushCollateralEvent(state, account);
+  else pushSharesEvent(state, account, book.market, position, outcome);
+}
+
 /** LEVEL of a level of `book` with its aggregate now. */
-export function pushLevelEvent(state: EngineState, book: Book, side: BookSide, price: number): void {
+function pushLevelEvent(state: EngineState, book: Book, side: BookSide, price: number): void {
   const events = state.events;
   events.setNumber(events.pushLevel(book.market, side, price), Field.sizeMicros, book.ladder(side).sizeAt(price));
 }
 
 /** BALANCE of the account's collateral now. */
-export function pushCollateralEvent(state: EngineState, account: number): void {
+function pushCollateralEvent(state: EngineState, account: number): void {
   const accounts = state.ledger.accounts;
   const events = state.events;
   const row = events.pushBalance(accounts.addresses[account]!, -1, -1);
@@ -87,7 +104,7 @@ export function pushCollateralEvent(state: EngineState, account: number): void {
 }
 
 /** BALANCE of `account`'s shares of `outcome` in `market`, held in `position`, now. */
-export function pushSharesEvent(state: EngineState, account: number, market: number, position: number, outcome: number): void {
+function pushSharesEvent(state: EngineState, account: number, market: number, position: number, outcome: number): void {
   const positions = state.ledger.positions;
   const events = state.events;
   const share = (2 * position + outcome) | 0;

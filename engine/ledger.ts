@@ -2,8 +2,9 @@
 // the collateral supply. Every movement goes through a method here that records the touched
 // balance (with its value before the command) for the end-of-command BALANCE events (but
 // moveCollateral and moveShares, for a command that emits its one BALANCE event itself: see
-// change_events.ts), and keeps the books balanced: collateral only moves between accounts, into complete sets (MINT) and back
-// out (MERGE, resolution), so free + reserved + sets = deposits − withdrawals at all times.
+// change_events.ts), and keeps the books balanced: collateral only moves between accounts, into
+// complete sets (MINT) and back out (MERGE, resolution), so free + reserved + sets = deposits −
+// withdrawals at all times.
 //
 // Index arithmetic is truncated with `| 0`, so TurboFan drops its overflow checks (see events.ts).
 import { assert } from './assert.js';

@@ -5,7 +5,7 @@ import { bookPriceOf, bookSideOf, type Book } from './book.js';
 import { Side } from './command.js';
 import { notionalMicros } from './notional.js';
 import { EventKind, Field } from './events.js';
-import { pushCollateralEvent, pushLevelEvent, pushSharesEvent } from './change_events.js';
+import { pushLoneChange } from './change_events.js';
 import { CancelReason } from './order_status.js';
 import type { EngineState } from './state.js';
 
@@ -66,8 +66,14 @@ export function cancelLive(state: EngineState, slot: number, reason: CancelReaso
   const priceUnits = bookPriceOf(orders.outcomeOf(slot), orders.levelOf(slot));
   const book = state.markets.book(orders.marketOf(slot));
   takeOff(state, book, slot, priceUnits, alone);
-  pushLiveProgress(state, EventKind.ORDER_CANCELLED, slot, state.ledger.accounts.addressOf(orders.accountOf(slot)), priceUnits, reason);
-  if (alone) pushTakenOff(state, book, slot);
+  const account = orders.accountOf(slot);
+  pushLiveProgress(state, EventKind.ORDER_CANCELLED, slot, state.ledger.accounts.addressOf(account), priceUnits, reason);
+  if (alone) {
+    const outcome = orders.outcomeOf(slot);
+    const side = orders.sideOf(slot);
+    const level = orders.levelOf(slot);
+    pushLoneChange(state, book, bookSideOf(outcome, side), level, side, account, orders.positionOf(slot), outcome);
+  }
   finishLive(state, slot, reason);
 }
 
@@ -92,15 +98,6 @@ function takeOff(state: EngineState, book: Book, slot: number, priceUnits: numbe
     if (buy) ledger.moveCollateral(orders.accountOf(slot), -notionalMicros(priceUnits, remaining));
     else ledger.moveShares(orders.positionOf(slot), outcome, -remaining);
   }
-}
-
-/** The LEVEL and BALANCE events of an order taken off alone (see cancelLive). */
-function pushTakenOff(state: EngineState, book: Book, slot: number): void {
-  const orders = state.orders;
-  const outcome = orders.outcomeOf(slot);
-  pushLevelEvent(state, book, bookSideOf(outcome, orders.sideOf(slot)), orders.levelOf(slot));
-  if (orders.sideOf(slot) === Side.Buy) pushCollateralEvent(state, orders.accountOf(slot));
-  else pushSharesEvent(state, orders.accountOf(slot), book.market, orders.positionOf(slot), outcome);
 }
 
 /**

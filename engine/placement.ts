@@ -9,7 +9,7 @@ import {
   GTD_EXPIRATION_LEAD_MS, LEVEL_SIZE_MICROS_MAX, ORDER_ID_LENGTH_MAX, PRICE_UNITS_PER_ONE, SIZE_MICROS_MAX,
   TIME_MS_MAX,
 } from './constants.js';
-import { nothingRecorded, pushCollateralEvent, pushLevelEvent, pushSharesEvent } from './change_events.js';
+import { nothingRecorded, pushLoneChange } from './change_events.js';
 import { EventKind, ACCEPTED_RESTS, Field } from './events.js';
 import { takerFeeMicros } from './fee.js';
 import { crossingSizeCovers, hasCrossing, matchTaker } from './matching.js';
@@ -225,9 +225,9 @@ function restAlone(state: EngineState, book: Book): void {
   }
   pushAccepted(state, true);
   restTaker(state, book, true);
-  pushLevelEvent(state, book, taker.bookSide, taker.bookPrice);
-  if (taker.side === Side.Buy) pushCollateralEvent(state, taker.account);
-  else pushSharesEvent(state, taker.account, taker.market, taker.position, taker.outcome);
+  pushLoneChange(
+    state, book, taker.bookSide, taker.bookPrice, taker.side, taker.account, taker.position, taker.outcome,
+  );
 }
 
 /** Rests the taker's remainder; `alone` leaves its level unrecorded (see restsAlone). */
