@@ -134,6 +134,7 @@ function updateResting(
   if (remaining === 0) book.remove(side, level, slot, sizeMicros);
   else book.reduce(side, level, sizeMicros);
   orders.setRemaining(slot, remaining);
-  pushLiveProgress(state, EventKind.ORDER_UPDATED, slot, makerAddress, makerPrice, 0);
-  if (remaining === 0) finishLive(state, slot, CancelReason.NONE);
+  const packed = orders.packedOf(slot);
+  pushLiveProgress(state, EventKind.ORDER_UPDATED, slot, packed, makerAddress, makerPrice, 0);
+  if (remaining === 0) finishLive(state, slot, packed, CancelReason.NONE);
 }

@@ -1,12 +1,13 @@
 // How an order ends: a live order is cancelled (its remainder leaves the book and its reserve is
 // released) or filled, and every finished order, resting or not, moves into the bounded history
 // where its id keeps rejecting duplicates: out of the live index, into the finished one.
-import { bookPriceOf, bookSideOf, type Book } from './book.js';
+import { bookPriceOf, bookSideOf, type Book, type BookSide } from './book.js';
 import { Side } from './command.js';
 import { notionalMicros } from './notional.js';
 import { EventKind, Field } from './events.js';
 import { pushLoneChange } from './change_events.js';
 import { CancelReason } from './order_status.js';
+import { packedLevel, packedMarket, packedOrderType, packedOutcome, packedSide } from './orders.js';
 import type { EngineState } from './state.js';
 
 /**
@@ -23,18 +24,22 @@ export function claimHistoryEntry(state: EngineState, idHash: number): number {
   return entry;
 }
 
-/** Moves a live order, already off the book, into history and frees its slot. */
-export function finishLive(state: EngineState, slot: number, reason: CancelReason): void {
+/**
+ * Moves a live order, already off the book, into history and frees its slot; `packed` is its
+ * record's packed word (OrderTable.packedOf), read once by the caller.
+ */
+export function finishLive(state: EngineState, slot: number, packed: number, reason: CancelReason): void {
   const orders = state.orders;
-  orders.unlinkFromAccount(slot, state.ledger.accounts);
+  const account = orders.accountOf(slot);
+  orders.unlinkFromAccount(slot, account, state.ledger.accounts);
   const idHash = orders.idHashOf(slot);
   state.live.remove(idHash, slot);
   const entry = claimHistoryEntry(state, idHash);
+  const original = orders.originalOf(slot);
   const history = state.history;
   history.record(
-    entry, orders.idOf(slot), orders.accountOf(slot), orders.marketOf(slot), orders.outcomeOf(slot), orders.sideOf(slot),
-    orders.orderTypeOf(slot), orders.levelOf(slot), orders.originalOf(slot),
-    orders.originalOf(slot) - orders.remainingOf(slot), reason,
+    entry, orders.idOf(slot), account, packedMarket(packed), packedOutcome(packed), packedSide(packed),
+    packedOrderType(packed), packedLevel(packed), original, original - orders.remainingOf(slot), reason,
   );
   history.createdAtMs[entry] = orders.createdAtOf(slot);
   history.expirationMs[entry] = orders.expirationOf(slot);
@@ -63,59 +68,61 @@ export function finishTaker(state: EngineState, reason: CancelReason): void {
  */
 export function cancelLive(state: EngineState, slot: number, reason: CancelReason, alone = false): void {
   const orders = state.orders;
-  const priceUnits = bookPriceOf(orders.outcomeOf(slot), orders.levelOf(slot));
-  const book = state.markets.book(orders.marketOf(slot));
-  takeOff(state, book, slot, priceUnits, alone);
+  const packed = orders.packedOf(slot);
+  const outcome = packedOutcome(packed);
+  const side = packedSide(packed);
+  const level = packedLevel(packed);
   const account = orders.accountOf(slot);
-  pushLiveProgress(state, EventKind.ORDER_CANCELLED, slot, state.ledger.accounts.addressOf(account), priceUnits, reason);
-  if (alone) {
-    const outcome = orders.outcomeOf(slot);
-    const side = orders.sideOf(slot);
-    const level = orders.levelOf(slot);
-    pushLoneChange(state, book, bookSideOf(outcome, side), level, side, account, orders.positionOf(slot), outcome);
-  }
-  finishLive(state, slot, reason);
+  const book = state.markets.book(packedMarket(packed));
+  const bookSide = bookSideOf(outcome, side);
+  takeOff(state, book, slot, bookSide, level, outcome, side, account, alone);
+  const address = state.ledger.accounts.addressOf(account);
+  pushLiveProgress(state, EventKind.ORDER_CANCELLED, slot, packed, address, bookPriceOf(outcome, level), reason);
+  if (alone) pushLoneChange(state, book, bookSide, level, side, account, orders.positionOf(slot), outcome);
+  finishLive(state, slot, packed, reason);
 }
 
 /**
  * Takes a live order's remainder off its level and releases its reserve, recorded in the dirty
  * lists unless `alone`. (Apart from cancelLive, so each stays small enough for TurboFan to inline.)
  */
-function takeOff(state: EngineState, book: Book, slot: number, priceUnits: number, alone: boolean): void {
+function takeOff(
+  state: EngineState, book: Book, slot: number, bookSide: BookSide, level: number, outcome: number, side: number,
+  account: number, alone: boolean,
+): void {
   const orders = state.orders;
   const ledger = state.ledger;
-  const outcome = orders.outcomeOf(slot);
-  const level = orders.levelOf(slot);
   const remaining = orders.remainingOf(slot);
-  const bookSide = bookSideOf(outcome, orders.sideOf(slot));
-  const buy = orders.sideOf(slot) === Side.Buy;
+  const buy = side === Side.Buy;
+  const priceUnits = bookPriceOf(outcome, level);
   if (!alone) {
     book.remove(bookSide, level, slot, remaining);
-    if (buy) ledger.releaseCollateral(orders.accountOf(slot), notionalMicros(priceUnits, remaining));
+    if (buy) ledger.releaseCollateral(account, notionalMicros(priceUnits, remaining));
     else ledger.releaseShares(orders.positionOf(slot), outcome, remaining);
   } else {
     book.ladder(bookSide).remove(level, slot, remaining);
-    if (buy) ledger.moveCollateral(orders.accountOf(slot), -notionalMicros(priceUnits, remaining));
+    if (buy) ledger.moveCollateral(account, -notionalMicros(priceUnits, remaining));
     else ledger.moveShares(orders.positionOf(slot), outcome, -remaining);
   }
 }
 
 /**
- * ORDER_UPDATED or ORDER_CANCELLED for the live order in `slot`, from its record: what it was,
- * what has matched and its remaining size (after a fill, or the part a cancel releases). Its times
- * are copied record to row here, so none crosses a call as an argument (see setNumber).
+ * ORDER_UPDATED or ORDER_CANCELLED for the live order in `slot` (its packed word `packed`), from
+ * its record: what it was, what has matched and its remaining size (after a fill, or the part a
+ * cancel releases). Its times are copied record to row here, so none crosses a call as an argument
+ * (see setNumber).
  */
 export function pushLiveProgress(
   state: EngineState, kind: typeof EventKind.ORDER_UPDATED | typeof EventKind.ORDER_CANCELLED, slot: number,
-  address: string, priceUnits: number, code: number,
+  packed: number, address: string, priceUnits: number, code: number,
 ): void {
   const orders = state.orders;
   const events = state.events;
   const original = orders.originalOf(slot);
   const remaining = orders.remainingOf(slot);
   const row = events.pushProgress(
-    kind, orders.idOf(slot), address, orders.marketOf(slot), orders.outcomeOf(slot), orders.sideOf(slot),
-    orders.orderTypeOf(slot), priceUnits, original, original - remaining, remaining, code,
+    kind, orders.idOf(slot), address, packedMarket(packed), packedOutcome(packed), packedSide(packed),
+    packedOrderType(packed), priceUnits, original, original - remaining, remaining, code,
   );
   events.setNumber(row, Field.createdAtMs, orders.createdAtOf(slot));
   events.setNumber(row, Field.expirationMs, orders.expirationOf(slot));

@@ -55,6 +55,26 @@ assert(MARKETS_MAX <= 1 << PRICE_SHIFT, 'markets fit the packed word');
 assert(PRICE_LEVELS_COUNT <= 1 << (OUTCOME_SHIFT - PRICE_SHIFT), 'prices fit the packed word');
 assert(ORDER_SLOTS_LIMIT * ORDER_WORDS < 2 ** 31, 'record indexes stay int32 (the `| 0` below)');
 
+export function packedMarket(packed: number): number {
+  return packed & ((1 << PRICE_SHIFT) - 1);
+}
+
+export function packedLevel(packed: number): number {
+  return (packed >>> PRICE_SHIFT) & ((1 << (OUTCOME_SHIFT - PRICE_SHIFT)) - 1);
+}
+
+export function packedOutcome(packed: number): Outcome {
+  return ((packed >>> OUTCOME_SHIFT) & 1) as Outcome;
+}
+
+export function packedSide(packed: number): Side {
+  return ((packed >>> SIDE_SHIFT) & 1) as Side;
+}
+
+export function packedOrderType(packed: number): OrderType {
+  return ((packed >>> TYPE_SHIFT) & 3) as OrderType;
+}
+
 /** Per-account heads and tails of the open-order lists; owned by Accounts (it grows them). */
 export interface AccountOrderLists {
   orderHead: Int32Array;
@@ -137,7 +157,7 @@ export class OrderTable {
   }
 
   isLive(slot: number): boolean {
-    return (this.words[(slot * ORDER_WORDS + W_PACKED) | 0]! & LIVE_BIT) !== 0;
+    return (this.packedOf(slot) & LIVE_BIT) !== 0;
   }
 
   idOf(slot: number): string {
@@ -157,25 +177,35 @@ export class OrderTable {
     return this.words[(slot * ORDER_WORDS + W_POSITION) | 0]!;
   }
 
+  /**
+   * The record's packed word: market, level, outcome, side and type, which the functions below
+   * decode. A path that uses several of them reads it once (cancelLive, a maker's fill): each
+   * read of a record field is a load with its bounds check that TurboFan does not merge with the
+   * last one, and a cancel read the packed word ten times.
+   */
+  packedOf(slot: number): number {
+    return this.words[(slot * ORDER_WORDS + W_PACKED) | 0]!;
+  }
+
   marketOf(slot: number): number {
-    return this.words[(slot * ORDER_WORDS + W_PACKED) | 0]! & ((1 << PRICE_SHIFT) - 1);
+    return packedMarket(this.packedOf(slot));
   }
 
   /** The price in YES-orientation units: the order's level in its market's book. */
   levelOf(slot: number): number {
-    return (this.words[(slot * ORDER_WORDS + W_PACKED) | 0]! >>> PRICE_SHIFT) & ((1 << (OUTCOME_SHIFT - PRICE_SHIFT)) - 1);
+    return packedLevel(this.packedOf(slot));
   }
 
   outcomeOf(slot: number): Outcome {
-    return ((this.words[(slot * ORDER_WORDS + W_PACKED) | 0]! >>> OUTCOME_SHIFT) & 1) as Outcome;
+    return packedOutcome(this.packedOf(slot));
   }
 
   sideOf(slot: number): Side {
-    return ((this.words[(slot * ORDER_WORDS + W_PACKED) | 0]! >>> SIDE_SHIFT) & 1) as Side;
+    return packedSide(this.packedOf(slot));
   }
 
   orderTypeOf(slot: number): OrderType {
-    return ((this.words[(slot * ORDER_WORDS + W_PACKED) | 0]! >>> TYPE_SHIFT) & 3) as OrderType;
+    return packedOrderType(this.packedOf(slot));
   }
 
   remainingOf(slot: number): number {
@@ -231,8 +261,8 @@ export class OrderTable {
     lists.orderCount[account] = lists.orderCount[account]! + 1;
   }
 
-  unlinkFromAccount(slot: number, lists: AccountOrderLists): void {
-    const account = this.accountOf(slot);
+  /** Unlinks the slot from the open-order list of `account`, its owner. */
+  unlinkFromAccount(slot: number, account: number, lists: AccountOrderLists): void {
     const chains = this.chains;
     const base = (slot * LINK_WORDS) | 0;
     const before = chains[(base + L_ACCOUNT_PREV) | 0]!;
