@@ -55,6 +55,8 @@ assert(MARKETS_MAX <= 1 << PRICE_SHIFT, 'markets fit the packed word');
 assert(PRICE_LEVELS_COUNT <= 1 << (OUTCOME_SHIFT - PRICE_SHIFT), 'prices fit the packed word');
 assert(ORDER_SLOTS_LIMIT * ORDER_WORDS < 2 ** 31, 'record indexes stay int32 (the `| 0` below)');
 
+// The fields of a record's packed word (OrderTable.packedOf), for a path that reads it once.
+
 export function packedMarket(packed: number): number {
   return packed & ((1 << PRICE_SHIFT) - 1);
 }
