@@ -34,8 +34,9 @@ export class ClobdAdapter implements BookAdapter, FlowOracle {
   constructor(flow: Flow, options: Omit<EngineOptions, 'operatorAddress'> = {}) {
     this.engine = new Engine({ operatorAddress: OPERATOR, ...options });
     this.run({ kind: CommandKind.AddMarket, market: 0, tickUnits: TICK_UNITS, minSizeMicros: 1_000_000, feeBps: 10 });
-    for (const account of flow.accounts) this.run({ kind: CommandKind.Deposit, account, amountMicros: DEPOSIT_MICROS });
-    this.mintShares(flow.accounts);
+    const accounts = flow.accountPool();
+    for (const account of accounts) this.run({ kind: CommandKind.Deposit, account, amountMicros: DEPOSIT_MICROS });
+    this.mintShares(accounts);
     this.engine.events.clear();
   }
 

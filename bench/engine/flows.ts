@@ -10,6 +10,7 @@
 // first and are run untimed. Like a real client, the generator cancels only orders that still
 // rest: an oracle (the engine itself, run alongside during generation) tells it which do.
 import { OrderType, Side } from '../../engine/command.js';
+import { assert } from '../../engine/assert.js';
 import { idKey } from '../../engine/id_buckets.js';
 import { Prng } from '../../test/engine/prng.js';
 
@@ -49,22 +50,67 @@ export class Flow {
   /** `idKey` of each id in `ids` (shared by the flows over one pool). */
   private readonly poolKeys: Int32Array;
   readonly accounts: string[];
+  /** For a decoding view (`decodingView`): the flow whose rows it decodes; null otherwise. */
+  private readonly source: Flow | null;
 
-  constructor(kind: FlowKind, length: number, ids: string[], accounts: string[]) {
+  /**
+   * A flow of `length` rows over the pools `ids` and `accounts`, or, with `source`, a decoding
+   * view of it (see `decodingView`; built there, with the same fields in the same order, so the
+   * adapters' code sees one shape).
+   */
+  constructor(kind: FlowKind, length: number, ids: string[], accounts: string[], source: Flow | null = null) {
     this.kind = kind;
     this.length = length;
-    this.rowKind = new Uint8Array(length);
+    this.rowKind = source?.rowKind ?? new Uint8Array(length);
     this.account = new Int32Array(length);
     this.id = new Int32Array(length);
-    this.outcome = new Uint8Array(length);
-    this.side = new Uint8Array(length);
-    this.orderType = new Uint8Array(length);
-    this.priceUnits = new Int32Array(length);
-    this.sizeMicros = new Float64Array(length);
-    this.idKey = new Int32Array(length);
+    this.outcome = source?.outcome ?? new Uint8Array(length);
+    this.side = source?.side ?? new Uint8Array(length);
+    this.orderType = source?.orderType ?? new Uint8Array(length);
+    this.priceUnits = source?.priceUnits ?? new Int32Array(length);
+    this.sizeMicros = source?.sizeMicros ?? new Float64Array(length);
+    this.idKey = source?.idKey ?? new Int32Array(length);
     this.ids = ids;
-    this.poolKeys = keysOf(ids);
+    this.poolKeys = source?.poolKeys ?? keysOf(ids);
     this.accounts = accounts;
+    this.source = source;
+  }
+
+  /**
+   * This flow's rows with their order ids and accounts as the server's decoder gives them to the
+   * engine: a fresh flat string per command (`decodeFrame`), young, with no hash cached, where
+   * the flow itself hands out its pools' long-lived strings. Row r reads its strings from slot
+   * r % `window` of the view's own `ids` and `accounts`, which `decodeRows` fills; the other
+   * columns are this flow's.
+   */
+  decodingView(window: number): Flow {
+    const view = new Flow(this.kind, this.length, holey(window), holey(window), this);
+    view.prefill = this.prefill;
+    for (let row = 0; row < this.length; row += 1) {
+      view.id[row] = row % window;
+      view.account[row] = row % window;
+    }
+    return view;
+  }
+
+  /** The accounts the rows trade for (a decoding view's are its source's), to fund them. */
+  accountPool(): string[] {
+    return this.source?.accounts ?? this.accounts;
+  }
+
+  /** Whether this is a decoding view, whose rows must be decoded (`decodeRows`) before they run. */
+  decodes(): boolean {
+    return this.source !== null;
+  }
+
+  /** Decodes rows [from, to) of a decoding view: at most its window's worth, before they run. */
+  decodeRows(from: number, to: number): void {
+    const source = this.source;
+    assert(source !== null && to - from <= this.ids.length, 'decodeRows: a view, a window at a time');
+    for (let row = from; row < to; row += 1) {
+      this.ids[this.id[row]!] = flat(source.ids[source.id[row]!]!);
+      this.accounts[this.account[row]!] = flat(source.accounts[source.account[row]!]!);
+    }
   }
 
   /** Fills `idKey` from the rows' ids (for rows written without it). */
@@ -72,8 +118,9 @@ export class Flow {
     for (let row = 0; row < this.length; row += 1) this.keyRow(row);
   }
 
-  /** Sets a row's `idKey` from its id. */
+  /** Sets a row's `idKey` from its id (a flow's own: a decoding view shares its source's keys). */
   keyRow(row: number): void {
+    assert(this.source === null, 'keyRow: not on a decoding view');
     this.idKey[row] = this.poolKeys[this.id[row]!]!;
   }
 
@@ -141,9 +188,19 @@ export function counterId(counter: number): string {
   return flat(`0x${counter.toString(16).padStart(64, '0')}`);
 }
 
-/** The same text as a flat string. */
+/** The same text as a new flat string, as a decoder reads it from a frame's bytes. */
 function flat(text: string): string {
   return Buffer.from(text, 'latin1').toString('latin1');
+}
+
+/**
+ * An array of `length` empty strings with the pools' elements kind (they are filled from
+ * `new Array(count)` too), so a view's arrays and a flow's give the adapters one kind to read.
+ */
+function holey(length: number): string[] {
+  const strings = new Array<string>(length);
+  for (let index = 0; index < length; index += 1) strings[index] = '';
+  return strings;
 }
 
 interface Shape {

@@ -7,7 +7,9 @@ import { BaselineAdapter, ClobdAdapter } from '../../bench/engine/adapters.js';
 import { FlowKind, generateFlow, makeAccounts, makeIds } from '../../bench/engine/flows.js';
 import { idKey } from '../../engine/id_buckets.js';
 import { runCancelDepth } from '../../bench/engine/micro.js';
-import { measureLatency, measureThroughput, replayPrefill, stopGcObserver } from '../../bench/engine/throughput.js';
+import {
+  DECODE_WINDOW_ROWS, measureLatency, measureThroughput, replayPrefill, replayRows, stopGcObserver,
+} from '../../bench/engine/throughput.js';
 
 after(() => stopGcObserver());
 
@@ -26,6 +28,17 @@ test('every benchmark flow replays through clobd and the baseline', async () => 
       assert.equal(throughput.commands, 1500);
       assert.ok(throughput.commandsPerSecond > 0 && latency.p50Ns >= 0);
     }
+    // The decoding view: the same rows with fresh strings of the same text, so the same events.
+    const pooled = new ClobdAdapter(flow, { orderSlots: 1 << 16 });
+    const view = flow.decodingView(DECODE_WINDOW_ROWS);
+    const decoded = new ClobdAdapter(view, { orderSlots: 1 << 16 });
+    replayPrefill(pooled, flow);
+    replayPrefill(decoded, view);
+    const throughput = await measureThroughput(decoded, view, 1500);
+    assert.equal(throughput.commands, 1500);
+    replayRows(pooled, flow, flow.prefill, flow.prefill + 1500);
+    assert.equal(decoded.engine.stateHash(), pooled.engine.stateHash(), kind);
+    assert.equal(decoded.events, pooled.events, kind);
   }
 });
 
