@@ -4,6 +4,7 @@
 // collections during the timed loop (PerformanceObserver 'gc' entries) and the heap before and
 // after it.
 import { createHistogram, performance, PerformanceObserver } from 'node:perf_hooks';
+import { assert } from '../../engine/assert.js';
 import type { BookAdapter } from './adapters.js';
 import type { Flow } from './flows.js';
 import { collectGarbage } from '../support/collect.js';
@@ -73,15 +74,8 @@ export const DECODE_WINDOW_ROWS = 1024;
 
 /** Replays rows [0, prefill) untimed (a decoding view's decoded window by window). */
 export function replayPrefill(adapter: BookAdapter, flow: Flow): void {
-  if (!flow.decodes()) {
-    replayRows(adapter, flow, 0, flow.prefill);
-    return;
-  }
-  for (let from = 0; from < flow.prefill; from += DECODE_WINDOW_ROWS) {
-    const to = Math.min(flow.prefill, from + DECODE_WINDOW_ROWS);
-    flow.decodeRows(from, to);
-    replayRows(adapter, flow, from, to);
-  }
+  if (flow.decodes()) replayDecoded(adapter, flow, 0, flow.prefill);
+  else replayRows(adapter, flow, 0, flow.prefill);
 }
 
 /**
@@ -96,7 +90,8 @@ export async function measureThroughput(adapter: BookAdapter, flow: Flow, rows: 
   const gcBefore = gcCount;
   const gcMsBefore = gcMs;
   const heapBefore = process.memoryUsage().heapUsed;
-  const seconds = (flow.decodes() ? replayDecodedTimed(adapter, flow, end) : replayTimed(adapter, flow, end)) / 1000;
+  const elapsedMs = flow.decodes() ? replayDecoded(adapter, flow, flow.prefill, end) : replayTimed(adapter, flow, end);
+  const seconds = elapsedMs / 1000;
   const heapAfter = process.memoryUsage().heapUsed;
   await flushGcEntries();
   const commands = end - flow.prefill;
@@ -115,10 +110,13 @@ function replayTimed(adapter: BookAdapter, flow: Flow, end: number): number {
   return performance.now() - started;
 }
 
-/** Milliseconds to replay rows [prefill, end) of a decoding view, its decoding untimed. */
-function replayDecodedTimed(adapter: BookAdapter, view: Flow, end: number): number {
+/**
+ * Replays rows [start, end) of a decoding view, each window decoded just before it runs; returns
+ * the milliseconds the replays took, the decoding left out.
+ */
+function replayDecoded(adapter: BookAdapter, view: Flow, start: number, end: number): number {
   let elapsed = 0;
-  for (let from = view.prefill; from < end; from += DECODE_WINDOW_ROWS) {
+  for (let from = start; from < end; from += DECODE_WINDOW_ROWS) {
     const to = Math.min(end, from + DECODE_WINDOW_ROWS);
     view.decodeRows(from, to);
     const started = performance.now();
@@ -129,6 +127,7 @@ function replayDecodedTimed(adapter: BookAdapter, view: Flow, end: number): numb
 }
 
 export function measureLatency(adapter: BookAdapter, flow: Flow, rows: number): LatencyResult {
+  assert(!flow.decodes(), 'measureLatency: a flow, not a decoding view (its rows would run undecoded)');
   const end = Math.min(flow.length, flow.prefill + rows);
   const histogram = createHistogram();
   for (let row = flow.prefill; row < end; row += 1) {
