@@ -29,7 +29,7 @@
 //   50 000 / 100 000        2 615   3 251   3 711   (100 000 / 200 000 counts the same: nothing
 //                                                    the engine calls is left for the budget)
 //
-// Two alternating pairs of full engine runs (bench/engine/README.md) ran every flow faster with
+// Two alternating pairs of full engine runs (bench/engine/HISTORY.md) ran every flow faster with
 // 50 000, the worst flow 2.06 and 2.27 M cmd/s against 1.75 and 1.74 M; bench/durable's full run
 // measured the same (SHARDS=1 85.2 k against 85.8 k cmd/s, SHARDS=2 61.8 k against 61.1 k). The
 // price is warm-up: the engine's largest function takes ~190 ms to optimize on the background

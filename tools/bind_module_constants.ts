@@ -21,7 +21,7 @@
 // line and at the end of the module), so source maps still point at the right lines.
 //
 // On the engine's fast flow it took a command from 8 007 to 6 999 instructions, and replays ran
-// 15 % faster on the fast flow and 5 % on the deep one (bench/engine/README.md).
+// 15 % faster on the fast flow and 5 % on the deep one (bench/engine/HISTORY.md).
 //
 //   node dist/tools/bind_module_constants.js <directory>...
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';

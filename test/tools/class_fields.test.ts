@@ -2,7 +2,7 @@
 // useDefineForClassFields false). With define semantics a field declared without an initializer
 // is defined as undefined before the constructor stores its typed array, V8 then tracks the
 // field as holding any value, and optimized code checks the map of every typed array it loads
-// from a field (bench/engine/README.md, "Class fields"). Under define semantics the compiled
+// from a field (bench/engine/HISTORY.md, "Class fields"). Under define semantics the compiled
 // class bodies keep such declarations as bare `name;` lines, so none may appear.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
