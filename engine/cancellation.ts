@@ -13,7 +13,10 @@ import { Reject } from './reject.js';
 import type { EngineState } from './state.js';
 
 export function cancelOrder(state: EngineState, command: Command): void {
-  cancelOne(state, command.account, command.orderId, state.commandIdHash(command), nothingRecorded(state));
+  const words = command.orderIdWords;
+  const at = state.commandIdWordsAt(command);
+  const hash = state.commandIdHash(command);
+  cancelOne(state, command.account, command.orderId, hash, words, at, nothingRecorded(state));
 }
 
 export function cancelOrders(state: EngineState, command: Command): void {
@@ -24,13 +27,21 @@ export function cancelOrders(state: EngineState, command: Command): void {
   }
   for (let index = 0; index < ids.length; index += 1) {
     const id = ids[index]!;
-    cancelOne(state, command.account, id, state.hashId(id), false);
+    cancelOne(state, command.account, id, state.hashId(id), NO_WORDS, -1, false);
   }
 }
 
-/** Cancels `orderId` (hashed as `hash`) for `address`, or emits why not; `alone` as cancelLive's. */
-function cancelOne(state: EngineState, address: string, orderId: string, hash: number, alone: boolean): void {
-  const reject = findCancellable(state, address, orderId, hash);
+/** The words argument of a cancel by an id without words. */
+const NO_WORDS = new Float64Array(0);
+
+/**
+ * Cancels `orderId` (hashed as `hash`; its words at `words[at ..]`, at -1 for none) for
+ * `address`, or emits why not; `alone` as cancelLive's.
+ */
+function cancelOne(
+  state: EngineState, address: string, orderId: string, hash: number, words: Float64Array, at: number, alone: boolean,
+): void {
+  const reject = findCancellable(state, address, orderId, hash, words, at);
   if (reject < 0) state.events.pushCancelRejected(orderId, address, -reject);
   else cancelLive(state, reject, CancelReason.CANCELED, alone);
 }
@@ -42,10 +53,13 @@ function cancelOne(state: EngineState, address: string, orderId: string, hash: n
  * once, so equal addresses are one index) without a Map lookup, which hashed the caller's address
  * and missed the cache (deep flow, ~0.45 misses a command).
  */
-function findCancellable(state: EngineState, address: string, orderId: string, hash: number): number {
-  if (orderId.length === 0 || orderId.length > ORDER_ID_LENGTH_MAX) return -Reject.ORDER_NOT_FOUND;
+function findCancellable(
+  state: EngineState, address: string, orderId: string, hash: number, words: Float64Array, at: number,
+): number {
+  // An id with words is canonical, so its length is in range: the check would read the string.
+  if (at < 0 && (orderId.length === 0 || orderId.length > ORDER_ID_LENGTH_MAX)) return -Reject.ORDER_NOT_FOUND;
   const addresses = state.ledger.accounts.addresses;
-  const slot = state.live.find(orderId, hash);
+  const slot = state.live.find(orderId, hash, words, at);
   if (slot !== -1) return addresses[state.orders.accountOf(slot)] === address ? slot : -Reject.NOT_OWNER;
   const entry = state.finished.find(orderId, hash);
   if (entry === -1) return -Reject.ORDER_NOT_FOUND;

@@ -3,6 +3,7 @@
 // Every command carries its sequence number (assigned by the shard) and its time (stamped by the
 // front end); the engine reads no clock, so the same commands always give the same events.
 import { idKey } from './id_buckets.js';
+import { ID_WORDS } from './id_words.js';
 
 export const CommandKind = {
   AddMarket: 1,
@@ -64,6 +65,13 @@ export class Command {
    */
   orderIdKey = EMPTY_ID_KEY;
   orderIdKeyed = '';
+  /**
+   * The words of `orderIdKeyed` (id_words.ts) at `orderIdWords[orderIdWordsAt ..]`, -1 for none
+   * (an id that is not canonical has none): set with the key, and used, like the key, only while
+   * `orderIdKeyed` is `orderId`.
+   */
+  orderIdWords: Float64Array<ArrayBufferLike> = new Float64Array(ID_WORDS);
+  orderIdWordsAt = -1;
   orderIds: readonly string[] = [];
   market = 0;
   outcome = 0;
@@ -97,6 +105,8 @@ export function copyCommand(target: Command, source: Command): void {
   target.orderId = source.orderId;
   target.orderIdKey = source.orderIdKey;
   target.orderIdKeyed = source.orderIdKeyed;
+  target.orderIdWords = source.orderIdWords;
+  target.orderIdWordsAt = source.orderIdWordsAt;
   target.orderIds = source.orderIds;
   target.market = source.market;
   target.outcome = source.outcome;

@@ -10,6 +10,7 @@
 // The history check is O(remembered orders); after each command in verify mode it covers a
 // rotating window of the history instead, so every entry is still checked as commands go by.
 import { assert } from './assert.js';
+import { ID_WORDS, parseIdWords } from './id_words.js';
 import { OrderType, Side } from './command.js';
 import { isWholeLots, notionalMicros } from './notional.js';
 import { NIL } from './ladder.js';
@@ -87,6 +88,12 @@ function checkOrder(state: EngineState, slot: number, expected: ExpectedReserves
     'order knows its position');
   assert(orders.idHashOf(slot) === state.hashId(orders.idOf(slot)), 'live order keeps its id hash');
   assert(state.live.find(orders.idOf(slot), orders.idHashOf(slot)) === slot, 'live order is indexed');
+  if (orders.hasIdWords(slot)) {
+    const words = new Float64Array(ID_WORDS);
+    assert(parseIdWords(orders.idOf(slot), words, 0) && orders.idMatches(slot, orders.idOf(slot), words, 0),
+      'live order keeps its id\'s words');
+    assert(state.live.find(orders.idOf(slot), orders.idHashOf(slot), words, 0) === slot, 'live order is found by its words');
+  }
   if (orders.sideOf(slot) === Side.Buy) {
     const price = bookPriceOf(orders.outcomeOf(slot), orders.levelOf(slot));
     const account = orders.accountOf(slot);

@@ -1,10 +1,13 @@
 // Live order id → order slot. Every resting order is here from the moment it rests until it
-// leaves the book; its id string stays in the order table, which the probe reads only where a
-// hash matches. The index holds only what rests, so for any book a client keeps it stays small
+// leaves the book; its id stays in the order table, which the probe asks only where a hash
+// matches (OrderTable.idMatches: the id's words where the command carries them, else the string). The index holds only what rests, so for any book a client keeps it stays small
 // enough for the core's own caches, and cancels and duplicate checks of live ids find it there.
 import { assert } from './assert.js';
 import { IdBuckets } from './id_buckets.js';
 import type { OrderTable } from './orders.js';
+
+/** The words argument of a find without words. */
+const NO_WORDS = new Float64Array(0);
 
 export class LiveIndex {
   private readonly buckets: IdBuckets;
@@ -21,9 +24,9 @@ export class LiveIndex {
     return this.buckets.entries;
   }
 
-  /** The slot of the live order `id` (hashed as `hash`), or -1. */
-  find(id: string, hash: number): number {
-    const ref = this.buckets.findKeyRef(id, hash, this.orders.ids);
+  /** The slot of the live order `id` (hashed as `hash`; words `words[at ..]`, at -1 for none), or -1. */
+  find(id: string, hash: number, words: Float64Array = NO_WORDS, at = -1): number {
+    const ref = this.buckets.findOrderRef(id, hash, words, at, this.orders);
     if (ref === -1) return -1;
     this.foundRef = ref;
     return this.buckets.valueAt(ref);

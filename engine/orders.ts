@@ -12,13 +12,21 @@
 // `next`; slots above the high-water mark were never used, so construction touches no record and
 // the memory of unused slots is never committed.
 //
+// A record's second half holds the order id's words (id_words.ts), where its placement carried
+// them: a cancel that carries its id's words compares them on the line it reads anyway, instead of
+// the stored id string, which sat wherever the heap had put it when the order rested and missed
+// the cache on nearly every cancel of a deep book (see bench/engine/README.md, "What a cancel's id
+// costs"). The rest of a record fits the first half: sizes in lots, and the expiration and serial,
+// which cancels and fills do not read, in arrays of their own.
+//
 // Index arithmetic is truncated with `| 0`, so TurboFan drops its overflow checks (see events.ts).
 import { assert } from './assert.js';
-import { MARKETS_MAX, ORDER_SLOTS_LIMIT, PRICE_LEVELS_COUNT } from './constants.js';
+import { MARKETS_MAX, ORDER_SLOTS_LIMIT, PRICE_LEVELS_COUNT, SIZE_MICROS_MAX, SIZE_MICROS_PER_LOT } from './constants.js';
 import { NIL, type SlotLinks } from './ladder.js';
-import type { OrderType, Outcome, Side } from './command.js';
+import { OrderType, type Outcome, type Side } from './command.js';
+import { ID_WORDS } from './id_words.js';
 
-/** Int32 words per slot; the Float64 view sees half as many. */
+/** Int32 words per slot (64 bytes, a cache line: the buffer is page-aligned); the Float64 view sees half as many. */
 export const ORDER_WORDS = 16;
 const ORDER_AMOUNTS = ORDER_WORDS / 2;
 
@@ -29,21 +37,22 @@ const L_PREV = 1;
 const L_ACCOUNT_NEXT = 2;
 const L_ACCOUNT_PREV = 3;
 
-// Float64 amounts of a record (amounts 2 and 3 are the Int32 words below; amount 7 is free).
-// What a fill or a cancel reads is in the first 48 bytes and the serial last: malloc aligns
-// the buffer to 16 bytes only, and a buffer this large is a fresh mapping starting 16 bytes past
-// a page, so those 48 bytes share one cache line. A page-aligned buffer (a WebAssembly.Memory)
-// measured no faster on the deep flow.
-const A_EXPIRATION = 0;
-const A_CREATED = 1;
-const A_REMAINING = 4;
-const A_ORIGINAL = 5;
-const A_SERIAL = 6;
-// Int32 words of a record.
-const W_ACCOUNT = 4;
-const W_POSITION = 5;
-const W_PACKED = 6;
-const W_ID_HASH = 7;
+// Int32 words of a record: everything a cancel or a fill reads. Sizes are kept in lots (a size is
+// whole lots, and the largest, SIZE_MICROS_MAX, is 10^9 lots), so the record fits 32 bytes.
+const W_ACCOUNT = 0;
+const W_POSITION = 1;
+const W_PACKED = 2;
+const W_ID_HASH = 3;
+const W_REMAINING_LOTS = 4;
+const W_ORIGINAL_LOTS = 5;
+// Float64 amounts of a record: the time (words 6 and 7), then the id's words (the second half).
+const A_CREATED = 3;
+const A_ID_WORDS = 4;
+assert(A_ID_WORDS + ID_WORDS === ORDER_AMOUNTS, 'the id words fill the record\'s second half');
+assert(SIZE_MICROS_MAX / SIZE_MICROS_PER_LOT < 2 ** 31, 'a size in lots fits an int32 word');
+const WASM_PAGE_BYTES = 65536;
+// The one WebAssembly API used here (the project's TypeScript libraries do not declare it).
+declare const WebAssembly: { Memory: new (pages: { initial: number; maximum: number }) => { buffer: ArrayBuffer } };
 
 // The packed word: market (12 bits), book price (14), outcome (1), side (1), type (2), live (1).
 const PRICE_SHIFT = 12;
@@ -90,6 +99,10 @@ export class OrderTable {
   readonly links: SlotLinks;
   private readonly words: Int32Array;
   private readonly amounts: Float64Array;
+  /** A GTD order's expiration by slot (other types take none: expirationOf answers 0 unread). */
+  private readonly expirations: Float64Array;
+  /** Each order's placement number by slot (expiry and snapshots read it; cancels and fills do not). */
+  private readonly serials: Float64Array;
   /** LINK_WORDS per slot: level FIFO next/prev, then owner's list next/prev. */
   private readonly chains: Int32Array;
   /** Each live slot's order id ('' once freed; holes above the high-water mark). */
@@ -101,7 +114,11 @@ export class OrderTable {
   constructor(capacity: number) {
     assert(Number.isInteger(capacity) && capacity > 0, 'order table capacity');
     this.capacity = capacity;
-    const buffer = new ArrayBuffer(capacity * ORDER_WORDS * 4);
+    // Page-aligned, so no record straddles two cache lines.
+    const pages = Math.ceil((capacity * ORDER_WORDS * 4) / WASM_PAGE_BYTES);
+    const buffer = new WebAssembly.Memory({ initial: pages, maximum: pages }).buffer;
+    this.expirations = new Float64Array(capacity);
+    this.serials = new Float64Array(capacity);
     this.words = new Int32Array(buffer);
     this.amounts = new Float64Array(buffer);
     // Holes until a slot is used: reading an id is only done for live slots.
@@ -121,11 +138,14 @@ export class OrderTable {
   /**
    * Takes a free slot and fills it but for its times, which the caller sets (setCreatedAt,
    * setExpiration: a time crossing a call TurboFan did not inline is boxed, see OrderHistory's
-   * record); the caller also links it into its level and account lists.
+   * record); the caller also links it into its level and account lists. The id's words are
+   * `idWords[idWordsAt ..]` (id_words.ts), idWordsAt -1 for an id without: its record then holds
+   * NaN in their place, which no word is, so idMatches compares its id as a string.
    */
   allocate(
-    id: string, idHash: number, account: number, position: number, market: number, outcome: number, side: number,
-    orderType: number, bookPrice: number, originalMicros: number, remainingMicros: number, serial: number,
+    id: string, idHash: number, idWords: Float64Array, idWordsAt: number, account: number, position: number,
+    market: number, outcome: number, side: number, orderType: number, bookPrice: number, originalMicros: number,
+    remainingMicros: number, serial: number,
   ): number {
     assert(this.hasFreeSlot(), 'allocate: a free slot was checked for');
     let slot = this.freeHead;
@@ -139,13 +159,30 @@ export class OrderTable {
     this.words[(base + W_PACKED) | 0] = market | (bookPrice << PRICE_SHIFT) | (outcome << OUTCOME_SHIFT) |
       (side << SIDE_SHIFT) | (orderType << TYPE_SHIFT) | LIVE_BIT;
     this.words[(base + W_ID_HASH) | 0] = idHash;
-    const amounts = (slot * ORDER_AMOUNTS) | 0;
-    this.amounts[(amounts + A_REMAINING) | 0] = remainingMicros;
-    this.amounts[(amounts + A_ORIGINAL) | 0] = originalMicros;
-    this.amounts[(amounts + A_SERIAL) | 0] = serial;
+    this.words[(base + W_REMAINING_LOTS) | 0] = remainingMicros / SIZE_MICROS_PER_LOT;
+    this.words[(base + W_ORIGINAL_LOTS) | 0] = originalMicros / SIZE_MICROS_PER_LOT;
+    this.keepIdWords(slot, idWords, idWordsAt);
+    this.serials[slot] = serial;
     this.ids[slot] = id;
     this.liveCount += 1;
     return slot;
+  }
+
+  /**
+   * Writes the record's id words (allocate's). Apart, so allocate stays under V8's bytecode limit
+   * for inlining a function (--max-inlined-bytecode-size, 460): with it written out, allocate was a
+   * call of ~100 instructions more on every place.
+   */
+  private keepIdWords(slot: number, idWords: Float64Array, idWordsAt: number): void {
+    const kept = (slot * ORDER_AMOUNTS + A_ID_WORDS) | 0;
+    if (idWordsAt < 0) {
+      this.amounts[kept] = NaN;
+      return;
+    }
+    this.amounts[kept] = idWords[idWordsAt]!;
+    this.amounts[(kept + 1) | 0] = idWords[(idWordsAt + 1) | 0]!;
+    this.amounts[(kept + 2) | 0] = idWords[(idWordsAt + 2) | 0]!;
+    this.amounts[(kept + 3) | 0] = idWords[(idWordsAt + 3) | 0]!;
   }
 
   /** Returns a slot that is already unlinked from its level and its account. */
@@ -156,6 +193,30 @@ export class OrderTable {
     this.ids[slot] = '';
     this.freeHead = slot;
     this.liveCount -= 1;
+  }
+
+  /** Whether the order in `slot` keeps its id's words (its placement carried them; see allocate). */
+  hasIdWords(slot: number): boolean {
+    const first = this.amounts[(slot * ORDER_AMOUNTS + A_ID_WORDS) | 0]!;
+    return first === first;
+  }
+
+  /**
+   * Whether the live order in `slot` is the order `id`, whose words are `words[at ..]` (at -1: it
+   * has none). Where both have words, they decide, and the id string is not read; else the strings.
+   */
+  idMatches(slot: number, id: string, words: Float64Array, at: number): boolean {
+    if (at >= 0) {
+      const kept = this.amounts;
+      const base = (slot * ORDER_AMOUNTS + A_ID_WORDS) | 0;
+      const first = kept[base]!;
+      // NaN, which no word is: the order has none (allocate).
+      if (first === first) {
+        return first === words[at] && kept[(base + 1) | 0] === words[(at + 1) | 0] &&
+          kept[(base + 2) | 0] === words[(at + 2) | 0] && kept[(base + 3) | 0] === words[(at + 3) | 0];
+      }
+    }
+    return this.ids[slot] === id;
   }
 
   isLive(slot: number): boolean {
@@ -211,20 +272,21 @@ export class OrderTable {
   }
 
   remainingOf(slot: number): number {
-    return this.amounts[(slot * ORDER_AMOUNTS + A_REMAINING) | 0]!;
+    return this.words[(slot * ORDER_WORDS + W_REMAINING_LOTS) | 0]! * SIZE_MICROS_PER_LOT;
   }
 
+  /** Sets the remainder, whole lots (what a fill leaves of whole lots). */
   setRemaining(slot: number, remainingMicros: number): void {
-    this.amounts[(slot * ORDER_AMOUNTS + A_REMAINING) | 0] = remainingMicros;
+    this.words[(slot * ORDER_WORDS + W_REMAINING_LOTS) | 0] = remainingMicros / SIZE_MICROS_PER_LOT;
   }
 
   originalOf(slot: number): number {
-    return this.amounts[(slot * ORDER_AMOUNTS + A_ORIGINAL) | 0]!;
+    return this.words[(slot * ORDER_WORDS + W_ORIGINAL_LOTS) | 0]! * SIZE_MICROS_PER_LOT;
   }
 
   /** Placement number, unique per engine; orders time priority and expiry ties. */
   serialOf(slot: number): number {
-    return this.amounts[(slot * ORDER_AMOUNTS + A_SERIAL) | 0]!;
+    return this.serials[slot]!;
   }
 
   /** Sets the order's time (see allocate); inlined under the server's budget, so never boxed. */
@@ -234,15 +296,16 @@ export class OrderTable {
 
   /** As setCreatedAt. */
   setExpiration(slot: number, expirationMs: number): void {
-    this.amounts[(slot * ORDER_AMOUNTS + A_EXPIRATION) | 0] = expirationMs;
+    if (expirationMs !== 0) this.expirations[slot] = expirationMs;
   }
 
   createdAtOf(slot: number): number {
     return this.amounts[(slot * ORDER_AMOUNTS + A_CREATED) | 0]!;
   }
 
+  /** A GTD order's expiration; 0 for the other types, which take none. */
   expirationOf(slot: number): number {
-    return this.amounts[(slot * ORDER_AMOUNTS + A_EXPIRATION) | 0]!;
+    return packedOrderType(this.packedOf(slot)) === OrderType.GTD ? this.expirations[slot]! : 0;
   }
 
   /** The next order of the same owner, in placement order, or NIL. */

@@ -92,6 +92,8 @@ function loadTaker(state: EngineState, command: Command): void {
   const taker = state.taker;
   taker.orderId = command.orderId;
   taker.idHash = state.commandIdHash(command);
+  taker.idWords = command.orderIdWords;
+  taker.idWordsAt = state.commandIdWordsAt(command);
   taker.address = command.account;
   taker.account = state.ledger.accounts.find(command.account);
   taker.position = -1;
@@ -237,7 +239,7 @@ function restTaker(state: EngineState, book: Book, alone: boolean): void {
   const serial = state.serialNext;
   state.serialNext += 1;
   const slot = orders.allocate(
-    taker.orderId, taker.idHash, taker.account, taker.position, taker.market, taker.outcome, taker.side,
+    taker.orderId, taker.idHash, taker.idWords, taker.idWordsAt, taker.account, taker.position, taker.market, taker.outcome, taker.side,
     taker.orderType, taker.bookPrice, taker.sizeMicros, taker.remainingMicros, serial,
   );
   orders.setCreatedAt(slot, state.timeMs);

@@ -4,6 +4,7 @@
 // resting order priority, account order lists, positions (empty ones too, since they count
 // against the position cap) and the finished-order history all come back as they were.
 import { assert } from './assert.js';
+import { ID_WORDS, parseIdWords } from './id_words.js';
 import { bookSideOf } from './book.js';
 import { OrderType } from './command.js';
 import { NIL, type Ladder } from './ladder.js';
@@ -198,11 +199,13 @@ function restoreLedger(state: EngineState, snapshot: EngineSnapshot): void {
 function restoreOrders(state: EngineState, snapshotOrders: SnapshotOrder[]): void {
   const orders = state.orders;
   const slots: number[] = [];
+  // A restored order keeps its id's words, as it did when its placement carried them.
+  const words = new Float64Array(ID_WORDS);
   for (const [id, account, market, outcome, side, orderType, bookPrice, original, remaining, createdAt, expiration, serial] of snapshotOrders) {
     const hash = state.hashId(id);
     const slot = orders.allocate(
-      id, hash, account, state.ledger.positions.find(account, market), market, outcome, side, orderType,
-      bookPrice, original, remaining, serial,
+      id, hash, words, parseIdWords(id, words, 0) ? 0 : -1, account, state.ledger.positions.find(account, market),
+      market, outcome, side, orderType, bookPrice, original, remaining, serial,
     );
     orders.setCreatedAt(slot, createdAt);
     orders.setExpiration(slot, expiration);

@@ -13,6 +13,7 @@ import { ExpiryHeap } from './expiry_heap.js';
 import { FinishedIndex } from './finished_index.js';
 import type { Command } from './command.js';
 import { hashOrderId, idKey, seededHash } from './id_buckets.js';
+import { ID_WORDS, parseIdWords } from './id_words.js';
 import { LiveIndex } from './live_index.js';
 import { Ledger } from './ledger.js';
 import { Markets } from './markets.js';
@@ -139,9 +140,27 @@ export class EngineState {
 
   /** The hash of the command's order id, from the key it carries when it carries one. */
   commandIdHash(command: Command): number {
-    if (command.orderIdKeyed !== command.orderId) return this.hashId(command.orderId);
+    // Object.is compares strings as `!==` does, but returns at once for the same string, before
+    // reading it: the decoder sets both fields to one string, and a cancel's id is otherwise
+    // read nowhere (see commandIdWordsAt).
+    if (!Object.is(command.orderIdKeyed, command.orderId)) return this.hashId(command.orderId);
     if (this.config.verify) assert(command.orderIdKey === idKey(command.orderId), 'a command carries its id\'s key');
     return seededHash(command.orderIdKey, this.config.hashSeed);
+  }
+
+  /**
+   * Where the command's order id's words are in `command.orderIdWords`, or -1 when it carries
+   * none for this id (see Command.orderIdWords). In verify mode the engine checks them.
+   */
+  commandIdWordsAt(command: Command): number {
+    const at = command.orderIdWordsAt;
+    if (at < 0 || !Object.is(command.orderIdKeyed, command.orderId)) return -1;
+    if (this.config.verify) {
+      const words = new Float64Array(ID_WORDS);
+      assert(parseIdWords(command.orderId, words, 0), 'a command carries words of a canonical id');
+      for (let word = 0; word < ID_WORDS; word += 1) assert(words[word] === command.orderIdWords[at + word], 'a command carries its id\'s words');
+    }
+    return at;
   }
 
   /** Whether `orderId` is live or a remembered finished order. */

@@ -5,6 +5,9 @@ import { BookSide } from './book.js';
 export class Taker {
   orderId = '';
   idHash = 0;
+  /** The id's words, `idWords[idWordsAt ..]` (the command's; idWordsAt -1 for none). */
+  idWords: Float64Array<ArrayBufferLike> = new Float64Array(0);
+  idWordsAt = -1;
   address = '';
   account = 0;
   /** The taker's position in its market (created before matching). */

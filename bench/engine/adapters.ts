@@ -33,6 +33,8 @@ export class ClobdAdapter implements BookAdapter, FlowOracle {
 
   constructor(flow: Flow, options: Omit<EngineOptions, 'operatorAddress'> = {}) {
     this.engine = new Engine({ operatorAddress: OPERATOR, ...options });
+    // Each row's words are in the flow's column, as a frame's are in its ring.
+    this.command.orderIdWords = flow.idWords;
     this.run({ kind: CommandKind.AddMarket, market: 0, tickUnits: TICK_UNITS, minSizeMicros: 1_000_000, feeBps: 10 });
     const accounts = flow.accountPool();
     for (const account of accounts) this.run({ kind: CommandKind.Deposit, account, amountMicros: DEPOSIT_MICROS });
@@ -46,9 +48,10 @@ export class ClobdAdapter implements BookAdapter, FlowOracle {
     command.seq = this.seq;
     command.timeMs = this.timeMs;
     command.account = flow.accounts[flow.account[row]!]!;
-    command.orderId = flow.ids[flow.id[row]!]!;
+    command.orderId = flow.rowIds[row]!;
     command.orderIdKey = flow.idKey[row]!;
     command.orderIdKeyed = command.orderId;
+    command.orderIdWordsAt = flow.idWordsAt[row]!;
     if (flow.rowKind[row] === ROW_PLACE) {
       command.kind = CommandKind.PlaceOrder;
       command.market = 0;
@@ -109,7 +112,7 @@ export class BaselineAdapter implements BookAdapter {
   private readonly book = new OrderBook();
 
   execute(flow: Flow, row: number): void {
-    const id = flow.ids[flow.id[row]!]!;
+    const id = flow.rowIds[row]!;
     if (flow.rowKind[row] !== ROW_PLACE) {
       this.book.cancel(id);
       return;

@@ -12,6 +12,7 @@
 import { OrderType, Side } from '../../engine/command.js';
 import { assert } from '../../engine/assert.js';
 import { idKey } from '../../engine/id_buckets.js';
+import { ID_WORDS, parseIdWords } from '../../engine/id_words.js';
 import { Prng } from '../../test/engine/prng.js';
 
 export const FlowKind = { deep: 'deep', normal: 'normal', fast: 'fast' } as const;
@@ -46,9 +47,25 @@ export class Flow {
    * each row as it writes it (`keyRow`); rows loaded without keys are keyed by `keyRows`.
    */
   readonly idKey: Int32Array;
+  /**
+   * The row's order id's words (ID_WORDS a row, see engine/id_words.ts), which the front end
+   * parses into a command's frame as it does the key; set by `keyRow` with the key.
+   */
+  readonly idWords: Float64Array;
+  /** Where the row's words are in `idWords` (the row times ID_WORDS), or -1 when its id has none. */
+  readonly idWordsAt: Int32Array;
   readonly ids: string[];
+  /**
+   * The row's order id itself (`ids[id[row]]`, set by `keyRow`; a decoding view's, by
+   * `decodeRows`), so a replay reads it in row order, as a ring consumer reads a frame, and not
+   * at a random index of the pool (32 MB of pointers for 2^22 ids), which a cancel of an order
+   * placed long before missed in the cache.
+   */
+  readonly rowIds: string[];
   /** `idKey` of each id in `ids` (shared by the flows over one pool). */
   private readonly poolKeys: Int32Array;
+  /** The words of each id in `ids` (ID_WORDS each; shared like poolKeys). */
+  private readonly poolWords: Float64Array;
   readonly accounts: string[];
   /** For a decoding view (`decodingView`): the flow whose rows it decodes; null otherwise. */
   private readonly source: Flow | null;
@@ -63,15 +80,19 @@ export class Flow {
     this.length = length;
     this.rowKind = source?.rowKind ?? new Uint8Array(length);
     this.account = new Int32Array(length);
-    this.id = new Int32Array(length);
+    this.id = source?.id ?? new Int32Array(length);
     this.outcome = source?.outcome ?? new Uint8Array(length);
     this.side = source?.side ?? new Uint8Array(length);
     this.orderType = source?.orderType ?? new Uint8Array(length);
     this.priceUnits = source?.priceUnits ?? new Int32Array(length);
     this.sizeMicros = source?.sizeMicros ?? new Float64Array(length);
     this.idKey = source?.idKey ?? new Int32Array(length);
+    this.idWords = source?.idWords ?? new Float64Array(length * ID_WORDS);
+    this.idWordsAt = source?.idWordsAt ?? new Int32Array(length);
     this.ids = ids;
+    this.rowIds = holey(length);
     this.poolKeys = source?.poolKeys ?? keysOf(ids);
+    this.poolWords = source?.poolWords ?? wordsOf(ids);
     this.accounts = accounts;
     this.source = source;
   }
@@ -79,17 +100,14 @@ export class Flow {
   /**
    * This flow's rows with their order ids and accounts as the server's decoder gives them to the
    * engine: a fresh flat string per command (`decodeFrame`), young, with no hash cached, where
-   * the flow itself hands out its pools' long-lived strings. Row r reads its strings from slot
-   * r % `window` of the view's own `ids` and `accounts`, which `decodeRows` fills; the other
-   * columns are this flow's.
+   * the flow itself hands out its pools' long-lived strings. Row r reads its id from `rowIds[r]`
+   * and its account from slot r % `window` of the view's own `accounts`, which `decodeRows` fills
+   * (and a window later lets go of); the other columns are this flow's.
    */
   decodingView(window: number): Flow {
-    const view = new Flow(this.kind, this.length, holey(window), holey(window), this);
+    const view = new Flow(this.kind, this.length, this.ids, holey(window), this);
     view.prefill = this.prefill;
-    for (let row = 0; row < this.length; row += 1) {
-      view.id[row] = row % window;
-      view.account[row] = row % window;
-    }
+    for (let row = 0; row < this.length; row += 1) view.account[row] = row % window;
     return view;
   }
 
@@ -106,9 +124,12 @@ export class Flow {
   /** Decodes rows [from, to) of a decoding view: at most its window's worth, before they run. */
   decodeRows(from: number, to: number): void {
     const source = this.source;
-    assert(source !== null && to - from <= this.ids.length, 'decodeRows: a view, a window at a time');
+    const window = this.accounts.length;
+    assert(source !== null && to - from <= window, 'decodeRows: a view, a window at a time');
+    // The window before's ids have run: let them go, as a decoder's are once the engine is done.
+    for (let row = Math.max(0, from - window); row < from; row += 1) this.rowIds[row] = '';
     for (let row = from; row < to; row += 1) {
-      this.ids[this.id[row]!] = flat(source.ids[source.id[row]!]!);
+      this.rowIds[row] = flat(source.rowIds[row]!);
       this.accounts[this.account[row]!] = flat(source.accounts[source.account[row]!]!);
     }
   }
@@ -121,8 +142,14 @@ export class Flow {
   /** Sets a row's `idKey` from its id (a flow's own: a decoding view shares its source's keys). */
   keyRow(row: number): void {
     assert(this.source === null, 'keyRow: not on a decoding view');
-    this.idKey[row] = this.poolKeys[this.id[row]!]!;
+    const id = this.id[row]!;
+    this.idKey[row] = this.poolKeys[id]!;
+    this.rowIds[row] = this.ids[id]!;
+    const first = this.poolWords[id * ID_WORDS]!;
+    this.idWordsAt[row] = first === first ? row * ID_WORDS : -1;
+    this.idWords.set(this.poolWords.subarray(id * ID_WORDS, (id + 1) * ID_WORDS), row * ID_WORDS);
   }
+
 
   /** The YES-orientation (bid?, price) a place row trades at. */
   isBid(row: number): boolean {
@@ -144,6 +171,21 @@ function keysOf(ids: string[]): Int32Array {
     keysByPool.set(ids, keys);
   }
   return keys;
+}
+
+const wordsByPool = new WeakMap<string[], Float64Array>();
+
+/** The words of a pool of ids, computed once per pool; NaN in all four for an id without. */
+function wordsOf(ids: string[]): Float64Array {
+  let words = wordsByPool.get(ids);
+  if (words === undefined) {
+    words = new Float64Array(ids.length * ID_WORDS);
+    for (let index = 0; index < ids.length; index += 1) {
+      if (!parseIdWords(ids[index]!, words, index * ID_WORDS)) words.fill(NaN, index * ID_WORDS, (index + 1) * ID_WORDS);
+    }
+    wordsByPool.set(ids, words);
+  }
+  return words;
 }
 
 /**

@@ -7,19 +7,30 @@
 // (read from a Buffer over the same bytes, one latin1 slice each). The order id's key
 // (Command.orderIdKey) is computed here, on the front end, so the matching thread does not read
 // the id's characters; frames journaled before it was carried (no ID_KEY flag) are keyed as they
-// are decoded.
+// are decoded. So are a canonical id's words (Command.orderIdWords, id_words.ts): 32 bytes after
+// the strings, flagged ID_WORDS; a frame without them (an id in another form, or a frame
+// journaled before they were carried) leaves the engine to compare the id as a string.
 import { CommandKind, type Command } from '../command.js';
 import { CANCEL_IDS_MAX } from '../constants.js';
 import { idKey } from '../id_buckets.js';
+import { assert } from '../assert.js';
+import { CANONICAL_ID_LENGTH, ID_WORDS, parseIdWords } from '../id_words.js';
 
 export class Frame {
   requestId = 0;
   fundMicros = 0;
   marketKey = '';
   readonly command: Command;
+  /** Where decoding puts the order id's words (the command is pointed at them). */
+  private readonly idWords = new Float64Array(ID_WORDS);
 
   constructor(command: Command) {
     this.command = command;
+  }
+
+  /** The array decodeFrame reads the id's words into. */
+  wordsArray(): Float64Array {
+    return this.idWords;
   }
 }
 
@@ -28,6 +39,9 @@ const POST_ONLY = 1;
 const ACCEPTING = 2;
 /** The frame carries the order id's key (bytes 28 to 31), as `idKey` computes it today. */
 const ID_KEY = 4;
+/** The frame carries the order id's words (ID_WORDS float64s after the strings). */
+const ID_WORDS_FLAG = 8;
+const ID_WORDS_BYTES = 8 * ID_WORDS;
 
 /** Bytes before the strings. */
 const FIXED_BYTES = 80;
@@ -35,6 +49,11 @@ const FIXED_BYTES = 80;
 export const FRAME_STRING_MAX = 255;
 /** The largest frame: a CancelOrders with the most ids of the longest length. */
 export const FRAME_BYTES_MAX = FIXED_BYTES + 3 * (1 + FRAME_STRING_MAX) + 2 + CANCEL_IDS_MAX * (1 + FRAME_STRING_MAX);
+// An id with words is 66 characters, so its words never make a frame longer than the longest id.
+assert(CANONICAL_ID_LENGTH + ID_WORDS_BYTES <= FRAME_STRING_MAX, 'id words stay within FRAME_BYTES_MAX');
+
+/** The words of the id a frame is being sized or written for (the front end's, one thread). */
+const encodedWords = new Float64Array(ID_WORDS);
 
 // The ASCII check lives here, not only in encodeFrame: the pool sizes a frame before it claims
 // ring slots, and a frame that failed to encode after its claim would never be published, so
@@ -51,6 +70,7 @@ function stringBytes(value: string): number {
 export function frameLength(frame: Frame): number {
   const command = frame.command;
   let length = FIXED_BYTES + stringBytes(command.account) + stringBytes(command.orderId) + stringBytes(frame.marketKey) + 2;
+  if (parseIdWords(command.orderId, encodedWords, 0)) length += ID_WORDS_BYTES;
   if (command.kind === CommandKind.CancelOrders) {
     if (command.orderIds.length > CANCEL_IDS_MAX) throw new RangeError(`more than ${CANCEL_IDS_MAX} order ids`);
     for (const id of command.orderIds) length += stringBytes(id);
@@ -71,10 +91,11 @@ function writeString(bytes: Uint8Array, at: number, value: string): number {
 /** Writes the frame at `offset`; returns the bytes written (`frameLength(frame)`). */
 export function encodeFrame(frame: Frame, view: DataView, bytes: Uint8Array, offset: number): number {
   const c = frame.command;
+  const hasWords = parseIdWords(c.orderId, encodedWords, 0);
   view.setUint8(offset, c.kind);
   view.setUint8(offset + 1, c.side);
   view.setUint8(offset + 2, c.orderType);
-  view.setUint8(offset + 3, (c.postOnly ? POST_ONLY : 0) | (c.accepting ? ACCEPTING : 0) | ID_KEY);
+  view.setUint8(offset + 3, (c.postOnly ? POST_ONLY : 0) | (c.accepting ? ACCEPTING : 0) | ID_KEY | (hasWords ? ID_WORDS_FLAG : 0));
   view.setInt32(offset + 4, c.outcome, true);
   view.setUint32(offset + 8, frame.requestId, true);
   view.setInt32(offset + 12, c.market, true);
@@ -96,6 +117,10 @@ export function encodeFrame(frame: Frame, view: DataView, bytes: Uint8Array, off
   view.setUint16(at, ids.length, true);
   at += 2;
   for (const id of ids) at = writeString(bytes, at, id);
+  if (hasWords) {
+    for (let word = 0; word < ID_WORDS; word += 1) view.setFloat64(at + 8 * word, encodedWords[word]!, true);
+    at += ID_WORDS_BYTES;
+  }
   return at - offset;
 }
 
@@ -152,6 +177,19 @@ export function decodeFrame(frame: Frame, view: DataView, bytes: Buffer, offset:
     const ids: string[] = [];
     for (let index = 0; index < count; index++) ids.push(next());
     c.orderIds = ids;
+  }
+  c.orderIdWordsAt = -1;
+  if ((flags & ID_WORDS_FLAG) !== 0) {
+    if (at + ID_WORDS_BYTES > end) throw new RangeError('frame too short');
+    const words = frame.wordsArray();
+    for (let word = 0; word < ID_WORDS; word += 1) {
+      const value = view.getFloat64(at + 8 * word, true);
+      if (value !== value || Object.is(value, -0)) throw new RangeError('frame id words are not words of an id');
+      words[word] = value;
+    }
+    at += ID_WORDS_BYTES;
+    c.orderIdWords = words;
+    c.orderIdWordsAt = 0;
   }
   if (at !== end) throw new RangeError('frame has trailing bytes');
 }

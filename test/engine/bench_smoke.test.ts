@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 import { BaselineAdapter, ClobdAdapter } from '../../bench/engine/adapters.js';
 import { FlowKind, generateFlow, makeAccounts, makeIds } from '../../bench/engine/flows.js';
 import { idKey } from '../../engine/id_buckets.js';
+import { ID_WORDS, parseIdWords } from '../../engine/id_words.js';
 import { runCancelDepth } from '../../bench/engine/micro.js';
 import {
   DECODE_WINDOW_ROWS, measureLatency, measureThroughput, replayPrefill, replayRows, stopGcObserver,
@@ -18,8 +19,21 @@ test('every benchmark flow replays through clobd and the baseline', async () => 
   const accounts = makeAccounts(20);
   for (const kind of [FlowKind.deep, FlowKind.normal, FlowKind.fast]) {
     const flow = generateFlow(kind, 3000, 1, ids, accounts, (f) => new ClobdAdapter(f, { orderSlots: 1 << 16 }));
-    // Rows carry their id's key as a frame does; a wrong one would misfile orders unchecked.
-    for (let row = 0; row < flow.length; row += 1) assert.equal(flow.idKey[row], idKey(flow.ids[flow.id[row]!]!), `${kind} row ${row}`);
+    // Rows carry their id, its key and its words as a frame does; a wrong key would misfile
+    // orders unchecked (the engine's verify mode checks the words).
+    const words = new Float64Array(ID_WORDS);
+    for (let row = 0; row < flow.length; row += 1) {
+      const id = flow.ids[flow.id[row]!]!;
+      assert.equal(flow.rowIds[row], id, `${kind} row ${row}`);
+      assert.equal(flow.idKey[row], idKey(id), `${kind} row ${row}`);
+      const at = flow.idWordsAt[row]!;
+      if (!parseIdWords(id, words, 0)) {
+        assert.equal(at, -1, `${kind} row ${row}: an id without words`);
+        continue;
+      }
+      assert.equal(at, row * ID_WORDS, `${kind} row ${row}`);
+      assert.deepEqual(Array.from(flow.idWords.subarray(at, at + ID_WORDS)), Array.from(words), `${kind} row ${row}`);
+    }
     for (const make of [() => new ClobdAdapter(flow, { orderSlots: 1 << 16 }), () => new BaselineAdapter()]) {
       const adapter = make();
       replayPrefill(adapter, flow);
@@ -29,9 +43,10 @@ test('every benchmark flow replays through clobd and the baseline', async () => 
       assert.ok(throughput.commandsPerSecond > 0 && latency.p50Ns >= 0);
     }
     // The decoding view: the same rows with fresh strings of the same text, so the same events.
-    const pooled = new ClobdAdapter(flow, { orderSlots: 1 << 16 });
+    // Verify mode checks every command's key and words and the invariants after each.
+    const pooled = new ClobdAdapter(flow, { orderSlots: 1 << 16, verify: true });
     const view = flow.decodingView(DECODE_WINDOW_ROWS);
-    const decoded = new ClobdAdapter(view, { orderSlots: 1 << 16 });
+    const decoded = new ClobdAdapter(view, { orderSlots: 1 << 16, verify: true });
     replayPrefill(pooled, flow);
     replayPrefill(decoded, view);
     const throughput = await measureThroughput(decoded, view, 1500);

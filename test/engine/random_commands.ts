@@ -5,6 +5,7 @@
 // sprinkle of invalid input. Prices random-walk around a mid per market so orders both rest
 // and cross. The generator reads balances from the engine under test only to size SELL orders
 // so that most of them are fundable.
+import { parseIdWords } from '../../engine/id_words.js';
 import { CommandKind, OrderType, OUTCOME_ANY, Side, makeCommand, type Command } from '../../engine/command.js';
 import { idKey } from '../../engine/id_buckets.js';
 import type { Engine } from '../../engine/engine.js';
@@ -72,8 +73,9 @@ export class RandomCommands {
   }
 
   /**
-   * Every other command carries its order id's key, as a decoded frame does, so the engine's
-   * keyed path and its own hashing both meet the reference (which has no keys).
+   * Every other command carries its order id's key and, for a canonical id, its words, as a
+   * decoded frame does, so the engine's keyed path and its own hashing and string compares all
+   * meet the reference (which has neither).
    */
   private command(init: Omit<Parameters<typeof makeCommand>[0], 'seq' | 'timeMs'>): Command {
     this.seq += 1;
@@ -81,6 +83,7 @@ export class RandomCommands {
     if (this.seq % 2 === 0) {
       command.orderIdKey = idKey(command.orderId);
       command.orderIdKeyed = command.orderId;
+      if (parseIdWords(command.orderId, command.orderIdWords, 0)) command.orderIdWordsAt = 0;
     }
     return command;
   }

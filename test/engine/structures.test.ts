@@ -11,6 +11,8 @@ import { EventBuffer, Field, FillKind } from '../../engine/events.js';
 import { ExpiryHeap } from '../../engine/expiry_heap.js';
 import { takerFeeMicros } from '../../engine/fee.js';
 import { FinishedIndex } from '../../engine/finished_index.js';
+import { ID_WORDS, parseIdWords } from '../../engine/id_words.js';
+import { SIZE_MICROS_PER_LOT as LOT } from '../../engine/constants.js';
 import { hashOrderId, idKey, IdBuckets } from '../../engine/id_buckets.js';
 import { LiveIndex } from '../../engine/live_index.js';
 import { OrderHistory } from '../../engine/order_history.js';
@@ -18,6 +20,9 @@ import { OrderTable } from '../../engine/orders.js';
 import { LevelBitmap } from '../../engine/level_bitmap.js';
 import { PairTable } from '../../engine/pair_table.js';
 import { Prng } from './prng.js';
+
+/** The words argument of an id without words. */
+const NO_WORDS = new Float64Array(0);
 
 suite('structures', () => {
   test('the level bitmap finds the next set bit above and below like a scan does', () => {
@@ -182,7 +187,7 @@ suite('structures', () => {
         assert.equal(index.find(id, hash), slot ?? -1);
       }
       if (slot === undefined && orders.hasFreeSlot()) {
-        const fresh = orders.allocate(id, hash, 0, 0, 0, 0, 0, 0, 100, 1, 1, step);
+        const fresh = orders.allocate(id, hash, NO_WORDS, -1, 0, 0, 0, 0, 0, 0, 100, LOT, LOT, step);
         index.add(hash, fresh);
         model.set(id, fresh);
       } else if (slot !== undefined) {
@@ -192,6 +197,34 @@ suite('structures', () => {
       }
       assert.equal(index.size(), model.size);
     }
+  });
+
+  test("a reused slot keeps no earlier order's id words, and the record keeps what it was given", () => {
+    const orders = new OrderTable(4);
+    const words = new Float64Array(ID_WORDS);
+    const first = `0x${'0123456789abcdef'.repeat(4)}`;
+    assert.ok(parseIdWords(first, words, 0));
+    const slot = orders.allocate(first, 5, words, 0, 3, 4, 1, 1, 0, OrderType.GTD, 4200, 7 * LOT, 2 * LOT, 9);
+    orders.setCreatedAt(slot, 1_700_000_000_123);
+    orders.setExpiration(slot, 1_800_000_000_000);
+    assert.ok(orders.hasIdWords(slot));
+    assert.ok(orders.idMatches(slot, first, words, 0));
+    assert.deepEqual(
+      [orders.idHashOf(slot), orders.accountOf(slot), orders.positionOf(slot), orders.marketOf(slot), orders.outcomeOf(slot),
+        orders.sideOf(slot), orders.orderTypeOf(slot), orders.levelOf(slot), orders.originalOf(slot), orders.remainingOf(slot),
+        orders.serialOf(slot), orders.createdAtOf(slot), orders.expirationOf(slot)],
+      [5, 3, 4, 1, 1, 0, OrderType.GTD, 4200, 7 * LOT, 2 * LOT, 9, 1_700_000_000_123, 1_800_000_000_000],
+    );
+    orders.release(slot);
+    // The next order takes the freed slot: an id without words (the same text in capitals), a
+    // GTC, so no expiration. The first id's words must not find it, whatever the index says.
+    const second = first.toUpperCase();
+    const reused = orders.allocate(second, 5, NO_WORDS, -1, 3, 4, 1, 1, 0, OrderType.GTC, 4200, LOT, LOT, 10);
+    assert.equal(reused, slot);
+    assert.ok(!orders.hasIdWords(reused));
+    assert.ok(!orders.idMatches(reused, first, words, 0));
+    assert.ok(orders.idMatches(reused, second, words, -1));
+    assert.equal(orders.expirationOf(reused), 0);
   });
 
   test('the finished index finds exactly the ids the history ring still holds', () => {
@@ -306,17 +339,24 @@ suite('structures', () => {
     assert.deepEqual({ ...target }, { ...source });
   });
 
-  test("a command's id key is used while it is its id's, ignored when left from another id, and checked in verify mode", () => {
+  /** A verify-mode engine with a market and a funded account '0xa'; runs a command, returns its event kinds. */
+  function fundedEngine(): (command: Command) => string[] {
     const engine = new Engine({ operatorAddress: '0xoperator', verify: true });
-    const run = (init: CommandInit): string[] => {
-      engine.execute(makeCommand({ seq: 1, timeMs: 1_000, ...init }));
+    const execute = (command: Command): string[] => {
+      engine.execute(command);
       const kinds = eventsToObjects(engine.events).map((event) => event.kind);
       engine.events.clear();
       return kinds;
     };
-    run({ kind: CommandKind.AddMarket, market: 0, tickUnits: 100, minSizeMicros: 1_000_000 });
-    run({ kind: CommandKind.Deposit, account: '0xa', amountMicros: 100_000_000 });
-    const place = { kind: CommandKind.PlaceOrder, account: '0xa', market: 0, priceUnits: 4000, sizeMicros: 5_000_000 } as const;
+    execute(makeCommand({ seq: 1, timeMs: 1_000, kind: CommandKind.AddMarket, market: 0, tickUnits: 100, minSizeMicros: 1_000_000 }));
+    execute(makeCommand({ seq: 1, timeMs: 1_000, kind: CommandKind.Deposit, account: '0xa', amountMicros: 100_000_000 }));
+    return execute;
+  }
+  const place = { kind: CommandKind.PlaceOrder, account: '0xa', market: 0, priceUnits: 4000, sizeMicros: 5_000_000 } as const;
+
+  test("a command's id key is used while it is its id's, ignored when left from another id, and checked in verify mode", () => {
+    const execute = fundedEngine();
+    const run = (init: CommandInit): string[] => execute(makeCommand({ seq: 1, timeMs: 1_000, ...init }));
     // Keyed as a decoded frame keys it.
     assert.ok(run({ ...place, orderId: 'first', orderIdKey: idKey('first'), orderIdKeyed: 'first' }).includes('ORDER_ACCEPTED'));
     // A key left from the previous id: the engine hashes the new id itself, so it finds it later.
@@ -328,6 +368,45 @@ suite('structures', () => {
     assert.ok(run({ kind: CommandKind.CancelOrder, account: '0xa', orderId: 'first', orderIdKey: idKey(copy), orderIdKeyed: copy }).includes('ORDER_CANCELLED'));
     // A carried key that is not its id's would misfile the order: verify mode refuses it.
     assert.throws(() => run({ ...place, orderId: 'third', orderIdKey: idKey('third') ^ 1, orderIdKeyed: 'third' }), /carries its id's key/);
+  });
+
+  test("a cancel's id words decide where both sides have them; the strings decide otherwise", () => {
+    const execute = fundedEngine();
+    const run = (init: CommandInit, withWords = true): string[] => {
+      const command = makeCommand({ seq: 1, timeMs: 1_000, ...init });
+      command.orderIdKey = idKey(command.orderId);
+      command.orderIdKeyed = command.orderId;
+      if (withWords && parseIdWords(command.orderId, command.orderIdWords, 0)) command.orderIdWordsAt = 0;
+      return execute(command);
+    };
+    const cancel = (orderId: string, withWords = true): string[] =>
+      run({ kind: CommandKind.CancelOrder, account: '0xa', orderId }, withWords);
+    // Ids that share their last eight digits share their key, so their hashes meet in one bucket
+    // and only the words (or the strings) tell them apart.
+    const tail = '89abcdef';
+    const id = (lead: string): string => `0x${lead.repeat(56)}${tail}`;
+    assert.equal(idKey(id('1')), idKey(id('2')));
+    assert.ok(run({ ...place, orderId: id('1') }).includes('ORDER_ACCEPTED'));
+    assert.deepEqual(cancel(id('2')), ['CANCEL_REJECTED']);
+    assert.deepEqual(cancel(id('2'), false), ['CANCEL_REJECTED']);
+    // The same bytes in capitals are another id, with no words: compared as strings, not found.
+    assert.deepEqual(cancel(`0x${id('1').slice(2).toUpperCase()}`), ['CANCEL_REJECTED']);
+    assert.ok(cancel(id('1')).includes('ORDER_CANCELLED'));
+    // Placed without words, cancelled with them: the strings decide.
+    assert.ok(run({ ...place, orderId: id('3') }, false).includes('ORDER_ACCEPTED'));
+    assert.deepEqual(cancel(id('4')), ['CANCEL_REJECTED']);
+    assert.ok(cancel(id('3')).includes('ORDER_CANCELLED'));
+    // Placed with words, cancelled without: the strings again.
+    assert.ok(run({ ...place, orderId: id('5') }).includes('ORDER_ACCEPTED'));
+    assert.ok(cancel(Buffer.from(id('5'), 'latin1').toString('latin1'), false).includes('ORDER_CANCELLED'));
+    // Words that are not the id's would find the wrong order: verify mode refuses them.
+    assert.ok(run({ ...place, orderId: id('6') }).includes('ORDER_ACCEPTED'));
+    const wrong = makeCommand({ seq: 1, timeMs: 1_000, kind: CommandKind.CancelOrder, account: '0xa', orderId: id('6') });
+    wrong.orderIdKey = idKey(wrong.orderId);
+    wrong.orderIdKeyed = wrong.orderId;
+    assert.ok(parseIdWords(id('7'), wrong.orderIdWords, 0));
+    wrong.orderIdWordsAt = 0;
+    assert.throws(() => execute(wrong), /carries its id's words/);
   });
 
   test('the event buffer grows by doubling and keeps every row', () => {

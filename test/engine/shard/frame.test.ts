@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { Command, CommandKind, OrderType, Side, makeCommand, type CommandInit } from '../../../engine/command.js';
 import { CANCEL_IDS_MAX } from '../../../engine/constants.js';
 import { idKey } from '../../../engine/id_buckets.js';
+import { ID_WORDS, parseIdWords } from '../../../engine/id_words.js';
 import { decodeFrame, encodeFrame, Frame, FRAME_BYTES_MAX, FRAME_STRING_MAX, frameLength } from '../../../engine/shard/frame.js';
 
 interface Encoded {
@@ -36,11 +37,18 @@ function decode(encoded: Encoded, length = encoded.length): Frame {
 
 /**
  * The fields the codec carries (seq is the shard's to assign, so it is not one of them). The id's
- * key is checked apart: a decoded command always carries its id's key, a built one need not.
+ * key and words are checked apart: a decoded command always carries its id's key, and a canonical
+ * id's words, a built one need not.
  */
-function carried(command: Command): Omit<Command, 'seq' | 'orderIdKey' | 'orderIdKeyed'> {
-  const { seq: _seq, orderIdKey: _key, orderIdKeyed: _keyed, ...rest } = command;
+function carried(command: Command): Omit<Command, 'seq' | 'orderIdKey' | 'orderIdKeyed' | 'orderIdWords' | 'orderIdWordsAt'> {
+  const { seq: _seq, orderIdKey: _key, orderIdKeyed: _keyed, orderIdWords: _words, orderIdWordsAt: _at, ...rest } = command;
   return { ...rest, orderIds: [...command.orderIds] };
+}
+
+/** The words a decoded command carries for its id, or null when it carries none. */
+function carriedWords(command: Command): number[] | null {
+  const at = command.orderIdWordsAt;
+  return at < 0 ? null : Array.from(command.orderIdWords.subarray(at, at + ID_WORDS));
 }
 
 /** A decoded command carries the key of its own order id. */
@@ -170,4 +178,33 @@ test('an id count past CANCEL_IDS_MAX is a RangeError even when the bytes would 
   // CancelAccount has no ids: the count is the frame's last two bytes.
   encoded.view.setUint16(16 + encoded.length - 2, CANCEL_IDS_MAX + 1, true);
   assert.throws(() => decode(encoded), /too many order ids/);
+});
+
+test("a canonical id's words ride in the frame; another id, or a frame without them, carries none", () => {
+  const id = `0x${'0123456789abcdef'.repeat(4)}`;
+  const words = new Float64Array(ID_WORDS);
+  assert.ok(parseIdWords(id, words, 0));
+  const frame = new Frame(new Command());
+  for (const orderId of [id, 'order-1', id.toUpperCase().replace('0X', '0x'), id]) {
+    const init: CommandInit = { ...base, kind: CommandKind.CancelOrder, orderId };
+    const encoded = encode(init);
+    decodeFrame(frame, encoded.view, encoded.bytes, 16, encoded.length);
+    assert.deepEqual(carried(frame.command), carried(makeCommand(init)));
+    assertKeyed(frame.command);
+    assert.deepEqual(carriedWords(frame.command), orderId === id ? Array.from(words) : null, orderId);
+  }
+  // A frame from before the words were carried: no flag, no bytes.
+  const encoded = encode({ ...base, kind: CommandKind.CancelOrder, orderId: id });
+  const flags = encoded.view.getUint8(16 + 3);
+  assert.notEqual(flags & 8, 0);
+  const old = Buffer.alloc(encoded.bytes.length - 8 * ID_WORDS);
+  encoded.bytes.copy(old, 0, 0, old.length);
+  const oldView = new DataView(old.buffer, old.byteOffset, old.byteLength);
+  oldView.setUint8(16 + 3, flags & ~8);
+  assert.equal(carriedWords(decode({ bytes: old, view: oldView, length: encoded.length - 8 * ID_WORDS }).command), null);
+  // Words that no id has (NaN) are a malformed frame.
+  encoded.view.setFloat64(16 + encoded.length - 8, NaN, true);
+  assert.throws(() => decode(encoded), /not words of an id/);
+  // Cut into the words: too short.
+  assert.throws(() => decode(encoded, encoded.length - 1), RangeError);
 });
