@@ -42,7 +42,7 @@ export function finishLive(state: EngineState, slot: number, packed: number, rea
     packedOrderType(packed), packedLevel(packed), original, original - orders.remainingOf(slot), reason,
   );
   history.createdAtMs[entry] = orders.createdAtOf(slot);
-  history.expirationMs[entry] = orders.expirationOf(slot);
+  history.expirationMs[entry] = orders.expirationOf(slot, packed);
   history.finishedAtMs[entry] = state.timeMs;
   orders.release(slot);
 }
@@ -125,5 +125,5 @@ export function pushLiveProgress(
     packedOrderType(packed), priceUnits, original, original - remaining, remaining, code,
   );
   events.setNumber(row, Field.createdAtMs, orders.createdAtOf(slot));
-  events.setNumber(row, Field.expirationMs, orders.expirationOf(slot));
+  events.setNumber(row, Field.expirationMs, orders.expirationOf(slot, packed));
 }

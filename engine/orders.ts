@@ -303,9 +303,12 @@ export class OrderTable {
     return this.amounts[(slot * ORDER_AMOUNTS + A_CREATED) | 0]!;
   }
 
-  /** A GTD order's expiration; 0 for the other types, which take none. */
-  expirationOf(slot: number): number {
-    return packedOrderType(this.packedOf(slot)) === OrderType.GTD ? this.expirations[slot]! : 0;
+  /**
+   * A GTD order's expiration; 0 for the other types, which take none. `packed` is its record's
+   * packed word, for a path that has read it (packedOf).
+   */
+  expirationOf(slot: number, packed = this.packedOf(slot)): number {
+    return packedOrderType(packed) === OrderType.GTD ? this.expirations[slot]! : 0;
   }
 
   /** The next order of the same owner, in placement order, or NIL. */
