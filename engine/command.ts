@@ -96,33 +96,6 @@ export function makeCommand(init: CommandInit): Command {
   return Object.assign(new Command(), init);
 }
 
-/** Copies every field of `source` into `target` (for decoding into a reused command). */
-export function copyCommand(target: Command, source: Command): void {
-  target.kind = source.kind;
-  target.seq = source.seq;
-  target.timeMs = source.timeMs;
-  target.account = source.account;
-  target.orderId = source.orderId;
-  target.orderIdKey = source.orderIdKey;
-  target.orderIdKeyed = source.orderIdKeyed;
-  target.orderIdWords = source.orderIdWords;
-  target.orderIdWordsAt = source.orderIdWordsAt;
-  target.orderIds = source.orderIds;
-  target.market = source.market;
-  target.outcome = source.outcome;
-  target.side = source.side;
-  target.orderType = source.orderType;
-  target.postOnly = source.postOnly;
-  target.priceUnits = source.priceUnits;
-  target.sizeMicros = source.sizeMicros;
-  target.expirationMs = source.expirationMs;
-  target.amountMicros = source.amountMicros;
-  target.tickUnits = source.tickUnits;
-  target.minSizeMicros = source.minSizeMicros;
-  target.feeBps = source.feeBps;
-  target.accepting = source.accepting;
-}
-
 /** The `never` check that makes a switch over a closed set exhaustive at compile time. */
 export function unreachable(value: never): never {
   throw new Error(`unreachable: ${String(value)}`);

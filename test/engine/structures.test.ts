@@ -3,7 +3,7 @@
 // buffer's growth.
 import assert from 'node:assert/strict';
 import { describe as suite, test } from 'node:test';
-import { Command, CommandKind, OrderType, Side, copyCommand, makeCommand, type CommandInit } from '../../engine/command.js';
+import { Command, CommandKind, OrderType, makeCommand, type CommandInit } from '../../engine/command.js';
 import { Engine } from '../../engine/engine.js';
 import { DirtyList } from '../../engine/dirty_list.js';
 import { eventsToObjects } from '../../engine/event_objects.js';
@@ -325,18 +325,6 @@ suite('structures', () => {
       const bps = prng.below(1001);
       assert.equal(takerFeeMicros(notional, bps), Number((BigInt(notional) * BigInt(bps)) / 10_000n));
     }
-  });
-
-  test('copyCommand copies every field, so a reused command decodes like a fresh one', () => {
-    const source = makeCommand({
-      kind: CommandKind.PlaceOrder, seq: 9, timeMs: 123, account: 'a', orderId: 'o', orderIds: ['x'], market: 2,
-      outcome: 1, side: Side.Sell, orderType: OrderType.GTD, postOnly: true, priceUnits: 4100, sizeMicros: 20_000,
-      expirationMs: 999, amountMicros: 5, tickUnits: 10, minSizeMicros: 10_000, feeBps: 7, accepting: false,
-      orderIdKey: idKey('o'), orderIdKeyed: 'o',
-    });
-    const target = new Command();
-    copyCommand(target, source);
-    assert.deepEqual({ ...target }, { ...source });
   });
 
   /** A verify-mode engine with a market and a funded account '0xa'; runs a command, returns its event kinds. */
