@@ -6,6 +6,7 @@ import { assert } from './assert.js';
 import { nothingRecorded } from './change_events.js';
 import { OUTCOME_ANY, type Command } from './command.js';
 import { CANCEL_IDS_MAX, ORDER_ID_LENGTH_MAX } from './constants.js';
+import { NO_ID_WORDS } from './id_words.js';
 import { NIL } from './ladder.js';
 import { cancelLive } from './order_lifecycle.js';
 import { CancelReason } from './order_status.js';
@@ -27,12 +28,9 @@ export function cancelOrders(state: EngineState, command: Command): void {
   }
   for (let index = 0; index < ids.length; index += 1) {
     const id = ids[index]!;
-    cancelOne(state, command.account, id, state.hashId(id), NO_WORDS, -1, false);
+    cancelOne(state, command.account, id, state.hashId(id), NO_ID_WORDS, -1, false);
   }
 }
-
-/** The words argument of a cancel by an id without words. */
-const NO_WORDS = new Float64Array(0);
 
 /**
  * Cancels `orderId` (hashed as `hash`; its words at `words[at ..]`, at -1 for none) for

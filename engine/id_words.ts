@@ -17,6 +17,17 @@ export const ID_WORDS = 4;
 /** Characters of a canonical id: `0x` and 64 lowercase hex digits. */
 export const CANONICAL_ID_LENGTH = 66;
 
+/** The words argument of an id without words (its position -1). */
+export const NO_ID_WORDS = new Float64Array(0);
+
+/**
+ * Whether a double can be a word of an id: not NaN or -0, the two that do not compare as their
+ * bits (NaN equals nothing, -0 equals 0).
+ */
+export function isIdWord(value: number): boolean {
+  return value === value && !Object.is(value, -0);
+}
+
 /** A hex digit's value by character code (lowercase only), or -1. */
 const DIGITS = new Int8Array(128).fill(-1);
 for (let digit = 0; digit < 16; digit += 1) DIGITS['0123456789abcdef'.charCodeAt(digit)] = digit;
@@ -50,7 +61,7 @@ export function parseIdWords(id: string, out: Float64Array, at: number): boolean
     halves[0] = low | 0;
     halves[1] = high | 0;
     const value = scratch[0]!;
-    if (value !== value || Object.is(value, -0)) return false;
+    if (!isIdWord(value)) return false;
     out[at + word] = value;
   }
   return true;

@@ -1,13 +1,12 @@
 // Live order id → order slot. Every resting order is here from the moment it rests until it
 // leaves the book; its id stays in the order table, which the probe asks only where a hash
-// matches (OrderTable.idMatches: the id's words where the command carries them, else the string). The index holds only what rests, so for any book a client keeps it stays small
-// enough for the core's own caches, and cancels and duplicate checks of live ids find it there.
+// matches (OrderTable.idMatches: the id's words where the command carries them, else the
+// string). The index holds only what rests, so for any book a client keeps it stays small enough
+// for the core's own caches, and cancels and duplicate checks of live ids find it there.
 import { assert } from './assert.js';
 import { IdBuckets } from './id_buckets.js';
+import { NO_ID_WORDS } from './id_words.js';
 import type { OrderTable } from './orders.js';
-
-/** The words argument of a find without words. */
-const NO_WORDS = new Float64Array(0);
 
 export class LiveIndex {
   private readonly buckets: IdBuckets;
@@ -25,7 +24,7 @@ export class LiveIndex {
   }
 
   /** The slot of the live order `id` (hashed as `hash`; words `words[at ..]`, at -1 for none), or -1. */
-  find(id: string, hash: number, words: Float64Array = NO_WORDS, at = -1): number {
+  find(id: string, hash: number, words: Float64Array = NO_ID_WORDS, at = -1): number {
     const ref = this.buckets.findOrderRef(id, hash, words, at, this.orders);
     if (ref === -1) return -1;
     this.foundRef = ref;

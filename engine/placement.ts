@@ -239,8 +239,8 @@ function restTaker(state: EngineState, book: Book, alone: boolean): void {
   const serial = state.serialNext;
   state.serialNext += 1;
   const slot = orders.allocate(
-    taker.orderId, taker.idHash, taker.idWords, taker.idWordsAt, taker.account, taker.position, taker.market, taker.outcome, taker.side,
-    taker.orderType, taker.bookPrice, taker.sizeMicros, taker.remainingMicros, serial,
+    taker.orderId, taker.idHash, taker.idWords, taker.idWordsAt, taker.account, taker.position, taker.market,
+    taker.outcome, taker.side, taker.orderType, taker.bookPrice, taker.sizeMicros, taker.remainingMicros, serial,
   );
   orders.setCreatedAt(slot, state.timeMs);
   orders.setExpiration(slot, taker.expirationMs);

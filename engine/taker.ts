@@ -1,12 +1,13 @@
 // The order being placed, while it is matched: one record reused for every placement so the
 // hot path allocates nothing and the matcher's helpers share it without long parameter lists.
 import { BookSide } from './book.js';
+import { NO_ID_WORDS } from './id_words.js';
 
 export class Taker {
   orderId = '';
   idHash = 0;
   /** The id's words, `idWords[idWordsAt ..]` (the command's; idWordsAt -1 for none). */
-  idWords: Float64Array<ArrayBufferLike> = new Float64Array(0);
+  idWords: Float64Array<ArrayBufferLike> = NO_ID_WORDS;
   idWordsAt = -1;
   address = '';
   account = 0;

@@ -62,10 +62,8 @@ export class Flow {
    * placed long before missed in the cache.
    */
   readonly rowIds: string[];
-  /** `idKey` of each id in `ids` (shared by the flows over one pool). */
-  private readonly poolKeys: Int32Array;
-  /** The words of each id in `ids` (ID_WORDS each; shared like poolKeys). */
-  private readonly poolWords: Float64Array;
+  /** The key and words of each id in `ids` (shared by the flows over one pool). */
+  private readonly pool: PoolTables;
   readonly accounts: string[];
   /** For a decoding view (`decodingView`): the flow whose rows it decodes; null otherwise. */
   private readonly source: Flow | null;
@@ -91,8 +89,7 @@ export class Flow {
     this.idWordsAt = source?.idWordsAt ?? new Int32Array(length);
     this.ids = ids;
     this.rowIds = holey(length);
-    this.poolKeys = source?.poolKeys ?? keysOf(ids);
-    this.poolWords = source?.poolWords ?? wordsOf(ids);
+    this.pool = source?.pool ?? poolTablesOf(ids);
     this.accounts = accounts;
     this.source = source;
   }
@@ -134,22 +131,25 @@ export class Flow {
     }
   }
 
-  /** Fills `idKey` from the rows' ids (for rows written without it). */
+  /** Fills `rowIds`, `idKey` and the words from the rows' pool ids (for rows written without them). */
   keyRows(): void {
     for (let row = 0; row < this.length; row += 1) this.keyRow(row);
   }
 
-  /** Sets a row's `idKey` from its id (a flow's own: a decoding view shares its source's keys). */
+  /**
+   * Sets a row's id, its key and its words from its pool id (a flow's own: a decoding view shares
+   * its source's keys and words, and decodes its ids).
+   */
   keyRow(row: number): void {
     assert(this.source === null, 'keyRow: not on a decoding view');
     const id = this.id[row]!;
-    this.idKey[row] = this.poolKeys[id]!;
+    const { keys, words } = this.pool;
+    this.idKey[row] = keys[id]!;
     this.rowIds[row] = this.ids[id]!;
-    const first = this.poolWords[id * ID_WORDS]!;
+    const first = words[id * ID_WORDS]!;
     this.idWordsAt[row] = first === first ? row * ID_WORDS : -1;
-    this.idWords.set(this.poolWords.subarray(id * ID_WORDS, (id + 1) * ID_WORDS), row * ID_WORDS);
+    this.idWords.set(words.subarray(id * ID_WORDS, (id + 1) * ID_WORDS), row * ID_WORDS);
   }
-
 
   /** The YES-orientation (bid?, price) a place row trades at. */
   isBid(row: number): boolean {
@@ -161,31 +161,26 @@ export class Flow {
   }
 }
 
-const keysByPool = new WeakMap<string[], Int32Array>();
-
-/** The keys of a pool of ids, computed once per pool. */
-function keysOf(ids: string[]): Int32Array {
-  let keys = keysByPool.get(ids);
-  if (keys === undefined) {
-    keys = Int32Array.from(ids, idKey);
-    keysByPool.set(ids, keys);
-  }
-  return keys;
+/** Each id's key (`idKey`) and words (ID_WORDS each, NaN in all four for an id without). */
+interface PoolTables {
+  readonly keys: Int32Array;
+  readonly words: Float64Array;
 }
 
-const wordsByPool = new WeakMap<string[], Float64Array>();
+const tablesByPool = new WeakMap<string[], PoolTables>();
 
-/** The words of a pool of ids, computed once per pool; NaN in all four for an id without. */
-function wordsOf(ids: string[]): Float64Array {
-  let words = wordsByPool.get(ids);
-  if (words === undefined) {
-    words = new Float64Array(ids.length * ID_WORDS);
+/** The key and words of every id in a pool, computed once per pool. */
+function poolTablesOf(ids: string[]): PoolTables {
+  let tables = tablesByPool.get(ids);
+  if (tables === undefined) {
+    const words = new Float64Array(ids.length * ID_WORDS);
     for (let index = 0; index < ids.length; index += 1) {
       if (!parseIdWords(ids[index]!, words, index * ID_WORDS)) words.fill(NaN, index * ID_WORDS, (index + 1) * ID_WORDS);
     }
-    wordsByPool.set(ids, words);
+    tables = { keys: Int32Array.from(ids, idKey), words };
+    tablesByPool.set(ids, tables);
   }
-  return words;
+  return tables;
 }
 
 /**

@@ -14,7 +14,7 @@ import { CommandKind, type Command } from '../command.js';
 import { CANCEL_IDS_MAX } from '../constants.js';
 import { idKey } from '../id_buckets.js';
 import { assert } from '../assert.js';
-import { CANONICAL_ID_LENGTH, ID_WORDS, parseIdWords } from '../id_words.js';
+import { CANONICAL_ID_LENGTH, ID_WORDS, isIdWord, parseIdWords } from '../id_words.js';
 
 export class Frame {
   requestId = 0;
@@ -184,7 +184,7 @@ export function decodeFrame(frame: Frame, view: DataView, bytes: Buffer, offset:
     const words = frame.wordsArray();
     for (let word = 0; word < ID_WORDS; word += 1) {
       const value = view.getFloat64(at + 8 * word, true);
-      if (value !== value || Object.is(value, -0)) throw new RangeError('frame id words are not words of an id');
+      if (!isIdWord(value)) throw new RangeError('frame id words are not words of an id');
       words[word] = value;
     }
     at += ID_WORDS_BYTES;

@@ -11,7 +11,7 @@ import { EventBuffer, Field, FillKind } from '../../engine/events.js';
 import { ExpiryHeap } from '../../engine/expiry_heap.js';
 import { takerFeeMicros } from '../../engine/fee.js';
 import { FinishedIndex } from '../../engine/finished_index.js';
-import { ID_WORDS, parseIdWords } from '../../engine/id_words.js';
+import { ID_WORDS, NO_ID_WORDS, parseIdWords } from '../../engine/id_words.js';
 import { SIZE_MICROS_PER_LOT as LOT } from '../../engine/constants.js';
 import { hashOrderId, idKey, IdBuckets } from '../../engine/id_buckets.js';
 import { LiveIndex } from '../../engine/live_index.js';
@@ -20,9 +20,6 @@ import { OrderTable } from '../../engine/orders.js';
 import { LevelBitmap } from '../../engine/level_bitmap.js';
 import { PairTable } from '../../engine/pair_table.js';
 import { Prng } from './prng.js';
-
-/** The words argument of an id without words. */
-const NO_WORDS = new Float64Array(0);
 
 suite('structures', () => {
   test('the level bitmap finds the next set bit above and below like a scan does', () => {
@@ -187,7 +184,7 @@ suite('structures', () => {
         assert.equal(index.find(id, hash), slot ?? -1);
       }
       if (slot === undefined && orders.hasFreeSlot()) {
-        const fresh = orders.allocate(id, hash, NO_WORDS, -1, 0, 0, 0, 0, 0, 0, 100, LOT, LOT, step);
+        const fresh = orders.allocate(id, hash, NO_ID_WORDS, -1, 0, 0, 0, 0, 0, 0, 100, LOT, LOT, step);
         index.add(hash, fresh);
         model.set(id, fresh);
       } else if (slot !== undefined) {
@@ -219,7 +216,7 @@ suite('structures', () => {
     // The next order takes the freed slot: an id without words (the same text in capitals), a
     // GTC, so no expiration. The first id's words must not find it, whatever the index says.
     const second = first.toUpperCase();
-    const reused = orders.allocate(second, 5, NO_WORDS, -1, 3, 4, 1, 1, 0, OrderType.GTC, 4200, LOT, LOT, 10);
+    const reused = orders.allocate(second, 5, NO_ID_WORDS, -1, 3, 4, 1, 1, 0, OrderType.GTC, 4200, LOT, LOT, 10);
     assert.equal(reused, slot);
     assert.ok(!orders.hasIdWords(reused));
     assert.ok(!orders.idMatches(reused, first, words, 0));
