@@ -1,6 +1,10 @@
 // Little-endian binary writing and reading, the primitives of the shard's binary layouts (answers
 // on the result ring, stored fills and orders). Strings are u8-length latin1: ids and addresses,
 // which the edge and the frame codec keep ASCII and at most ORDER_ID_LENGTH_MAX long.
+//
+// The writer refuses a value its field cannot hold (a count past 65 535 in a u16, a negative u32)
+// with a RangeError naming it: DataView would store it modulo the field's range, and the reader
+// would then decode something else, or throw far from the cause.
 import { ORDER_ID_LENGTH_MAX } from './constants.js';
 
 /** The longest string field: an order id (addresses are shorter). */
@@ -33,24 +37,28 @@ export class ByteWriter {
   }
 
   u8(value: number): void {
+    if (!(value >= 0 && value <= 0xff && Math.floor(value) === value)) outOfRange('u8', value);
     this.reserve(1);
     this.view.setUint8(this.at, value);
     this.at += 1;
   }
 
   u16(value: number): void {
+    if (!(value >= 0 && value <= 0xffff && Math.floor(value) === value)) outOfRange('u16', value);
     this.reserve(2);
     this.view.setUint16(this.at, value, true);
     this.at += 2;
   }
 
   u32(value: number): void {
+    if (!(value >= 0 && value <= 0xffff_ffff && Math.floor(value) === value)) outOfRange('u32', value);
     this.reserve(4);
     this.view.setUint32(this.at, value, true);
     this.at += 4;
   }
 
   i32(value: number): void {
+    if ((value | 0) !== value) outOfRange('i32', value);
     this.reserve(4);
     this.view.setInt32(this.at, value, true);
     this.at += 4;
@@ -63,7 +71,7 @@ export class ByteWriter {
   }
 
   str(value: string): void {
-    if (value.length > STRING_BYTES_MAX) throw new Error(`a string of ${value.length} characters`);
+    if (value.length > STRING_BYTES_MAX) throw new RangeError(`a string of ${value.length} characters`);
     this.reserve(1 + value.length);
     this.view.setUint8(this.at, value.length);
     this.bytes.write(value, this.at + 1, value.length, 'latin1');
@@ -73,6 +81,7 @@ export class ByteWriter {
   /** u16 length, then the string's utf-8 bytes. */
   text16(value: string): void {
     const utf8 = Buffer.from(value, 'utf8');
+    if (utf8.length > 0xffff) throw new RangeError(`a text of ${utf8.length} bytes`);
     this.u16(utf8.length);
     this.reserve(utf8.length);
     this.bytes.set(utf8, this.at);
@@ -88,6 +97,10 @@ export class ByteWriter {
     this.bytes = grown;
     this.view = new DataView(grown.buffer, grown.byteOffset, grown.byteLength);
   }
+}
+
+function outOfRange(field: string, value: number): never {
+  throw new RangeError(`${value} does not fit a ${field} field`);
 }
 
 /** Reads what a ByteWriter wrote, from a position in a buffer. */

@@ -3,9 +3,11 @@
 // runs no generic serializer (msgpack of per-event arrays cost the worker ~15 % of its time and
 // the event objects another ~10 %). The front end decodes an answer into plain event objects.
 //
-// An answer: u32 requestId, f64 timeMs, i32 market, str16 error (utf-8), u16 credits
-// [str address, f64 micros], u16 redemptions [f64 seq, str account, i32 market, u8 winner,
-// f64 yes, f64 no], u32 events [u8 kind, then the kind's fields]. Strings (ids, addresses) are
+// An answer: u32 requestId, f64 timeMs, i32 market, str16 error (utf-8), u32 credits
+// [str address, f64 micros], u32 redemptions [f64 seq, str account, i32 market, u8 winner,
+// f64 yes, f64 no], u32 events [u8 kind, then the kind's fields]. Every count is 32-bit: a
+// resolution pays up to POSITIONS_LIMIT holders, and a taker fills up to ORDER_SLOTS_LIMIT makers.
+// An answer of any size travels on the ring in fragments (answer_stream.ts). Strings (ids, addresses) are
 // u8-length latin1; the edge and the frame codec keep them ASCII. BALANCE events stay in the
 // shard: the front end reads balances from the shards when asked, and they are half of all events.
 import { ByteReader, ByteWriter } from '../bytes.js';
@@ -59,12 +61,12 @@ export class AnswerWriter extends ByteWriter {
     this.f64(outcome.timeMs);
     this.i32(outcome.market);
     this.text16(outcome.error);
-    this.u16(outcome.credits.length);
+    this.u32(outcome.credits.length);
     for (const [address, micros] of outcome.credits) {
       this.str(address);
       this.f64(micros);
     }
-    this.u16(outcome.redemptions.length);
+    this.u32(outcome.redemptions.length);
     for (const { seq, account, market, winner, sharesMicros } of outcome.redemptions) {
       this.f64(seq);
       this.str(account);
@@ -193,9 +195,9 @@ export class AnswerDecoder extends ByteReader {
     const market = this.i32();
     const error = this.text16();
     const credits: [string, number][] = [];
-    for (let count = this.u16(); count > 0; count--) credits.push([this.str(), this.f64()]);
+    for (let count = this.u32(); count > 0; count--) credits.push([this.str(), this.f64()]);
     const redemptions: Redemption[] = [];
-    for (let count = this.u16(); count > 0; count--) {
+    for (let count = this.u32(); count > 0; count--) {
       const seq = this.f64();
       const account = this.str();
       const redeemed = this.i32();

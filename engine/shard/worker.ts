@@ -16,6 +16,7 @@ import { fillAt } from '../event_objects.js';
 import { EventKind, Field, Text, type EventBuffer } from '../events.js';
 import { emptyOutcome, ShardCore, type FrameOutcome } from './core.js';
 import { AnswerWriter } from './answer_codec.js';
+import { FRAGMENT_MARK, writeAnswer } from './answer_stream.js';
 import { ShardCounters } from './counters.js';
 import { recordFinishedOrders } from './finished_orders.js';
 import { decodeFrame, Frame } from './frame.js';
@@ -198,16 +199,21 @@ function drain(): void {
     try {
       decodeFrame(frame, commandRing.view, commandRing.bytes, head.offset, head.length);
     } catch (error) {
-      const requestId = head.length >= 12 ? commandRing.view.getUint32(head.offset + 8, true) : 0;
+      const requestId = head.length >= 12 ? commandRing.view.getUint32(head.offset + 8, true) : FRAGMENT_MARK;
       commandRing.consume(head);
-      open.answered(answers.write(emptyOutcome(requestId, 0, `malformed frame: ${(error as Error).message}`), undefined));
+      // A frame too short to name its request has no one to answer (the front end writes whole frames).
+      if (requestId !== FRAGMENT_MARK) open.answered(answers.write(emptyOutcome(requestId, 0, `malformed frame: ${(error as Error).message}`), undefined));
       continue;
     }
     const command = frame.command;
     // An order id seen before is refused as a duplicate ahead of every other check, whether the
-    // order is live (only the engine has it), finished (both) or forgotten by the engine (only
-    // the stored orders have it), so a replay always reads "Duplicated".
-    if (command.kind === CommandKind.PlaceOrder && (core.engine.knowsOrderOf(command) || store.hasOrder(command.orderId, command.orderIdKey))) {
+    // order is live (only the engine has it), finished (both), finished in this batch and already
+    // forgotten by the engine (only the open batch has it: a batch [X, Y, X] where Y fills more
+    // orders than the engine's history holds) or finished earlier and forgotten (only the stored
+    // orders have it), so a replay always reads "Duplicated" and a signed order runs at most once.
+    if (command.kind === CommandKind.PlaceOrder && (
+      core.engine.knowsOrderOf(command) || open.changes.orders.has(command.orderId) || store.hasOrder(command.orderId, command.orderIdKey)
+    )) {
       commandRing.consume(head);
       const refunded: [string, number][] = frame.fundMicros > 0 ? [[command.account, frame.fundMicros]] : [];
       open.answered(answers.writeDuplicate({ ...emptyOutcome(frame.requestId, command.timeMs, ''), credits: refunded }, command));
@@ -255,7 +261,8 @@ function commitOpenBatch(): void {
   countBooks();
   for (let index = 0; index < closed.answerStarts.length; index++) {
     const start = closed.answerStarts[index]!;
-    writeAnswer(answers.slice(start, closed.answerEnds[index]! - start));
+    const answer = answers.slice(start, closed.answerEnds[index]! - start);
+    writeAnswer(resultRing, answer, 0, answer.length, waitForReader);
   }
   answers.reset();
   framesSinceSnapshot += closed.journaledFrames;
@@ -267,9 +274,9 @@ function startSnapshot(): void {
   framesSinceSnapshot = 0;
 }
 
-/** Writes one answer; while the result ring is full, waits for the front end to read. */
-function writeAnswer(bytes: Uint8Array): void {
-  while (!resultRing.write(bytes)) Atomics.wait(pause, 0, 0, 0.05);
+/** While the result ring is full: waits a moment for the front end to read. */
+function waitForReader(): void {
+  Atomics.wait(pause, 0, 0, 0.05);
 }
 
 function read(request: ShardRead): unknown {

@@ -8,6 +8,7 @@ import { Command } from '../../engine/command.js';
 import { Ring } from '../../engine/ring.js';
 import type { FrameResult } from '../../engine/shard/core.js';
 import { AnswerDecoder } from '../../engine/shard/answer_codec.js';
+import { AnswerAssembler, isFragment } from '../../engine/shard/answer_stream.js';
 import { ShardCounters } from '../../engine/shard/counters.js';
 import { encodeFrame, Frame, frameLength } from '../../engine/shard/frame.js';
 import {
@@ -74,6 +75,8 @@ class ShardHandle {
   resultRing: Ring;
   /** Decodes this result ring's answers; a new one with every new ring (and worker). */
   answers = new AnswerDecoder();
+  /** Puts this result ring's long answers back together; a new one with every new ring. */
+  fragments = new AnswerAssembler();
   ready = false;
   stopping = false;
   marketKeys: string[] = [];
@@ -100,6 +103,7 @@ class ShardHandle {
     this.commandRing = new Ring(this.buffers.command, COMMAND_LAYOUT);
     this.resultRing = new Ring(this.buffers.result, RESULT_LAYOUT);
     this.answers = new AnswerDecoder();
+    this.fragments = new AnswerAssembler();
     return this.buffers;
   }
 
@@ -307,12 +311,24 @@ export class ShardPool {
       const frame = ring.peek();
       if (frame === undefined) return read;
       read++;
-      // Decoded in place: the slots are released only once the answer is objects.
       let result: FrameResult;
-      try {
-        result = handle.answers.decode(ring.bytes, frame.offset, frame.length);
-      } finally {
-        ring.consume(frame);
+      if (isFragment(ring, frame.offset)) {
+        // A long answer's fragment: copied out, and decoded once its last fragment is in.
+        let whole: Buffer | undefined;
+        try {
+          whole = handle.fragments.add(ring, frame.offset, frame.length);
+        } finally {
+          ring.consume(frame);
+        }
+        if (whole === undefined) continue;
+        result = handle.answers.decode(whole, 0, whole.length);
+      } else {
+        // Decoded in place: the slots are released only once the answer is objects.
+        try {
+          result = handle.answers.decode(ring.bytes, frame.offset, frame.length);
+        } finally {
+          ring.consume(frame);
+        }
       }
       const pending = handle.pending.get(result.requestId);
       if (pending !== undefined && pending.marketKey !== '' && result.market >= 0) handle.marketKeys[result.market] = pending.marketKey;
