@@ -19,6 +19,10 @@ function shardMetrics(metrics: Metrics, trading: TradingRuntime): void {
     samples: () => perShard((shard) => trading.pool.ringDepth(shard)),
   });
   metrics.gauge({
+    name: 'clobd_shard_answer_ring_depth_slots', help: 'Result-ring slots taken by answers the front end has not read yet (a front end that lags its workers).', type: 'gauge',
+    samples: () => perShard((shard) => trading.pool.answerDepth(shard)),
+  });
+  metrics.gauge({
     name: 'clobd_shard_ring_full_total', help: 'Commands refused with 503 because the shard\'s command ring was full.', type: 'counter',
     samples: () => perShard((shard) => trading.pool.ringFullRejections[shard]!),
   });
@@ -41,6 +45,18 @@ function shardMetrics(metrics: Metrics, trading: TradingRuntime): void {
   metrics.gauge({
     name: 'clobd_shard_open_interest_micros', help: 'Complete sets outstanding in the shard\'s markets, in collateral micros.', type: 'gauge',
     samples: () => perShard((shard) => counters(shard).openInterestMicros),
+  });
+  metrics.gauge({
+    name: 'clobd_shard_ready', help: '1 while the shard\'s matching worker serves, 0 while it is down (starting, restarting, or its storage failed).', type: 'gauge',
+    samples: () => perShard((shard) => (trading.pool.isReady(shard) ? 1 : 0)),
+  });
+  metrics.gauge({
+    name: 'clobd_shard_restarts_total', help: 'Restarts of the shard\'s matching worker since the start.', type: 'counter',
+    samples: () => perShard((shard) => trading.pool.restarts(shard)),
+  });
+  metrics.gauge({
+    name: 'clobd_shard_storage_failures_total', help: 'Commits (or the write a worker makes before it serves) that the shard\'s storage refused: a full disk, an I/O error.', type: 'counter',
+    samples: () => perShard((shard) => trading.pool.storageFailures(shard)),
   });
   metrics.gauge({
     name: 'clobd_shard_collateral_micros', help: 'Collateral the shard holds (free, reserved and in sets), in micros.', type: 'gauge',

@@ -88,7 +88,18 @@ const schemaTable = {
   /** GET /version: the exchange's order version (2: contract §4's Order type). */
   Version: closed({ version: integer }),
   Ready: closed({ status: { const: 'ready' }, shards: integer }),
-  NotReady: closed({ error: { const: 'not ready' }, shards: arrayOf(closed({ shard: integer, ready: boolean })), marketData: boolean }),
+  NotReady: closed({
+    error: { const: 'not ready' },
+    shards: arrayOf({
+      type: 'object', additionalProperties: false, required: ['shard', 'ready'],
+      properties: {
+        shard: integer, ready: boolean,
+        storageError: { ...string, description: 'Present while the shard is down because its storage failed (a full disk, an I/O error): what failed. The shard retries by itself.' },
+        storageErrorSince: { ...dateTime, description: 'When that failure began.' },
+      },
+    }),
+    marketData: boolean,
+  }),
   /** GET /openapi.json: an OpenAPI 3.1 document (its own schema is the OpenAPI specification's). */
   OpenApiDocument: fields({ openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } }),
 

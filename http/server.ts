@@ -129,9 +129,17 @@ function clobRoutes(
       method: 'GET', path: '/ready', summary: 'Readiness: 200 when every matching worker has recovered and the read model is loaded, else 503.',
       response: { ...ok(ref('Ready')), 503: { description: 'Not ready yet: which workers are, and the read model.', schema: ref('NotReady'), headers: ['retry-after'] } },
       handler: () => {
-        const shards = Array.from({ length: trading.pool.count }, (_, shard) => trading.pool.isReady(shard));
+        const { pool } = trading;
+        const shards = Array.from({ length: pool.count }, (_, shard) => pool.isReady(shard));
         if (shards.every(Boolean) && trading.marketData.loaded()) return json({ status: 'ready', shards: shards.length });
-        return json({ error: 'not ready', shards: shards.map((ready, shard) => ({ shard, ready })), marketData: trading.marketData.loaded() }, 503, [['retry-after', '1']]);
+        return json({
+          error: 'not ready',
+          shards: shards.map((ready, shard) => {
+            const failure = pool.storageFailure(shard);
+            return failure === undefined ? { shard, ready } : { shard, ready, storageError: failure.message, storageErrorSince: new Date(failure.sinceMs).toISOString() };
+          }),
+          marketData: trading.marketData.loaded(),
+        }, 503, [['retry-after', '1']]);
       },
     }),
     ...authRoutes({ keys, chainId, authWindowS, now }),

@@ -19,7 +19,21 @@ export interface ShardWorkerData {
   readonly batchFramesMax: number;
   /** The shard's operator counters (ShardCounters), kept by the front end across restarts. */
   readonly counters: SharedArrayBuffer;
+  /**
+   * Commands a worker that died had taken and not answered: recovery answers those it finds in
+   * the journal after `afterBatch` (the batch that worker started from, so every frame there is
+   * its own), since they were committed; the others were not, and the front end refuses them.
+   */
+  readonly unanswered: UnansweredCommands | undefined;
 }
+
+export interface UnansweredCommands {
+  readonly afterBatch: number;
+  readonly requestIds: readonly number[];
+}
+
+/** A worker's exit code when its storage failed (a commit, or the write it tries before it serves). */
+export const STORAGE_FAILED_EXIT = 3;
 
 export interface ShardStatus {
   readonly stateHash: string;
@@ -37,6 +51,8 @@ export interface ShardStatus {
 }
 
 export interface RecoveryFigures {
+  /** The last committed batch: where this worker's own batches start. */
+  readonly lastBatch: number;
   readonly snapshotBatch: number;
   readonly replayedFrames: number;
   readonly loadMs: number;
@@ -51,7 +67,11 @@ export type ShardMessage =
     readonly type: 'ready'; readonly marketKeys: string[]; readonly netFunding: [string, number][]; readonly recovery: RecoveryFigures;
     /** The worker's thread id in the kernel (thread_times.ts), for the operator metrics; undefined off Linux. */
     readonly threadId: number | undefined;
+    /** Of the dead worker's unanswered commands, those found committed: their answers follow on the result ring. */
+    readonly answered: number[];
   }
+  // Storage failed (a commit, or the probe write before serving); the worker exits with STORAGE_FAILED_EXIT.
+  | { readonly type: 'storage-failed'; readonly message: string }
   | { readonly type: 'status'; readonly token: number; readonly status: ShardStatus }
   // A read that failed (a stored record that does not decode) answers its error; the worker goes on.
   | { readonly type: 'read'; readonly token: number; readonly value: unknown; readonly error?: string };

@@ -255,6 +255,14 @@ export class ShardStore {
     });
   }
 
+  /**
+   * A small synchronous write (a counter in meta), made before the shard serves: it throws when
+   * the disk refuses writes, so a shard whose storage failed stays down until it works again.
+   */
+  probeWrite(): void {
+    this.root.transactionSync(() => this.meta.putSync('probe', ((this.meta.get('probe') as number | undefined) ?? 0) + 1));
+  }
+
   /** One synchronous transaction; the in-memory indexes of what it wrote follow its outcome. */
   private transact(body: () => void): void {
     try {

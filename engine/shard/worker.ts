@@ -22,6 +22,7 @@ import { recordFinishedOrders } from './finished_orders.js';
 import { decodeFrame, Frame } from './frame.js';
 import {
   type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus, type ShardWorkerData, SPIN_US,
+  STORAGE_FAILED_EXIT,
 } from './protocol.js';
 import type { StoredFill } from './feed_tables.js';
 import { emptyChanges, ShardStore, type BatchChanges } from './store.js';
@@ -83,6 +84,12 @@ function* framesOf(entry: Uint8Array): Generator<[DataView, number, number]> {
   }
 }
 
+/**
+ * Rebuilds the state from the newest snapshot and the journal after it. Commands a dead worker
+ * took and never answered (`data.unanswered`) that the journal holds were committed: their
+ * answers are made again as they are replayed (the engine is deterministic, so they are the
+ * answers that worker would have written) into `open`, for the front end once this worker is ready.
+ */
 function recover(): RecoveryFigures {
   const started = performance.now();
   const snapshot = store.loadSnapshot();
@@ -93,17 +100,27 @@ function recover(): RecoveryFigures {
   const loaded = performance.now();
   const snapshotBatch = snapshot?.head.batch ?? 0;
   let replayedFrames = 0;
-  for (const [, entry] of store.journalAfter(snapshotBatch)) {
+  const unanswered = data.unanswered;
+  const awaited = new Set(unanswered?.requestIds ?? []);
+  for (const [entryBatch, entry] of store.journalAfter(snapshotBatch)) {
+    const theirs = unanswered !== undefined && entryBatch > unanswered.afterBatch;
     for (const [view, offset, length] of framesOf(entry)) {
       decodeFrame(frame, view, entry, offset, length);
-      core.apply(frame);
+      const outcome = core.apply(frame);
       replayedFrames++;
+      if (theirs && awaited.delete(frame.requestId)) {
+        answeredAgain.push(frame.requestId);
+        open.answered(answerOf(frame.command, outcome, core.events));
+      }
     }
   }
   batch = store.lastBatch();
   framesSinceSnapshot = replayedFrames;
-  return { snapshotBatch, replayedFrames, loadMs: loaded - started, replayMs: performance.now() - loaded };
+  return { lastBatch: batch, snapshotBatch, replayedFrames, loadMs: loaded - started, replayMs: performance.now() - loaded };
 }
+
+/** Request ids of the dead worker's commands that recovery answered (in `open`). */
+const answeredAgain: number[] = [];
 
 function viewOf(bytes: Buffer): DataView {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -223,13 +240,18 @@ function drain(): void {
     commandRing.consume(head);
     const outcome = core.apply(frame);
     const events = core.events;
-    if (command.kind === CommandKind.CancelOrder || command.kind === CommandKind.CancelOrders) explainForgotten(events);
     if (outcome.error === '') {
       open.journaledFrames++;
       record(outcome, events, open.changes);
     }
-    open.answered(answers.write(outcome, outcome.error === '' ? events : undefined));
+    open.answered(answerOf(command, outcome, events));
   }
+}
+
+/** Encodes the answer of the command just applied (its events are `events`' rows); returns its offset in `answers`. */
+function answerOf(command: Command, outcome: FrameOutcome, events: EventBuffer): number {
+  if (command.kind === CommandKind.CancelOrder || command.kind === CommandKind.CancelOrders) explainForgotten(events);
+  return answers.write(outcome, outcome.error === '' ? events : undefined);
 }
 
 /**
@@ -252,19 +274,14 @@ function commitOpenBatch(): void {
     store.commitBatch(batch, journal.bytes.subarray(0, journal.length), changes, SNAPSHOT_CHUNKS_PER_BATCH);
   } catch (error) {
     // A failed commit leaves the engine ahead of the disk: the worker must not go on. The front
-    // end restarts it, and recovery rebuilds the state from what is on disk.
-    process.stderr.write(`shard ${data.shard}: commit failed: ${(error as Error).stack ?? String(error)}\n`);
-    process.exit(1);
+    // end restarts it after a pause, and recovery rebuilds the state from what is on disk; none
+    // of this batch's commands was committed, and the front end refuses them with a 503.
+    storageFailed('commit failed', error);
   }
   journal.length = 0;
   counters.recordCommit(closed.answerStarts.length, (performance.now() - commitStarted) / 1000);
   countBooks();
-  for (let index = 0; index < closed.answerStarts.length; index++) {
-    const start = closed.answerStarts[index]!;
-    const answer = answers.slice(start, closed.answerEnds[index]! - start);
-    writeAnswer(resultRing, answer, 0, answer.length, waitForReader);
-  }
-  answers.reset();
+  writeAnswers(closed);
   framesSinceSnapshot += closed.journaledFrames;
   if (framesSinceSnapshot >= data.snapshotEveryFrames && !store.snapshotPending()) startSnapshot();
 }
@@ -272,6 +289,24 @@ function commitOpenBatch(): void {
 function startSnapshot(): void {
   store.beginSnapshot(batch, core.coreState(), core.engine.columnarSnapshot());
   framesSinceSnapshot = 0;
+}
+
+/** Writes a batch's answers to the result ring, in order, and forgets them. */
+function writeAnswers(closed: OpenBatch): void {
+  for (let index = 0; index < closed.answerStarts.length; index++) {
+    const start = closed.answerStarts[index]!;
+    const answer = answers.slice(start, closed.answerEnds[index]! - start);
+    writeAnswer(resultRing, answer, 0, answer.length, waitForReader);
+  }
+  answers.reset();
+}
+
+/** Tells the front end why storage failed and ends the worker (see STORAGE_FAILED_EXIT). */
+function storageFailed(what: string, error: unknown): never {
+  const message = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+  process.stderr.write(`shard ${data.shard}: ${message}\n`);
+  post({ type: 'storage-failed', message });
+  process.exit(STORAGE_FAILED_EXIT);
 }
 
 /** While the result ring is full: waits a moment for the front end to read. */
@@ -364,5 +399,17 @@ async function loop(): Promise<void> {
 
 const recovery = recover();
 countBooks();
-post({ type: 'ready', marketKeys: [...core.marketKeys], netFunding: [...core.netFunding], recovery, threadId: currentThreadId() });
+// A write before serving: a disk that is still full (or failing) keeps the shard down instead of
+// taking orders that could not be committed.
+try {
+  store.probeWrite();
+} catch (error) {
+  storageFailed('the write before serving failed', error);
+}
+post({
+  type: 'ready', marketKeys: [...core.marketKeys], netFunding: [...core.netFunding], recovery, threadId: currentThreadId(), answered: answeredAgain,
+});
+// The dead worker's committed commands, answered after ready: the front end reads the ring from then.
+writeAnswers(open);
+open = new OpenBatch();
 await loop();

@@ -1,8 +1,14 @@
 // The front end's side of the matching workers: it starts one worker per shard, writes command
 // frames into each shard's command ring, reads the answers from its result ring, and restarts a
-// worker that dies (its markets answer 503 until it is back; answers it committed but did not
-// deliver are still read from its result ring first). postMessage carries control only:
-// status, reads for tools and tests, stop.
+// worker that dies. postMessage carries control only: status, reads for tools and tests, stop.
+//
+// A worker that dies. Its markets answer 503 with Retry-After until it is back. Answers it wrote
+// before dying are read from its result ring first. The commands it took and did not answer wait
+// for the next worker's recovery, which answers those it finds committed in the journal (so a
+// command the engine committed is never answered as failed); the rest were not executed and get
+// a 503. A worker that keeps dying is restarted after a pause that doubles each time (up to
+// RESTART_DELAY_MAX_MS); one whose storage failed (a full disk, an I/O error) says so, and the
+// pool shows it in `storageFailure` (/ready, /metrics, the logs) until a worker serves again.
 import { Worker } from 'node:worker_threads';
 import { Command } from '../../engine/command.js';
 import { Ring } from '../../engine/ring.js';
@@ -12,7 +18,7 @@ import { AnswerAssembler, isFragment } from '../../engine/shard/answer_stream.js
 import { ShardCounters } from '../../engine/shard/counters.js';
 import { encodeFrame, Frame, frameLength } from '../../engine/shard/frame.js';
 import {
-  COMMAND_LAYOUT, RESULT_LAYOUT, type RecoveryFigures, type ShardControl, type ShardMessage,
+  COMMAND_LAYOUT, RESULT_LAYOUT, STORAGE_FAILED_EXIT, type RecoveryFigures, type ShardControl, type ShardMessage,
   type ShardRead, type ShardStatus, type ShardWorkerData,
 } from '../../engine/shard/protocol.js';
 import type { EngineOptions } from '../../engine/state.js';
@@ -54,7 +60,24 @@ interface Pending {
   readonly fundMicros: number;
   /** AddMarket: the key the shard gives an index to in its answer ('' otherwise). */
   readonly marketKey: string;
+  /**
+   * Answered by a restarted worker's recovery: the treasury already took this command's funding
+   * and credits from that worker's funding table (adopt), so the answer must not settle them again.
+   */
+  adopted: boolean;
 }
+
+/** Why a shard is not serving because its storage failed. */
+export interface StorageFailure {
+  readonly message: string;
+  readonly sinceMs: number;
+}
+
+/** A worker that lived less than this before dying counts as failing again: its restart waits longer. */
+const STABLE_MS = 10_000;
+/** The pause before the second restart in a row; it doubles with each further one. */
+const RESTART_DELAY_MIN_MS = 100;
+const RESTART_DELAY_MAX_MS = 10_000;
 
 interface Control {
   readonly resolve: (value: never) => void;
@@ -84,8 +107,25 @@ class ShardHandle {
   /** The current worker's thread id in the kernel (undefined off Linux, or before it is ready). */
   threadId: number | undefined = undefined;
   readonly pending = new Map<number, Pending>();
+  /** Commands a dead worker took and did not answer, waiting for the next worker's recovery. */
+  readonly unanswered = new Map<number, Pending>();
   readonly controls = new Map<number, Control>();
   restarts = 0;
+  /** Whether a worker of this shard ever served: one that fails its first start fails the pool's start, and is not restarted. */
+  served = false;
+  /** The batch the serving (or last) worker recovered to: every later journal entry is its own. */
+  startBatch = 0;
+  readySinceMs = 0;
+  /** Exits in a row of workers that did not live STABLE_MS. */
+  failures = 0;
+  /** When the pending restart starts (epoch ms), while the shard is down. */
+  restartAtMs = 0;
+  restartTimer: NodeJS.Timeout | undefined = undefined;
+  /** The storage failure the last worker reported, until a worker serves again. */
+  storageFailure: StorageFailure | undefined = undefined;
+  /** The message of the latest storage failure a worker reported, read when it exits. */
+  storageMessage = '';
+  storageFailures = 0;
   /** Operator counters the shard's workers write (one after another across restarts). */
   readonly counters = new ShardCounters();
   private readonly buffers: { command: SharedArrayBuffer; result: SharedArrayBuffer };
@@ -163,6 +203,11 @@ export class ShardPool {
     return this.handles[shard]!.commandRing.depthSlots();
   }
 
+  /** Slots of the shard's result ring taken by answers the front end has not read yet. */
+  answerDepth(shard: number): number {
+    return this.handles[shard]!.resultRing.depthSlots();
+  }
+
   /** The kernel's id of the shard's current worker thread (undefined off Linux or while it starts). */
   threadId(shard: number): number | undefined {
     return this.handles[shard]!.threadId;
@@ -177,6 +222,26 @@ export class ShardPool {
     return this.handles[shard]!.ready;
   }
 
+  /** Why the shard is down, when its storage failed (undefined while it serves, or for any other cause). */
+  storageFailure(shard: number): StorageFailure | undefined {
+    return this.handles[shard]!.storageFailure;
+  }
+
+  /** Storage failures the shard's workers reported since the start. */
+  storageFailures(shard: number): number {
+    return this.handles[shard]!.storageFailures;
+  }
+
+  /** The 503 for a command to a shard that is not serving. */
+  private unavailable(handle: ShardHandle): ShardUnavailable {
+    const retryAfterS = Math.max(1, Math.ceil((handle.restartAtMs - Date.now()) / 1000));
+    const failure = handle.storageFailure;
+    return new ShardUnavailable(
+      failure === undefined ? `shard ${handle.index} is restarting` : `shard ${handle.index} cannot write to its storage (${failure.message}); it retries by itself`,
+      retryAfterS,
+    );
+  }
+
   /**
    * Writes one frame (filled in by `fill` on the reused Frame) into the shard's ring and
    * resolves with its answer once the shard has committed it. Throws ShardUnavailable at once
@@ -185,7 +250,7 @@ export class ShardPool {
    */
   send(shard: number, fill: (frame: Frame) => void, fundMicros = 0): Promise<FrameResult> {
     const handle = this.handles[shard]!;
-    if (!handle.ready) throw new ShardUnavailable(`shard ${shard} is restarting`, 1);
+    if (!handle.ready) throw this.unavailable(handle);
     const frame = this.frame;
     fill(frame);
     frame.fundMicros = fundMicros;
@@ -202,7 +267,7 @@ export class ShardPool {
     encodeFrame(frame, ring.view, ring.bytes, claim.offset);
     ring.publish(claim, length);
     return new Promise<FrameResult>((resolve, reject) => {
-      handle.pending.set(requestId, { resolve, reject, account: frame.command.account, fundMicros, marketKey: frame.marketKey });
+      handle.pending.set(requestId, { resolve, reject, account: frame.command.account, fundMicros, marketKey: frame.marketKey, adopted: false });
     });
   }
 
@@ -228,6 +293,10 @@ export class ShardPool {
   /** Lets every worker answer what it holds, snapshot and close; resolves when all have exited. */
   async stop(): Promise<void> {
     this.closed = true;
+    for (const handle of this.handles) {
+      clearTimeout(handle.restartTimer);
+      this.refuseUnanswered(handle, `the server stopped before shard ${handle.index} answered: read the order's status to learn whether it was executed`);
+    }
     await Promise.all(this.handles.map((handle) => new Promise<void>((resolve) => {
       const worker = handle.worker;
       if (worker === undefined) return resolve();
@@ -240,7 +309,7 @@ export class ShardPool {
   private control<T>(shard: number, make: (token: number) => ShardControl): Promise<T> {
     const handle = this.handles[shard]!;
     const worker = handle.worker;
-    if (worker === undefined || !handle.ready) return Promise.reject(new ShardUnavailable(`shard ${shard} is restarting`, 1));
+    if (worker === undefined || !handle.ready) return Promise.reject(this.unavailable(handle));
     const token = this.nextToken++;
     return new Promise<T>((resolve, reject) => {
       handle.controls.set(token, { resolve: resolve as (value: never) => void, reject });
@@ -254,6 +323,7 @@ export class ShardPool {
       commandLayout: COMMAND_LAYOUT, resultLayout: RESULT_LAYOUT, engine: this.options.engine,
       snapshotEveryFrames: this.options.snapshotEveryFrames ?? 500_000, batchFramesMax: this.options.batchFramesMax ?? 4096,
       counters: handle.counters.buffer,
+      unanswered: handle.unanswered.size === 0 ? undefined : { afterBatch: handle.startBatch, requestIds: [...handle.unanswered.keys()] },
     };
     const worker = new Worker(new URL('../../engine/shard/worker.js', import.meta.url), { workerData: data });
     handle.worker = worker;
@@ -264,12 +334,25 @@ export class ShardPool {
             handle.marketKeys = message.marketKeys;
             handle.recovery = message.recovery;
             handle.threadId = message.threadId;
+            handle.startBatch = message.recovery.lastBatch;
+            handle.readySinceMs = Date.now();
+            // The dead worker's unanswered commands: the funding of those it committed is in the
+            // new funding table, and that of the others never left; either way the treasury
+            // gives back what it took for them and then adopts the table.
+            for (const pending of handle.unanswered.values()) this.treasury.refund(pending.account, pending.fundMicros);
             this.treasury.adopt(handle.index, message.netFunding);
+            this.resumeUnanswered(handle, new Set(message.answered));
+            if (handle.storageFailure !== undefined) this.log.info('shard storage works again', { shard: handle.index });
+            handle.storageFailure = undefined;
+            handle.served = true;
             handle.ready = true;
             this.tellObservers((observer) => observer.started(handle.index));
             void this.readResults(handle, worker);
             this.log.info('shard ready', { shard: handle.index, ...message.recovery });
             resolve();
+            break;
+          case 'storage-failed':
+            handle.storageMessage = message.message;
             break;
           case 'status':
           case 'read': {
@@ -336,8 +419,10 @@ export class ShardPool {
       if (pending === undefined) continue;
       handle.pending.delete(result.requestId);
       const refused = result.error !== '';
-      this.treasury.settle(handle.index, pending.account, refused ? 0 : pending.fundMicros, result.credits);
-      if (refused) this.treasury.refund(pending.account, pending.fundMicros);
+      if (!pending.adopted) {
+        this.treasury.settle(handle.index, pending.account, refused ? 0 : pending.fundMicros, result.credits);
+        if (refused) this.treasury.refund(pending.account, pending.fundMicros);
+      }
       pending.resolve(result);
     }
     return read;
@@ -362,18 +447,60 @@ export class ShardPool {
     handle.worker = undefined;
     // readResults waits on this ring with no timeout: it wakes, sees the worker gone, and ends.
     handle.resultRing.wakeConsumer();
-    for (const [requestId, pending] of handle.pending) {
-      this.treasury.refund(pending.account, pending.fundMicros);
-      pending.reject(new ShardUnavailable(`shard ${handle.index} stopped before answering`, 1));
-      handle.pending.delete(requestId);
-    }
     for (const control of handle.controls.values()) control.reject(new ShardUnavailable(`shard ${handle.index} stopped before answering`, 1));
     handle.controls.clear();
-    if (this.closed || handle.stopping) return;
+    // What it took and did not answer waits for the next worker (its funding stays taken meanwhile,
+    // so no one spends it twice); the answers come from that worker's recovery.
+    for (const [requestId, pending] of handle.pending) handle.unanswered.set(requestId, pending);
+    handle.pending.clear();
+    if (this.closed || handle.stopping || !handle.served) {
+      this.refuseUnanswered(handle, `shard ${handle.index} stopped before answering`);
+      return;
+    }
     handle.restarts++;
-    this.log.error('shard worker exited; restarting', { shard: handle.index, code });
-    this.spawn(handle, handle.renewRings()).catch((error: Error) => {
-      this.log.error('shard restart failed', { shard: handle.index, error: error.message });
-    });
+    const now = Date.now();
+    if (wasReady && now - handle.readySinceMs >= STABLE_MS) handle.failures = 0;
+    handle.failures++;
+    const delayMs = handle.failures === 1 ? 0 : Math.min(RESTART_DELAY_MAX_MS, RESTART_DELAY_MIN_MS * 2 ** (handle.failures - 2));
+    handle.restartAtMs = now + delayMs;
+    if (code === STORAGE_FAILED_EXIT) {
+      handle.storageFailures++;
+      handle.storageFailure = { message: handle.storageMessage || 'storage failed', sinceMs: handle.storageFailure?.sinceMs ?? now };
+      this.log.error('shard storage failed; restarting', { shard: handle.index, error: handle.storageMessage, retryInMs: delayMs });
+    } else {
+      this.log.error('shard worker exited; restarting', { shard: handle.index, code, retryInMs: delayMs });
+    }
+    handle.restartTimer = setTimeout(() => {
+      handle.restartTimer = undefined;
+      if (this.closed || handle.stopping) return;
+      this.spawn(handle, handle.renewRings()).catch((error: Error) => {
+        this.log.error('shard restart failed', { shard: handle.index, error: error.message });
+      });
+    }, delayMs);
+  }
+
+  /**
+   * A new worker is ready: of the dead worker's unanswered commands, those its recovery answered
+   * (`answered`) wait for those answers, which follow on the ring; the others were not executed.
+   */
+  private resumeUnanswered(handle: ShardHandle, answered: ReadonlySet<number>): void {
+    for (const [requestId, pending] of handle.unanswered) {
+      if (answered.has(requestId)) {
+        pending.adopted = true;
+        handle.pending.set(requestId, pending);
+      } else {
+        pending.reject(new ShardUnavailable(`shard ${handle.index} stopped before running this command: it was not executed`, 1));
+      }
+    }
+    handle.unanswered.clear();
+  }
+
+  /** Refuses every unanswered command of a dead worker (the pool stops): their funding comes back. */
+  private refuseUnanswered(handle: ShardHandle, message: string): void {
+    for (const pending of handle.unanswered.values()) {
+      this.treasury.refund(pending.account, pending.fundMicros);
+      pending.reject(new ShardUnavailable(message, 1));
+    }
+    handle.unanswered.clear();
   }
 }

@@ -54,3 +54,44 @@ describe('a taker that fills more orders than one answer frame holds', () => {
     assertRuntimeState(await readRuntimeState(server.trading, [taker, accountAddress(0), accountAddress(1)]), false);
   });
 });
+
+describe('a worker killed after committing a long answer, before the front end read it', () => {
+  const dataDir = temporaryDataDir();
+  let server: Server;
+  before(async () => {
+    server = await startInProcess(dataDir, 1);
+  });
+  after(async () => {
+    await server.stop();
+    removeDataDir(dataDir);
+  });
+
+  test('the next worker answers it from the journal, whole, and the treasury stays exact', async () => {
+    const { client, pool } = server.trading;
+    const makers = 30_000;
+    const marketKey = testMarketKey(0);
+    await restOrders(client, marketKey, 0, 100, makers, 0, 1);
+    const taker = accountAddress(1000);
+    assert.equal(client.deposit(taker, makers * MIN_SHARES * ONE_MICROS), true);
+    const restarts = pool.restarts(0);
+    const answer = client.placeOrder({
+      account: taker, orderId: canonicalId(2, 0), marketKey, outcome: 1, side: Side.Buy, orderType: OrderType.FAK,
+      priceUnits: 9900, sizeMicros: makers * MIN_SHARES * ONE_MICROS,
+    });
+    // This thread is the front end's: while it spins, nothing reads the result ring. The worker
+    // matches, commits, and writes the answer's fragments until the ring is full. Once the ring
+    // holds more than any other answer could (a whole fragment), the trade is committed, and
+    // the worker dies before its answer is out.
+    const deadline = Date.now() + 60_000;
+    while (pool.answerDepth(0) <= FRAGMENT_BYTES / 256) {
+      if (Date.now() > deadline) throw new Error('the worker did not answer');
+    }
+    await pool.killWorker(0);
+    const result = await answer;
+    assert.equal(count(result.events, 'FILL'), makers, 'the answer made again holds every fill');
+    assert.equal(pool.restarts(0), restarts + 1);
+    const balance = await client.balance(taker);
+    assert.equal(balance.shards[0]?.positions.find((entry) => entry.outcome === 1)?.freeMicros, makers * MIN_SHARES * ONE_MICROS);
+    assertRuntimeState(await readRuntimeState(server.trading, [taker, accountAddress(0), accountAddress(1), accountAddress(2)]), false);
+  });
+});
