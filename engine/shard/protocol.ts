@@ -61,17 +61,21 @@ export interface RecoveryFigures {
 
 /** Worker → front end. */
 export type ShardMessage =
-  // ready carries only what the front end needs: a full status (state hash, invariant
+  // The state is rebuilt; the answers of the dead worker's committed commands follow on the
+  // result ring. It carries only what the front end needs: a full status (state hash, invariant
   // check) costs seconds on a large book, so it is asked for separately.
   | {
-    readonly type: 'ready'; readonly marketKeys: string[]; readonly netFunding: [string, number][]; readonly recovery: RecoveryFigures;
+    readonly type: 'recovered'; readonly marketKeys: string[]; readonly netFunding: [string, number][]; readonly recovery: RecoveryFigures;
     /** The worker's thread id in the kernel (thread_times.ts), for the operator metrics; undefined off Linux. */
     readonly threadId: number | undefined;
     /** Of the dead worker's unanswered commands, those found committed: their answers follow on the result ring. */
     readonly answered: number[];
   }
-  // Storage failed (a commit, or the probe write before serving); the worker exits with STORAGE_FAILED_EXIT.
-  | { readonly type: 'storage-failed'; readonly message: string }
+  // The storage took a write: the shard takes commands.
+  | { readonly type: 'ready' }
+  // Storage failed (a commit, or the write before serving); the worker exits with
+  // STORAGE_FAILED_EXIT. `notExecuted`: the request ids of the batch whose commit failed.
+  | { readonly type: 'storage-failed'; readonly message: string; readonly notExecuted: number[] }
   | { readonly type: 'status'; readonly token: number; readonly status: ShardStatus }
   // A read that failed (a stored record that does not decode) answers its error; the worker goes on.
   | { readonly type: 'read'; readonly token: number; readonly value: unknown; readonly error?: string };

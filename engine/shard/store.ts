@@ -76,6 +76,8 @@ type ChunkKey = [number, number, number];
 const FEEDS_VERSION = 2;
 /** Records per transaction when indexFeeds rebuilds what an older version stored. */
 const FEED_INDEX_BATCH = 10_000;
+/** What the write before serving needs room for (see probeWrite). */
+const PROBE_BYTES = 1 << 20;
 /** Entries pruned per commit (journal entries, balance changes, old snapshot chunks). */
 const PRUNE_ENTRIES_MAX = 16;
 const PART_ORDERS = 0;
@@ -256,11 +258,15 @@ export class ShardStore {
   }
 
   /**
-   * A small synchronous write (a counter in meta), made before the shard serves: it throws when
-   * the disk refuses writes, so a shard whose storage failed stays down until it works again.
+   * Writes PROBE_BYTES and removes them, in two synchronous commits, before the shard serves: it
+   * throws when the disk cannot take that much more, so a shard whose storage failed stays down
+   * until it has room again. A smaller probe fits in pages LMDB frees and reuses (the failed
+   * commit's among them), passes on a full disk, and the shard would go up and down with every
+   * batch it could not commit.
    */
   probeWrite(): void {
-    this.root.transactionSync(() => this.meta.putSync('probe', ((this.meta.get('probe') as number | undefined) ?? 0) + 1));
+    this.root.transactionSync(() => this.meta.putSync('probe', Buffer.alloc(PROBE_BYTES)));
+    this.root.transactionSync(() => this.meta.removeSync('probe'));
   }
 
   /** One synchronous transaction; the in-memory indexes of what it wrote follow its outcome. */

@@ -204,6 +204,11 @@ class OpenBatch {
     this.answerStarts.push(start);
     this.answerEnds.push(answers.end());
   }
+
+  /** The request ids of the batch's answers (an answer's first word). */
+  requestIds(): number[] {
+    return this.answerStarts.map((start) => answers.slice(start, 4).readUInt32LE(0));
+  }
 }
 
 let open = new OpenBatch();
@@ -274,9 +279,15 @@ function commitOpenBatch(): void {
     store.commitBatch(batch, journal.bytes.subarray(0, journal.length), changes, SNAPSHOT_CHUNKS_PER_BATCH);
   } catch (error) {
     // A failed commit leaves the engine ahead of the disk: the worker must not go on. The front
-    // end restarts it after a pause, and recovery rebuilds the state from what is on disk; none
-    // of this batch's commands was committed, and the front end refuses them with a 503.
-    storageFailed('commit failed', error);
+    // end restarts it after a pause, and recovery rebuilds the state from what is on disk. The
+    // batch's commands were not executed, and the front end answers them 503, unless the disk
+    // holds the batch after all (a sync that failed after its pages were in): then they were,
+    // and they are answered.
+    if (journal.length > 0 && store.lastBatch() === batch) {
+      writeAnswers(closed);
+      storageFailed('commit reported a failure after it was written', error, []);
+    }
+    storageFailed('commit failed', error, closed.requestIds());
   }
   journal.length = 0;
   counters.recordCommit(closed.answerStarts.length, (performance.now() - commitStarted) / 1000);
@@ -301,11 +312,13 @@ function writeAnswers(closed: OpenBatch): void {
   answers.reset();
 }
 
-/** Tells the front end why storage failed and ends the worker (see STORAGE_FAILED_EXIT). */
-function storageFailed(what: string, error: unknown): never {
+/**
+ * Tells the front end why storage failed, and which commands were therefore not executed, and
+ * ends the worker (see STORAGE_FAILED_EXIT).
+ */
+function storageFailed(what: string, error: unknown, notExecuted: number[]): never {
   const message = `${what}: ${error instanceof Error ? error.message : String(error)}`;
-  process.stderr.write(`shard ${data.shard}: ${message}\n`);
-  post({ type: 'storage-failed', message });
+  post({ type: 'storage-failed', message, notExecuted });
   process.exit(STORAGE_FAILED_EXIT);
 }
 
@@ -399,17 +412,19 @@ async function loop(): Promise<void> {
 
 const recovery = recover();
 countBooks();
+post({
+  type: 'recovered', marketKeys: [...core.marketKeys], netFunding: [...core.netFunding], recovery, threadId: currentThreadId(), answered: answeredAgain,
+});
+// The dead worker's committed commands are answered now (the front end reads the ring from
+// 'recovered' on), whether or not this worker can serve: reading the journal needs no room.
+writeAnswers(open);
+open = new OpenBatch();
 // A write before serving: a disk that is still full (or failing) keeps the shard down instead of
 // taking orders that could not be committed.
 try {
   store.probeWrite();
 } catch (error) {
-  storageFailed('the write before serving failed', error);
+  storageFailed('the write before serving failed', error, []);
 }
-post({
-  type: 'ready', marketKeys: [...core.marketKeys], netFunding: [...core.netFunding], recovery, threadId: currentThreadId(), answered: answeredAgain,
-});
-// The dead worker's committed commands, answered after ready: the front end reads the ring from then.
-writeAnswers(open);
-open = new OpenBatch();
+post({ type: 'ready' });
 await loop();

@@ -216,9 +216,13 @@ export class TradingClient {
     return result;
   }
 
-  /** Expires due GTD orders on every shard (the runtime calls it every second). */
+  /**
+   * Expires due GTD orders on every shard that serves (the runtime calls it every second); a
+   * shard that is down expires its due orders at its first tick once it is back.
+   */
   async expire(): Promise<void> {
-    await this.broadcast(CommandKind.ExpireOrders, '', -1, 0);
+    const serving = this.allShards().filter((shard) => this.pool.isReady(shard));
+    await Promise.all(serving.map((shard) => this.one(shard, CommandKind.ExpireOrders, '', -1, 0)));
   }
 
   /** Credits external collateral (durable before it returns); false past the supply cap. */

@@ -100,7 +100,10 @@ class ShardHandle {
   answers = new AnswerDecoder();
   /** Puts this result ring's long answers back together; a new one with every new ring. */
   fragments = new AnswerAssembler();
+  /** Takes commands: the worker recovered and its storage took a write. */
   ready = false;
+  /** Its answers are read: the worker recovered (it may still fail the write before serving). */
+  reading = false;
   stopping = false;
   marketKeys: string[] = [];
   recovery: RecoveryFigures | undefined = undefined;
@@ -330,29 +333,33 @@ export class ShardPool {
     return new Promise<void>((resolve, reject) => {
       worker.on('message', (message: ShardMessage) => {
         switch (message.type) {
-          case 'ready':
+          case 'recovered':
             handle.marketKeys = message.marketKeys;
             handle.recovery = message.recovery;
             handle.threadId = message.threadId;
             handle.startBatch = message.recovery.lastBatch;
-            handle.readySinceMs = Date.now();
             // The dead worker's unanswered commands: the funding of those it committed is in the
             // new funding table, and that of the others never left; either way the treasury
-            // gives back what it took for them and then adopts the table.
-            for (const pending of handle.unanswered.values()) this.treasury.refund(pending.account, pending.fundMicros);
+            // gives back what it took for them (once) and then adopts the table.
+            for (const pending of handle.unanswered.values()) if (!pending.adopted) this.treasury.refund(pending.account, pending.fundMicros);
             this.treasury.adopt(handle.index, message.netFunding);
             this.resumeUnanswered(handle, new Set(message.answered));
+            handle.reading = true;
+            void this.readResults(handle, worker);
+            break;
+          case 'ready':
+            handle.readySinceMs = Date.now();
             if (handle.storageFailure !== undefined) this.log.info('shard storage works again', { shard: handle.index });
             handle.storageFailure = undefined;
             handle.served = true;
             handle.ready = true;
             this.tellObservers((observer) => observer.started(handle.index));
-            void this.readResults(handle, worker);
-            this.log.info('shard ready', { shard: handle.index, ...message.recovery });
+            this.log.info('shard ready', { shard: handle.index, ...handle.recovery });
             resolve();
             break;
           case 'storage-failed':
             handle.storageMessage = message.message;
+            this.refuseNotExecuted(handle, message.notExecuted, message.message);
             break;
           case 'status':
           case 'read': {
@@ -430,7 +437,7 @@ export class ShardPool {
 
   private async readResults(handle: ShardHandle, worker: Worker): Promise<void> {
     const ring = handle.resultRing;
-    while (handle.worker === worker && handle.ready) {
+    while (handle.worker === worker && handle.reading) {
       if (this.drainResults(handle, ANSWERS_PER_TURN) === ANSWERS_PER_TURN) await yieldToEventLoop();
       // No timeout: V8 arms a timer for a finite Atomics.waitAsync, which cost the event loop
       // an extra wake-up (an eventfd write and read) per wait, ~13 µs of CPU; onExit wakes the
@@ -443,7 +450,8 @@ export class ShardPool {
     if (handle.worker !== worker) return;
     const wasReady = handle.ready;
     handle.ready = false;
-    if (wasReady) this.drainResults(handle);
+    if (handle.reading) this.drainResults(handle);
+    handle.reading = false;
     handle.worker = undefined;
     // readResults waits on this ring with no timeout: it wakes, sees the worker gone, and ends.
     handle.resultRing.wakeConsumer();
@@ -473,9 +481,8 @@ export class ShardPool {
     handle.restartTimer = setTimeout(() => {
       handle.restartTimer = undefined;
       if (this.closed || handle.stopping) return;
-      this.spawn(handle, handle.renewRings()).catch((error: Error) => {
-        this.log.error('shard restart failed', { shard: handle.index, error: error.message });
-      });
+      // A restart that fails is logged, and retried, by onExit.
+      this.spawn(handle, handle.renewRings()).catch(() => undefined);
     }, delayMs);
   }
 
@@ -495,10 +502,22 @@ export class ShardPool {
     handle.unanswered.clear();
   }
 
+  /** The commands of a batch whose commit failed: not executed, answered 503, their funding back. */
+  private refuseNotExecuted(handle: ShardHandle, requestIds: readonly number[], why: string): void {
+    for (const requestId of requestIds) {
+      const pending = handle.pending.get(requestId) ?? handle.unanswered.get(requestId);
+      if (pending === undefined) continue;
+      handle.pending.delete(requestId);
+      handle.unanswered.delete(requestId);
+      if (!pending.adopted) this.treasury.refund(pending.account, pending.fundMicros);
+      pending.reject(new ShardUnavailable(`shard ${handle.index} could not write to its storage (${why}): the command was not executed`, 1));
+    }
+  }
+
   /** Refuses every unanswered command of a dead worker (the pool stops): their funding comes back. */
   private refuseUnanswered(handle: ShardHandle, message: string): void {
     for (const pending of handle.unanswered.values()) {
-      this.treasury.refund(pending.account, pending.fundMicros);
+      if (!pending.adopted) this.treasury.refund(pending.account, pending.fundMicros);
       pending.reject(new ShardUnavailable(message, 1));
     }
     handle.unanswered.clear();

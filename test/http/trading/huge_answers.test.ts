@@ -11,7 +11,7 @@ import { FRAGMENT_BYTES } from '../../../engine/shard/answer_stream.js';
 import type { Server } from '../../../http/server.js';
 import {
   accountAddress, assertRuntimeState, canonicalId, MIN_SHARES, ONE_MICROS, readRuntimeState, removeDataDir, restOrders, startInProcess,
-  temporaryDataDir, testMarketKey,
+  temporaryDataDir, testMarketKey, waitUntil,
 } from './support.js';
 
 function count(events: readonly EngineEvent[], kind: EngineEvent['kind']): number {
@@ -90,6 +90,8 @@ describe('a worker killed after committing a long answer, before the front end r
     const result = await answer;
     assert.equal(count(result.events, 'FILL'), makers, 'the answer made again holds every fill');
     assert.equal(pool.restarts(0), restarts + 1);
+    // The answer comes as soon as the next worker has recovered; it serves once its storage took a write.
+    await waitUntil(() => pool.isReady(0), 10_000, 'shard 0 to serve again');
     const balance = await client.balance(taker);
     assert.equal(balance.shards[0]?.positions.find((entry) => entry.outcome === 1)?.freeMicros, makers * MIN_SHARES * ONE_MICROS);
     assertRuntimeState(await readRuntimeState(server.trading, [taker, accountAddress(0), accountAddress(1), accountAddress(2)]), false);
