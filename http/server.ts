@@ -30,6 +30,7 @@ import { ResponseCache } from './response_cache.js';
 import { ok, ref } from './response_schemas.js';
 import { mount, route, type Route } from './router.js';
 import { accountRoutes } from './trading/account_routes.js';
+import { engineMarketState, syncCatalogFlags } from './trading/catalog_flags.js';
 import { seedDemoQuotes } from './trading/demo_quotes.js';
 import { heartbeatRoutes, Heartbeats } from './trading/heartbeats.js';
 import { orderRoutes } from './trading/order_routes.js';
@@ -157,7 +158,13 @@ function clobRoutes(
     }),
     ...adminRoutes({
       adminToken: config.adminToken, store, now, openMarkets: trading.openMarkets,
-      deposit: (address, micros) => trading.client.deposit(address, micros), trading: trading.client, profiles,
+      deposit: (address, micros) => trading.client.deposit(address, micros), profiles,
+      trading: {
+        setAccepting: (conditionId, accepting) => trading.client.setAccepting(conditionId, accepting),
+        resolveMarket: (conditionId, winner) => trading.client.resolveMarket(conditionId, winner),
+        statuses: () => trading.client.statuses(),
+        marketState: (conditionId) => engineMarketState(trading, conditionId),
+      },
     }),
   ];
 }
@@ -216,6 +223,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const profiles = resources.add(new ProfileStore(config.dataDir), (r) => r.close());
   const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), now)), (r) => r.stop());
   if (firstDemoStart) await resources.guard(() => seedDemoQuotes(store.allMarkets(), config, keys, trading.client, trading.token, now, log));
+  syncCatalogFlags(store, trading, now(), log);
   const verifier: SignatureVerifier = resources.add(
     config.verifyThreads === 0 ? new InlineVerifier() : new PoolVerifier(config.verifyThreads), (r) => r.close(),
   );

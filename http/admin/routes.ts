@@ -30,7 +30,16 @@ export interface AdminDeps {
     setAccepting(conditionId: string, accepting: boolean): Promise<{ events: readonly EngineEvent[] }>;
     resolveMarket(conditionId: string, winner: number): Promise<{ events: readonly EngineEvent[] }>;
     statuses(): Promise<readonly ShardStatus[]>;
+    /** The market's state in the engine, as the read model holds it (current once a command's answer is in). */
+    marketState(conditionId: string): EngineMarketState | undefined;
   };
+}
+
+/** What the engine says of a market: the truth the catalog's flags follow. */
+export interface EngineMarketState {
+  readonly accepting: boolean;
+  readonly resolved: boolean;
+  readonly winner: number;
 }
 
 /** The engine's refusal of an admin command as a 400, or nothing. */
@@ -92,7 +101,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
       method: 'POST',
       path: '/admin/markets/:condition_id/resolve',
       response: ok(ref('MarketResolution')),
-      summary: 'Resolve a market: {"winner": "<outcome>"}; cancels its orders and pays 1.00 per winning share.',
+      summary: 'Resolve a market: {"winner": "<outcome>"}; cancels its orders and pays 1.00 per winning share. Repeating it with the same winner answers the same (idempotent); another winner is a 400.',
       headers: ['authorization'],
       params: conditionParam,
       body: 'json',
@@ -105,8 +114,18 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
         const winnerName = isObject(body) ? body['winner'] : undefined;
         const winner = typeof winnerName === 'string' ? market.outcomes.findIndex((outcome) => outcome.toLowerCase() === winnerName.toLowerCase()) : -1;
         if (winner === -1) throw badRequest(`winner must be one of ${market.outcomes.join(', ')}`);
-        const refusal = refusalOf((await trading.resolveMarket(market.conditionId, winner)).events);
-        if (refusal !== undefined) throw refusal;
+        // The engine first, then the catalog. A repeat of a resolution the engine has made (a
+        // retry after a lost answer, or after a crash between the two writes, which the start
+        // also repairs) finishes it: the catalog is closed and the answer is the same.
+        const resolved = (state: EngineMarketState | undefined): boolean => {
+          if (state === undefined || !state.resolved) return false;
+          if (state.winner !== winner) throw badRequest(`the market is already resolved; its winner is ${market.outcomes[state.winner] ?? state.winner}`);
+          return true;
+        };
+        if (!resolved(trading.marketState(market.conditionId))) {
+          const refusal = refusalOf((await trading.resolveMarket(market.conditionId, winner)).events);
+          if (refusal !== undefined && !resolved(trading.marketState(market.conditionId))) throw refusal;
+        }
         store.setMarketFlags(market.id, { acceptingOrders: false, closed: true }, now());
         return json({ condition_id: market.conditionId, winner: market.outcomes[winner], winner_token_id: market.tokenIds[winner] });
       },

@@ -67,8 +67,12 @@ test('resolution cancels resting orders, pays the winners and closes the market'
   assert.deepEqual(await collateral(noBuyer), { balance: '93000000', allowance: '93000000' }, 'the losing side keeps nothing');
   const position = await yesBuyer.send('GET', `/balance-allowance?asset_type=CONDITIONAL&token_id=${market.yes}`);
   assert.deepEqual(position.body, { balance: '0', allowance: '0' });
+  // Repeating it is safe: the same answer, and nothing paid twice; another winner is refused.
   const again = await admin(`/admin/markets/${market.conditionId}/resolve`, { winner: market.outcomes[0] });
-  assert.equal(again.status, 400);
+  assert.deepEqual([again.status, again.body], [200, resolved.body]);
+  assert.deepEqual(await collateral(yesBuyer), { balance: '107000000', allowance: '107000000' });
+  const other = await admin(`/admin/markets/${market.conditionId}/resolve`, { winner: market.outcomes[1] });
+  assert.deepEqual([other.status, other.body], [400, { error: `the market is already resolved; its winner is ${market.outcomes[0]}` }]);
   const catalog = await request<{ closed: boolean; acceptingOrders: boolean }>(`${server.urls.catalog}/markets/${market.conditionId}`);
   assert.deepEqual([catalog.body.closed, catalog.body.acceptingOrders], [true, false]);
 });
