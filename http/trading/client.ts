@@ -227,8 +227,15 @@ export class TradingClient {
 
   /** Credits external collateral (durable before it returns); false past the supply cap. */
   deposit(account: string, micros: number): boolean {
-    if (!Number.isSafeInteger(micros) || micros <= 0) throw new RangeError('deposit must be a positive integer of micros');
-    return this.treasury.deposit(account, micros, this.now());
+    return this.depositMany([[account, micros]]);
+  }
+
+  /** Credits several deposits in one durable transaction; all or none, false past the supply cap. */
+  depositMany(entries: readonly (readonly [account: string, micros: number])[]): boolean {
+    for (const [, micros] of entries) {
+      if (!Number.isSafeInteger(micros) || micros <= 0) throw new RangeError('deposit must be a positive integer of micros');
+    }
+    return this.treasury.depositMany(entries, this.now());
   }
 
   /** Pays out free collateral; false when the free balance is short. */

@@ -73,16 +73,27 @@ export class Treasury {
 
   /** Records an external deposit (and its log entry) durably; false when it would pass the collateral cap. */
   deposit(address: string, micros: number, timeMs: number): boolean {
-    if (this.externalTotal + micros > COLLATERAL_SUPPLY_MICROS_MAX) return false;
-    const number = this.depositCount + 1;
+    return this.depositMany([[address, micros]], timeMs);
+  }
+
+  /**
+   * Records several external deposits in one durable transaction (one sync for all: funding many
+   * accounts at once); all or none, false when together they would pass the collateral cap.
+   */
+  depositMany(entries: readonly (readonly [address: string, micros: number])[], timeMs: number): boolean {
+    const total = entries.reduce((sum, [, micros]) => sum + micros, 0);
+    if (this.externalTotal + total > COLLATERAL_SUPPLY_MICROS_MAX) return false;
+    const first = this.depositCount + 1;
     this.root.transactionSync(() => {
-      this.external.putSync(address, (this.external.get(address) ?? 0) + micros);
-      this.deposits.putSync([address, timeMs, number], micros);
-      this.meta.putSync('deposits', number);
+      entries.forEach(([address, micros], index) => {
+        this.external.putSync(address, (this.external.get(address) ?? 0) + micros);
+        this.deposits.putSync([address, timeMs, first + index], micros);
+      });
+      this.meta.putSync('deposits', first + entries.length - 1);
     });
-    this.depositCount = number;
-    this.add(address, micros);
-    this.externalTotal += micros;
+    this.depositCount = first + entries.length - 1;
+    for (const [address, micros] of entries) this.add(address, micros);
+    this.externalTotal += total;
     return true;
   }
 

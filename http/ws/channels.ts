@@ -25,6 +25,18 @@ export const ASSETS_PER_SOCKET = 500;
 export const MARKETS_PER_SOCKET = 500;
 /** Bytes a socket may have waiting to be sent before it is closed as too slow. */
 export const MAX_BACKPRESSURE = 4 * 1024 * 1024;
+/**
+ * Events whose messages go out in one turn of the event loop. A fill comes with its maker's
+ * ORDER_UPDATED, and a socket that follows both tokens and the taker's user channel gets ~1.1 KB
+ * of messages for the pair: ~1.1 MB a turn, a quarter of MAX_BACKPRESSURE, which a reader that
+ * keeps up drains between turns.
+ */
+const EVENTS_PER_TURN = 2_048;
+/**
+ * Events waiting to be published at most (the largest answer the engine can make, a taker that
+ * fills every one of ORDER_SLOTS_DEFAULT orders, has about three events a fill).
+ */
+const QUEUED_EVENTS_MAX = 1 << 23;
 /** Largest message a client may send. */
 const MAX_PAYLOAD = 64 * 1024;
 const IDLE_TIMEOUT_S = 120;
@@ -75,6 +87,11 @@ export class LiveChannels implements MarketDataListener {
   private readonly users = new Map<string, Set<WebSocket<SocketData>>>();
   /** Tick and resolution each book last announced, to tell what changed. */
   private readonly announced = new Map<MarketBook, { tickUnits: number; resolved: boolean }>();
+  /** Answers whose messages are still going out (see applied), oldest first; `from`: the next event. */
+  private readonly queue: { readonly answer: AppliedAnswer; from: number }[] = [];
+  private queuedEvents = 0;
+  /** Times the queue passed QUEUED_EVENTS_MAX and every socket was closed. */
+  overflows = 0;
 
   /** Sockets closed with 1006 (no close frame: dropped connections, readers cut off for backpressure). */
   closedAbnormally = 0;
@@ -127,19 +144,70 @@ export class LiveChannels implements MarketDataListener {
     for (const ws of [...this.sockets]) ws.end(1001, 'server stopping');
   }
 
+  /**
+   * Publishes an answer's messages. One of at most EVENTS_PER_TURN events, with nothing queued
+   * before it, goes out at once. A longer one (a taker that filled 100 000 orders: four messages
+   * a fill) goes out EVENTS_PER_TURN events a turn of the event loop, so each socket drains
+   * between turns instead of passing its backpressure cap in one synchronous burst and being
+   * closed; the answers after it wait their turn, so every socket sees the same order.
+   */
   applied(answer: AppliedAnswer): void {
-    const app = this.app;
-    if (app === undefined) return;
+    if (this.app === undefined) return;
+    if (this.queue.length === 0 && answer.events.length <= EVENTS_PER_TURN) {
+      this.publish(answer, 0, answer.events.length);
+      return;
+    }
+    if (this.queuedEvents + answer.events.length > QUEUED_EVENTS_MAX) {
+      this.overflow();
+      return;
+    }
+    this.queue.push({ answer, from: 0 });
+    this.queuedEvents += answer.events.length;
+    if (this.queue.length === 1) setImmediate(() => this.drain());
+  }
+
+  /** Publishes up to EVENTS_PER_TURN queued events, in order, and comes back next turn for the rest. */
+  private drain(): void {
+    let budget = EVENTS_PER_TURN;
+    while (this.queue.length > 0) {
+      const head = this.queue[0]!;
+      const to = Math.min(head.answer.events.length, head.from + budget);
+      this.publish(head.answer, head.from, to);
+      budget -= to - head.from;
+      this.queuedEvents -= to - head.from;
+      head.from = to;
+      if (to < head.answer.events.length) break;
+      this.queue.shift();
+      if (budget === 0) break;
+    }
+    if (this.queue.length > 0) setImmediate(() => this.drain());
+  }
+
+  /**
+   * More events wait than QUEUED_EVENTS_MAX: rather than hold more, every socket is closed (1013,
+   * try again later) and what waited is dropped; a client that reconnects gets each book whole.
+   */
+  private overflow(): void {
+    this.overflows++;
+    this.queue.length = 0;
+    this.queuedEvents = 0;
+    for (const ws of [...this.sockets]) ws.end(1013, 'server overloaded: subscribe again');
+  }
+
+  /** The messages of events [from, to) of an answer (its market states with the first part). */
+  private publish(answer: AppliedAnswer, from: number, to: number): void {
+    const app = this.app!;
     // With no socket open there is no subscriber: the per-token topic checks of levels and trades
     // are skipped, but each book's announced state is kept current for whoever subscribes later
     // (and `users` is empty then too: a user channel lives as long as its socket).
     if (this.sockets.size > 0) {
-      this.publishLevels(app, answer);
-      this.publishFills(app, answer);
+      this.publishLevels(app, answer, from, to);
+      this.publishFills(app, answer, from, to);
     }
-    for (const book of answer.states) this.publishState(app, book, answer.appliedMs);
+    if (from === 0) for (const book of answer.states) this.publishState(app, book, answer.appliedMs);
     if (this.users.size > 0) {
-      for (const event of answer.events) {
+      for (let index = from; index < to; index++) {
+        const event = answer.events[index]!;
         if (event.kind !== 'ORDER_ACCEPTED' && event.kind !== 'ORDER_UPDATED' && event.kind !== 'ORDER_CANCELLED') continue;
         const book = this.deps.bookAt(answer.shard, event.market);
         const market = book === undefined ? undefined : this.deps.market(book.conditionId);
@@ -149,8 +217,9 @@ export class LiveChannels implements MarketDataListener {
   }
 
   /** Each fill to its tokens' market channels, and to the taker's and the maker's user channels. */
-  private publishFills(app: TemplatedApp, answer: AppliedAnswer): void {
-    for (const event of answer.events) {
+  private publishFills(app: TemplatedApp, answer: AppliedAnswer, from: number, to: number): void {
+    for (let index = from; index < to; index++) {
+      const event = answer.events[index]!;
       if (event.kind !== 'FILL') continue;
       const book = this.deps.bookAt(answer.shard, event.market);
       if (book === undefined) continue;
@@ -180,9 +249,10 @@ export class LiveChannels implements MarketDataListener {
     }
   }
 
-  private publishLevels(app: TemplatedApp, answer: AppliedAnswer): void {
+  private publishLevels(app: TemplatedApp, answer: AppliedAnswer, from: number, to: number): void {
     let byBook: Map<MarketBook, LevelEvent[]> | undefined;
-    for (const event of answer.events) {
+    for (let index = from; index < to; index++) {
+      const event = answer.events[index]!;
       if (event.kind !== 'LEVEL') continue;
       const book = this.deps.bookAt(answer.shard, event.market);
       if (book === undefined) continue;

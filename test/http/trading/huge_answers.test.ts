@@ -1,17 +1,20 @@
 // Answers of any size reach their callers. A taker that fills more resting orders than one ring
 // frame can describe (the limit was ~9 600 fills: the worker died after committing the trade and
-// the caller got a 503), a resolution that cancels a deep book and pays more holders than a
-// 16-bit count holds, and an expiry tick that expires a whole book each complete with their full
-// answers, and the shard stays up with its ledger exact.
+// the caller got a 503) gets its whole answer, over the trading client and over HTTP with a
+// signed order, and its fills reach the WebSocket channels; a worker that dies after committing
+// such an answer and before the front end read it has it answered by the next worker. The shard
+// stays up and the ledger is exact. (Resolutions and expiries of deep books: huge_commands.test.ts.)
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import WebSocket from 'ws';
 import { OrderType, Side } from '../../../engine/command.js';
 import type { EngineEvent } from '../../../engine/event_objects.js';
 import { FRAGMENT_BYTES } from '../../../engine/shard/answer_stream.js';
 import type { Server } from '../../../http/server.js';
+import { Trader } from '../orders/trader.js';
 import {
   accountAddress, assertRuntimeState, canonicalId, MIN_SHARES, ONE_MICROS, readRuntimeState, removeDataDir, restOrders, startInProcess,
-  temporaryDataDir, testMarketKey, waitUntil,
+  startWithMarket, temporaryDataDir, testMarketKey, waitUntil,
 } from './support.js';
 
 function count(events: readonly EngineEvent[], kind: EngineEvent['kind']): number {
@@ -95,5 +98,79 @@ describe('a worker killed after committing a long answer, before the front end r
     const balance = await client.balance(taker);
     assert.equal(balance.shards[0]?.positions.find((entry) => entry.outcome === 1)?.freeMicros, makers * MIN_SHARES * ONE_MICROS);
     assertRuntimeState(await readRuntimeState(server.trading, [taker, accountAddress(0), accountAddress(1), accountAddress(2)]), false);
+  });
+});
+
+/** A socket that counts the messages it receives by event_type. */
+async function counting(url: string, subscribe: unknown): Promise<{ ws: WebSocket; counts: Map<string, number> }> {
+  const ws = new WebSocket(url);
+  const counts = new Map<string, number>();
+  let subscribed: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (subscribed = resolve));
+  ws.on('message', (data) => {
+    const text = String(data);
+    if (text === 'PONG') return subscribed();
+    for (const message of ([] as Record<string, unknown>[]).concat(JSON.parse(text) as Record<string, unknown>)) {
+      const type = String(message['event_type']);
+      counts.set(type, (counts.get(type) ?? 0) + 1);
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  ws.send(JSON.stringify(subscribe));
+  // Messages are handled in order: the PONG comes once the subscription is in.
+  ws.send('PING');
+  await ready;
+  return { ws, counts };
+}
+
+describe('a signed taker over HTTP that fills 100 000 resting orders', () => {
+  const dataDir = temporaryDataDir();
+  let server: Server;
+  let market: Awaited<ReturnType<typeof startWithMarket>>['market'];
+  before(async () => {
+    ({ server, market } = await startWithMarket(dataDir));
+  });
+  after(async () => {
+    await server.stop();
+    removeDataDir(dataDir);
+  });
+
+  test('gets its whole answer, and every fill reaches the WebSocket channels, the feeds and the account reads', async () => {
+    const { client, pool } = server.trading;
+    const makers = 100_000;
+    const shares = makers * MIN_SHARES * ONE_MICROS;
+    await restOrders(client, market.conditionId, 0, 100, makers, 0, 1);
+    const taker = new Trader(server.urls.clob, 0x38_000_001);
+    const credentials = await taker.createKey();
+    assert.equal(client.deposit(taker.address, shares), true);
+    const wsBase = server.urls.clob.replace('http', 'ws');
+    const user = await counting(`${wsBase}/ws/user`, { auth: credentials, type: 'user' });
+    const trades = await counting(`${wsBase}/ws/market`, { assets_ids: [market.no], type: 'market' });
+    const restarts = pool.restarts(0);
+
+    const placed = await taker.place<Record<string, unknown>>({ tokenId: market.no, side: 'BUY', priceUnits: 9900, sizeMicros: shares, orderType: 'FAK' });
+    assert.equal(placed.status, 200, placed.text.slice(0, 500));
+    assert.deepEqual(placed.body, {
+      success: true, errorMsg: '', orderID: placed.orderId, status: 'matched',
+      makingAmount: String(makers * MIN_SHARES * 0.99), takingAmount: String(makers * MIN_SHARES),
+    });
+    assert.equal(pool.restarts(0), restarts, 'the shard did not restart');
+
+    // Every fill on the taker's user channel and as a last trade of the NO token; no socket was
+    // closed for falling behind.
+    await waitUntil(() => (user.counts.get('trade') ?? 0) >= makers && (trades.counts.get('last_trade_price') ?? 0) >= makers, 120_000, 'every fill on the sockets');
+    assert.equal(user.counts.get('trade'), makers);
+    assert.equal(trades.counts.get('last_trade_price'), makers);
+    assert.equal(user.ws.readyState, WebSocket.OPEN);
+    assert.equal(trades.ws.readyState, WebSocket.OPEN);
+    user.ws.close();
+    trades.ws.close();
+
+    const balance = await client.balance(taker.address);
+    assert.equal(balance.shards[0]?.positions.find((entry) => entry.outcome === 1)?.freeMicros, shares);
+    assertRuntimeState(await readRuntimeState(server.trading, [taker.address, ...Array.from({ length: 10 }, (_, index) => accountAddress(index))]), false);
   });
 });

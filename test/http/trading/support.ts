@@ -15,6 +15,8 @@ import { startServer, type Server } from '../../../http/server.js';
 import type { TradingClient } from '../../../http/trading/client.js';
 import type { TradingRuntime } from '../../../http/trading/runtime.js';
 import type { Prng } from '../../engine/prng.js';
+import { request } from '../../support/server.js';
+import { ADMIN_TOKEN, type PlainMarket } from '../orders/trader.js';
 
 export { removeDataDir, temporaryDataDir } from '../../support/server.js';
 
@@ -50,6 +52,30 @@ export async function startInProcess(dataDir: string, shards: number, logLevel =
   return server;
 }
 
+/**
+ * The whole server in this process with the admin API on (ADMIN_TOKEN of trader.ts) and an empty
+ * catalog, plus one plain market (tick 0.01, min size 5, no fee) created through the admin API,
+ * so its tokens trade over HTTP and its market key works with the trading client. `now` is the
+ * server's clock (a test that must pass an expiration moves it).
+ */
+export async function startWithMarket(
+  dataDir: string, env: Readonly<Record<string, string>> = {}, now?: () => number,
+): Promise<{ server: Server; market: PlainMarket }> {
+  const config = loadConfig({
+    DATA_DIR: dataDir, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', SHARDS: '1', LOG_LEVEL: 'silent', SEED_DEMO: '0', ADMIN_TOKEN,
+    RATE_LIMITS: 'off', ...env,
+  }, new Map());
+  const server = await startServer(config, createLogger(config.logLevel), now === undefined ? {} : { now });
+  const created = await request<{ markets: { conditionId: string; clobTokenIds: string; outcomes: string }[] }>(`${server.urls.clob}/admin/events`, {
+    method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'A deep market', endDate: '2031-01-01T00:00:00Z', markets: [{ question: 'Deep?' }] }),
+  });
+  assert.equal(created.status, 201, created.text);
+  const made = created.body.markets[0]!;
+  const [yes, no] = JSON.parse(made.clobTokenIds) as [string, string];
+  return { server, market: { conditionId: made.conditionId, yes, no, outcomes: JSON.parse(made.outcomes) as string[] } };
+}
+
 /** A deterministic, lower-case 20-byte address for test account `index`. */
 export function accountAddress(index: number): string {
   return `0x${(index + 1).toString(16).padStart(40, '0')}`;
@@ -77,14 +103,24 @@ const ORDERS_PER_ACCOUNT = 10_000;
 /** Orders in flight at once while a test fills a book. */
 const REST_LANES = 64;
 
-/** Rests `count` BUY orders of MIN_SHARES at `priceUnits` on `outcome`, spread over accounts from `firstAccount`. */
+export interface RestOptions {
+  /** GTD orders expiring then (epoch ms); GTC without it. */
+  readonly expirationMs?: number;
+  /** The address of the `index`-th account (default: accountAddress(firstAccount + index)). */
+  readonly account?: (index: number) => string;
+}
+
+/**
+ * Rests `count` BUY orders of MIN_SHARES at `priceUnits` on `outcome`, ORDERS_PER_ACCOUNT to an
+ * account, from account `firstAccount` on, each funded for them; returns their ids.
+ */
 export async function restOrders(
   client: TradingClient, marketKey: string, outcome: number, priceUnits: number, count: number, firstAccount: number, prefix: number,
+  options: RestOptions = {},
 ): Promise<string[]> {
-  const accounts = Math.ceil(count / ORDERS_PER_ACCOUNT);
-  for (let index = 0; index < accounts; index++) {
-    assert.equal(client.deposit(accountAddress(firstAccount + index), ORDERS_PER_ACCOUNT * MIN_SHARES * ONE_MICROS), true);
-  }
+  const accountOf = options.account ?? ((index: number) => accountAddress(firstAccount + index));
+  const accounts = Array.from({ length: Math.ceil(count / ORDERS_PER_ACCOUNT) }, (_, index) => accountOf(index));
+  assert.equal(client.depositMany(accounts.map((account) => [account, ORDERS_PER_ACCOUNT * MIN_SHARES * ONE_MICROS])), true);
   const ids: string[] = [];
   let next = 0;
   const lane = async (): Promise<void> => {
@@ -92,8 +128,9 @@ export async function restOrders(
       const index = next++;
       const orderId = canonicalId(prefix, index);
       const result = await client.placeOrder({
-        account: accountAddress(firstAccount + Math.floor(index / ORDERS_PER_ACCOUNT)), orderId, marketKey, outcome, side: Side.Buy,
-        orderType: OrderType.GTC, priceUnits, sizeMicros: MIN_SHARES * ONE_MICROS,
+        account: accounts[Math.floor(index / ORDERS_PER_ACCOUNT)]!, orderId, marketKey, outcome, side: Side.Buy,
+        orderType: options.expirationMs === undefined ? OrderType.GTC : OrderType.GTD, priceUnits, sizeMicros: MIN_SHARES * ONE_MICROS,
+        ...(options.expirationMs === undefined ? {} : { expirationMs: options.expirationMs }),
       });
       assert.ok(result.events.some((event) => event.kind === 'ORDER_ACCEPTED' && event.orderId === orderId), `${orderId} rests`);
       ids.push(orderId);
