@@ -16,10 +16,13 @@ import type { Route } from './router.js';
 const JSON_TYPE = 'application/json';
 const retryAfter = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
 const HEADERS = {
-  RetryAfter: { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } },
-  Allow: { description: 'The methods the path has.', schema: { type: 'string' } },
+  RetryAfter: { description: 'Seconds to wait before trying again.', required: true, schema: { type: 'integer', minimum: 0 } },
+  Allow: { description: 'The methods the path has.', required: true, schema: { type: 'string' } },
+  NextCursor: { description: "clobd's own: the cursor of the next page (pass it as `cursor` with the same filters); absent on the last page.", required: false, schema: { type: 'string' } },
 };
-const headerRefs: Readonly<Record<string, Record<string, unknown>>> = { 'retry-after': retryAfter };
+const headerRefs: Readonly<Record<string, Record<string, unknown>>> = {
+  'retry-after': retryAfter, 'x-next-cursor': { 'X-Next-Cursor': { $ref: '#/components/headers/NextCursor' } },
+};
 
 function schemaOf(doc: ParamDoc): Record<string, unknown> {
   const scalar: Record<string, unknown> = { type: doc.type };

@@ -152,7 +152,7 @@ function clobRoutes(
       chargeCancel: keyCharge(limiter, CANCEL_CAPS),
     }),
     ...accountRoutes({
-      keys, authWindowS, now, pool: trading.pool, token: trading.token,
+      keys, authWindowS, now, pool: trading.pool, feeds: trading.feeds, token: trading.token,
       freeCollateral: (address) => trading.treasury.freeOf(address),
       market: (conditionId) => store.marketOfCondition(conditionId),
     }),

@@ -80,15 +80,32 @@ export function openFeedTables(root: RootDatabase): FeedTables {
   };
 }
 
-/** The account's fill entries, newest first: none when it has no id (no fill of it is stored). */
-export function accountFillEntries(tables: FeedTables, accountId: number | undefined): Iterable<FillEntry> {
+/**
+ * The account's fill entries, newest first, from the one before `before` on (all without it):
+ * none when it has no id (no fill of it is stored). The read seeks: it starts at the posting that
+ * holds `before`, whatever the number of newer entries.
+ */
+export function accountFillEntries(tables: FeedTables, accountId: number | undefined, before?: FillEntry): Iterable<FillEntry> {
   if (accountId === undefined) return [];
-  return postedEntries(tables.accountFills.getRange({ start: [accountId, NEWEST], end: [accountId], reverse: true }), ACCOUNT_KEY);
+  const start: AccountFillKey = before === undefined ? [accountId, NEWEST, 0, 0] : [accountId, ...before];
+  return olderThan(postedEntries(tables.accountFills.getRange({ start, end: [accountId], reverse: true }), ACCOUNT_KEY), before);
 }
 
-/** The market's fill entries (role TAKER), newest first. */
-export function marketFillEntries(tables: FeedTables, market: number): Iterable<FillEntry> {
-  return postedEntries(tables.marketFills.getRange({ start: [market, NEWEST], end: [market], reverse: true }), MARKET_KEY);
+/** The market's fill entries (role TAKER), newest first, from the fill `before` names on (included: its other roles may remain). */
+export function marketFillEntries(tables: FeedTables, market: number, before?: FillEntry): Iterable<FillEntry> {
+  const start: [number, number, number] = before === undefined ? [market, NEWEST, 0] : [market, before[0], before[1]];
+  const from: FillEntry | undefined = before === undefined ? undefined : [before[0], before[1], TAKER + 1];
+  return olderThan(postedEntries(tables.marketFills.getRange({ start, end: [market], reverse: true }), MARKET_KEY), from);
+}
+
+/** Compares two entries in index order (seq, fill index, role). */
+export function compareEntries(a: FillEntry, b: FillEntry): number {
+  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+}
+
+/** The entries of a newest-first walk that are older than `before` (all without it). */
+function* olderThan(entries: Iterable<FillEntry>, before: FillEntry | undefined): Generator<FillEntry> {
+  for (const entry of entries) if (before === undefined || compareEntries(entry, before) < 0) yield entry;
 }
 
 /** The fills of the fills table's value at `key`, in key order; throws when it does not decode (the store is corrupt). */
@@ -96,11 +113,15 @@ export function fillsAt(key: readonly [number, number], value: unknown): StoredF
   return decoded(readStoredFills(value), `the fills from ${key.join(':')}`);
 }
 
-/** Every fill of the shard, newest first. */
-export function* fillsNewestFirst(tables: FeedTables): Generator<StoredFill> {
-  for (const { key, value } of tables.fills.getRange({ reverse: true })) {
+/** Every fill of the shard, newest first, from the fill at [seq, fill index] `from` on (included). */
+export function* fillsNewestFirst(tables: FeedTables, from?: readonly [number, number]): Generator<StoredFill> {
+  const range = from === undefined ? tables.fills.getRange({ reverse: true }) : tables.fills.getRange({ start: [from[0], from[1]], reverse: true });
+  for (const { key, value } of range) {
     const fills = fillsAt(key, value);
-    for (let index = fills.length - 1; index >= 0; index--) yield fills[index]!;
+    for (let index = fills.length - 1; index >= 0; index--) {
+      const fill = fills[index]!;
+      if (from === undefined || compareFill(fill.seq, fill.fillIndex, from[0], from[1]) <= 0) yield fill;
+    }
   }
 }
 

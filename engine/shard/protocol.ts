@@ -97,7 +97,6 @@ export type ShardRead =
   | { readonly kind: 'balance'; readonly account: string }
   | { readonly kind: 'book'; readonly market: number }
   | { readonly kind: 'market'; readonly market: number }
-  | { readonly kind: 'fillsOf'; readonly account: string; readonly max: number }
   | { readonly kind: 'storedOrders' }
   | { readonly kind: 'storedFills' }
   | { readonly kind: 'marketData' };

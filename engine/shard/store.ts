@@ -34,7 +34,7 @@ import type { CoreState } from './core.js';
 import { BalanceLog, decoded, readBalanceChanges, type BalanceChange } from './stored_codec.js';
 import { StoredOrders } from './stored_orders.js';
 import {
-  accountFillEntries, FillLookup, fillsAt, indexFills, openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type StoredFill,
+  fillsAt, indexFills, openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type StoredFill,
   type StoredRedemption,
 } from './feed_tables.js';
 
@@ -99,7 +99,6 @@ export class ShardStore {
   private readonly orders: StoredOrders;
   private readonly feeds: FeedTables;
   private readonly accounts: AccountIds;
-  private readonly fillLookup: FillLookup;
   /** Values: read them with readBalanceChanges. */
   private readonly balanceChanges: Database<unknown, number>;
   private readonly snapshots: Database<unknown[], ChunkKey>;
@@ -119,7 +118,6 @@ export class ShardStore {
     this.orders = new StoredOrders(this.root);
     this.feeds = openFeedTables(this.root);
     this.accounts = new AccountIds(this.feeds.accounts);
-    this.fillLookup = new FillLookup(this.feeds);
     this.balanceChanges = this.root.openDB({ name: 'balance-changes', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.snapshots = this.root.openDB({ name: 'snapshots', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     const head = this.meta.get('snapshot') as SnapshotHead | undefined;
@@ -179,20 +177,6 @@ export class ShardStore {
 
   fillsAll(): StoredFill[] {
     return [...this.fills()];
-  }
-
-  /** Fills where `address` is taker or maker (a self-trade once), newest first, at most `max`. */
-  fillsOf(address: string, max: number): StoredFill[] {
-    const out: StoredFill[] = [];
-    let last: StoredFill | undefined;
-    for (const [seq, fillIndex] of accountFillEntries(this.feeds, this.accounts.find(address))) {
-      if (last !== undefined && last.seq === seq && last.fillIndex === fillIndex) continue;
-      const fill = this.fillLookup.at(seq, fillIndex);
-      out.push(fill);
-      last = fill;
-      if (out.length >= max) break;
-    }
-    return out;
   }
 
   /** Every stored fill, oldest first. */

@@ -330,7 +330,6 @@ function waitForReader(): void {
 function read(request: ShardRead): unknown {
   switch (request.kind) {
     case 'order': return core.engine.getOrder(request.orderId) ?? store.order(request.orderId) ?? null;
-    case 'fillsOf': return store.fillsOf(request.account, request.max);
     case 'openOrders': return core.engine.openOrdersOf(request.account);
     case 'balance': return core.engine.balanceOf(request.account) ?? null;
     case 'book': return core.engine.bookLevels(request.market) ?? null;

@@ -11,15 +11,18 @@
 //
 // Items sort newest first by [timeMs, shard, seq, fill index, role], across shards: each shard's
 // index is newest first already, so a read takes up to `offset + limit` items from each shard
-// (or market) and merges them.
+// (or market) and merges them (feed_pages.ts). A page's cursor says where each shard's (or
+// market's) stream stopped, and the next page seeks there: paging costs what a page reads, so
+// every fill can be read however many there are (an offset stops at TRADES_OFFSET_MAX).
 import { join } from 'node:path';
 import type { RootDatabase } from 'lmdb';
 import { openDurable } from '../../engine/durable_env.js';
 import {
-  accountFillEntries, FillLookup, fillsNewestFirst, MAKER, marketFillEntries, minuteOf, openFeedTables, TAKER, type FeedTables,
+  accountFillEntries, FillLookup, fillsNewestFirst, MAKER, marketFillEntries, minuteOf, openFeedTables, TAKER, type FeedTables, type FillEntry,
   type StoredFill, type StoredRedemption,
 } from '../../engine/shard/feed_tables.js';
 import type { TradeSide } from './book.js';
+import { olderItems, readPage, type FeedCursor } from './feed_pages.js';
 
 export { MAKER, TAKER };
 
@@ -77,9 +80,6 @@ export class FeedCorrupt extends Error {
   override readonly name = 'FeedCorrupt';
 }
 
-/** Most index entries one feed read may look at per shard or market before it answers with what it found. */
-export const FEED_SCAN_MAX = 200_000;
-
 /** Newest first: compares two item keys, descending. */
 export function newestFirst(a: ItemKey, b: ItemKey): number {
   for (let at = 0; at < 5; at++) {
@@ -114,36 +114,53 @@ export class FeedReader {
     }
   }
 
-  /** Public items matching `query`, newest first, after skipping `offset` of them. */
-  trades(query: TradeQuery): PublicItem[] {
+  /**
+   * Public items matching `query`, newest first: after skipping `offset` of them, or from where
+   * `cursor` (a page's `next`) says; `next` is undefined once there is no more.
+   */
+  trades(query: TradeQuery, cursor?: FeedCursor): { items: PublicItem[]; next: FeedCursor | undefined } {
     this.refresh();
-    const wanted = query.offset + query.limit;
-    if (wanted === 0) return [];
     const passes = (item: PublicItem): boolean => (!query.takerOnly || item.key[4] === TAKER)
       && (query.side === undefined || item.side === query.side)
       && (query.markets.length === 0 || query.markets.includes(item.conditionId))
       && (query.user === undefined || item.address === query.user)
       && query.accept(item);
-    const lists: PublicItem[][] = [];
+    const streams: ((after: FillEntry | undefined) => Iterable<PublicItem>)[] = [];
     if (query.user !== undefined) {
-      for (let shard = 0; shard < this.tables.length; shard++) lists.push(scan(this.itemsOfAccount(shard, query.user), passes, wanted));
+      const user = query.user;
+      for (let shard = 0; shard < this.tables.length; shard++) streams.push((after) => this.itemsOfAccount(shard, user, after));
     } else if (query.markets.length > 0) {
       for (const conditionId of new Set(query.markets)) {
         const place = this.places.placeOf(conditionId);
-        if (place !== undefined) lists.push(scan(this.itemsOfMarket(place.shard, place.market), passes, wanted));
+        if (place !== undefined) streams.push((after) => this.itemsOfMarket(place.shard, place.market, after));
       }
     } else {
-      for (let shard = 0; shard < this.tables.length; shard++) lists.push(scan(this.allItems(shard), passes, wanted));
+      for (let shard = 0; shard < this.tables.length; shard++) streams.push((after) => this.allItems(shard, after));
     }
-    return merged(lists, wanted).slice(query.offset);
+    return readPage({ streams, wanted: query.offset + query.limit, skip: query.offset, passes, order: byItemKey, entryOf: itemEntry }, cursor);
   }
 
   /** The address's public items (as taker and maker), newest first, at most `count`. */
   itemsOf(address: string, count: number): PublicItem[] {
     this.refresh();
-    const lists: PublicItem[][] = [];
-    for (let shard = 0; shard < this.tables.length; shard++) lists.push(scan(this.itemsOfAccount(shard, address), () => true, count));
-    return merged(lists, count);
+    const streams = Array.from({ length: this.tables.length }, (_, shard) => (after: FillEntry | undefined) => this.itemsOfAccount(shard, address, after));
+    return readPage({ streams, wanted: count, skip: 0, passes: () => true, order: byItemKey, entryOf: itemEntry }, undefined).items;
+  }
+
+  /**
+   * The fills of `address` (as taker or maker; a self-trade once), newest first: `limit` of those
+   * that pass, from where `cursor` says; each with its shard.
+   */
+  fillsOf(
+    address: string, limit: number, passes: (fill: StoredFill, shard: number) => boolean, cursor?: FeedCursor,
+  ): { fills: { fill: StoredFill; shard: number }[]; next: FeedCursor | undefined } {
+    this.refresh();
+    const streams = Array.from({ length: this.tables.length }, (_, shard) => (after: FillEntry | undefined) => this.fillsOfAccount(shard, address, after));
+    const page = readPage({
+      streams, wanted: limit, skip: 0, passes: (entry) => passes(entry.fill, entry.shard), entryOf: (entry) => entry.entry,
+      order: (a, b) => b.fill.timeMs - a.fill.timeMs || b.shard - a.shard || b.fill.seq - a.fill.seq || b.fill.fillIndex - a.fill.fillIndex,
+    }, cursor);
+    return { fills: page.items.map(({ fill, shard }) => ({ fill, shard })), next: page.next };
   }
 
   /** What resolutions paid the address, newest first, at most `count`. */
@@ -222,21 +239,38 @@ export class FeedReader {
     }
   }
 
-  /** Both items of every fill of the shard, newest first. */
-  private *allItems(shard: number): Generator<PublicItem> {
-    for (const fill of this.stored(shard, fillsNewestFirst(this.tables[shard]!))) yield* this.bothItems(shard, fill);
+  /** Both items of every fill of the shard, newest first, older than `after`. */
+  private *allItems(shard: number, after: FillEntry | undefined): Generator<PublicItem> {
+    const fills = fillsNewestFirst(this.tables[shard]!, after === undefined ? undefined : [after[0], after[1]]);
+    const items = (function* (reader: FeedReader): Generator<PublicItem> {
+      for (const fill of fills) yield* reader.bothItems(shard, fill);
+    })(this);
+    yield* this.stored(shard, olderItems(items, after, itemEntry));
   }
 
-  private *itemsOfMarket(shard: number, market: number): Generator<PublicItem> {
-    for (const [seq, fillIndex] of this.stored(shard, marketFillEntries(this.tables[shard]!, market))) {
-      yield* this.bothItems(shard, this.fill(shard, seq, fillIndex));
+  private *itemsOfMarket(shard: number, market: number, after: FillEntry | undefined): Generator<PublicItem> {
+    const items = (function* (reader: FeedReader): Generator<PublicItem> {
+      for (const [seq, fillIndex] of marketFillEntries(reader.tables[shard]!, market, after)) yield* reader.bothItems(shard, reader.fill(shard, seq, fillIndex));
+    })(this);
+    yield* this.stored(shard, olderItems(items, after, itemEntry));
+  }
+
+  private *itemsOfAccount(shard: number, address: string, after: FillEntry | undefined): Generator<PublicItem> {
+    const tables = this.tables[shard]!;
+    for (const [seq, fillIndex, role] of this.stored(shard, accountFillEntries(tables, tables.accounts.get(address), after))) {
+      yield this.item(shard, this.fill(shard, seq, fillIndex), role);
     }
   }
 
-  private *itemsOfAccount(shard: number, address: string): Generator<PublicItem> {
+  /** The account's fills of the shard, newest first, older than `after`: a self-trade's two entries give one fill. */
+  private *fillsOfAccount(shard: number, address: string, after: FillEntry | undefined): Generator<{ fill: StoredFill; shard: number; entry: FillEntry }> {
     const tables = this.tables[shard]!;
-    for (const [seq, fillIndex, role] of this.stored(shard, accountFillEntries(tables, tables.accounts.get(address)))) {
-      yield this.item(shard, this.fill(shard, seq, fillIndex), role);
+    let last: FillEntry | undefined;
+    for (const entry of this.stored(shard, accountFillEntries(tables, tables.accounts.get(address), after))) {
+      if (last !== undefined && last[0] === entry[0] && last[1] === entry[1]) continue;
+      last = entry;
+      // Its place is that of its last entry (the taker's), so the next page starts past both.
+      yield { fill: this.fill(shard, entry[0], entry[1]), shard, entry: [entry[0], entry[1], TAKER] };
     }
   }
 
@@ -249,7 +283,8 @@ export class FeedReader {
     }
   }
 
-  private *bothItems(shard: number, fill: StoredFill): Generator<PublicItem> {
+  /** The maker's item, then the taker's: newest first, as the index orders roles. */
+  *bothItems(shard: number, fill: StoredFill): Generator<PublicItem> {
     yield this.item(shard, fill, MAKER);
     yield this.item(shard, fill, TAKER);
   }
@@ -274,23 +309,11 @@ function corrupt(shard: number, error: unknown): FeedCorrupt {
   return new FeedCorrupt(`shard ${shard}: ${error instanceof Error ? error.message : String(error)}`);
 }
 
-/** Up to `wanted` items that pass, looking at no more than FEED_SCAN_MAX. */
-function scan(items: Iterable<PublicItem>, passes: (item: PublicItem) => boolean, wanted: number): PublicItem[] {
-  const found: PublicItem[] = [];
-  if (wanted === 0) return found;
-  let scanned = 0;
-  for (const item of items) {
-    if (passes(item)) {
-      found.push(item);
-      if (found.length >= wanted) break;
-    }
-    if (++scanned >= FEED_SCAN_MAX) break;
-  }
-  return found;
+/** Where an item stands in its shard's index. */
+function itemEntry(item: PublicItem): FillEntry {
+  return [item.key[2], item.key[3], item.key[4]];
 }
 
-/** The newest `wanted` of lists that are each newest first. */
-function merged(lists: PublicItem[][], wanted: number): PublicItem[] {
-  if (lists.length === 1) return lists[0]!.slice(0, wanted);
-  return lists.flat().sort((a, b) => newestFirst(a.key, b.key)).slice(0, wanted);
+function byItemKey(a: PublicItem, b: PublicItem): number {
+  return newestFirst(a.key, b.key);
 }

@@ -17,7 +17,11 @@ import { route, type Route } from '../router.js';
 import { transactionHash } from '../trading/fill_ids.js';
 import type { DepositRecord } from '../trading/treasury.js';
 import { BUY } from './book.js';
+import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor } from './feed_pages.js';
 import type { FeedReader, PublicItem, RedeemItem } from './feed_reader.js';
+
+/** The response header of GET /trades that names the next page's cursor (absent on the last page). */
+export const NEXT_CURSOR_HEADER = 'x-next-cursor';
 
 export const TRADES_LIMIT_MAX = 10_000;
 export const TRADES_OFFSET_MAX = 10_000;
@@ -66,10 +70,10 @@ function sha256(text: string): string {
 export function feedRoutes(deps: FeedDeps): Route[] {
   const allowed = new Set(deps.allowlist.map(plainIp));
   /** Runs a feed read: allow-list first, then the read, with any backend failure as internal_error. */
-  const guarded = (ip: string, read: () => unknown): Reply => {
+  const guarded = (ip: string, read: () => Reply): Reply => {
     if (allowed.size > 0 && !allowed.has(plainIp(ip))) throw unauthorized;
     try {
-      return json(read());
+      return read();
     } catch (error) {
       if (error instanceof HttpError) throw error;
       throw new HttpError(500, `internal_error: ${error instanceof Error ? error.message : String(error)}`);
@@ -122,7 +126,7 @@ export function feedRoutes(deps: FeedDeps): Route[] {
 
   const tradesRoute = route({
     method: 'GET', path: '/trades', limits: ['GET /trades'], unknownQuery: 'reject', clientIp: true, summary: 'Public fills, newest first.',
-    response: { ...ok(arrayOf(ref('PublicTrade'))), 401: notAllowlisted },
+    response: { 200: { description: 'The page of items; X-Next-Cursor names the next page while there is one.', schema: arrayOf(ref('PublicTrade')), headers: [NEXT_CURSOR_HEADER] }, 401: notAllowlisted },
     query: {
       limit: integer({ min: 0, max: TRADES_LIMIT_MAX, default: 100, description: 'items to return' }),
       offset: integer({ min: 0, max: TRADES_OFFSET_MAX, default: 0, description: 'items to skip' }),
@@ -132,6 +136,10 @@ export function feedRoutes(deps: FeedDeps): Route[] {
       market: stringList({ maxItems: MARKETS_FILTER_MAX, maxLength: 66, description: 'comma-separated condition ids' }),
       user: string({ description: 'wallet address', maxLength: 42 }),
       side: oneOf({ values: ['BUY', 'SELL'], description: 'the item’s side' }),
+      cursor: string({
+        description: `clobd's own: where the previous page's X-Next-Cursor header says the next page starts, with the same filters (instead of offset, which stops at ${TRADES_OFFSET_MAX}); every page of a query carries the next one's cursor until the last`,
+        maxLength: CURSOR_LENGTH_MAX,
+      }),
     },
     handler: (context): Reply => {
       const q = context.query;
@@ -139,14 +147,19 @@ export function feedRoutes(deps: FeedDeps): Route[] {
       // The threshold in micros, compared with integers (cash and shares both have 6 decimals).
       const threshold = q.filterAmount === undefined ? 0 : jsonUnits(q.filterAmount, 6);
       if (threshold === undefined) throw badRequest('filterAmount must have at most 6 decimals');
+      if (q.cursor !== undefined && q.offset > 0) throw badRequest('cursor and offset do not go together');
+      const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'cursor');
       const user = address(q.user, 'user');
-      return guarded(context.ip, () => deps.feeds.trades({
-        limit: q.limit, offset: q.offset, takerOnly: q.takerOnly, markets: q.market.map((id) => id.toLowerCase()), user,
-        side: q.side === undefined ? undefined : q.side === 'BUY' ? 0 : 1,
-        accept: q.filterType === undefined ? () => true
-          : q.filterType === 'CASH' ? (item) => notionalMicros(item.priceUnits, item.sizeMicros) >= threshold
-            : (item) => item.sizeMicros >= threshold,
-      }).map(publicFill));
+      return guarded(context.ip, () => {
+        const page = deps.feeds.trades({
+          limit: q.limit, offset: q.offset, takerOnly: q.takerOnly, markets: q.market.map((id) => id.toLowerCase()), user,
+          side: q.side === undefined ? undefined : q.side === 'BUY' ? 0 : 1,
+          accept: q.filterType === undefined ? () => true
+            : q.filterType === 'CASH' ? (item) => notionalMicros(item.priceUnits, item.sizeMicros) >= threshold
+              : (item) => item.sizeMicros >= threshold,
+        }, cursor);
+        return json(page.items.map(publicFill), 200, page.next === undefined ? [] : [[NEXT_CURSOR_HEADER, encodeCursor(page.next)]]);
+      });
     },
   });
 
@@ -170,7 +183,7 @@ export function feedRoutes(deps: FeedDeps): Route[] {
         ];
         // Newest first; within one millisecond a deposit before a redemption before a trade.
         items.sort((a, b) => b.timeMs - a.timeMs || a.order - b.order);
-        return items.slice(q.offset, wanted).map((entry) => entry.item);
+        return json(items.slice(q.offset, wanted).map((entry) => entry.item));
       });
     },
   });

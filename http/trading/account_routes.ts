@@ -1,10 +1,14 @@
-// Account reads (L2): the caller's orders and trades, never anyone else's. Orders and fills are
-// read from the shards (live orders from the engines, finished ones and fills from each shard's
-// LMDB tables) and shaped as interface.md's account order (camelCase) and account trade
-// (snake_case, with maker_orders). Cursors are base64 offsets (contract §5): orders page 500 and
-// end with "", trades page 500 and end with "LTE=".
+// Account reads (L2): the caller's orders and trades, never anyone else's. Orders are read from
+// the shards (live ones from the engines, finished ones from each shard's LMDB tables); trades
+// from the shards' fill indexes, in place (the feed reader). Shaped as interface.md's account
+// order (camelCase) and account trade (snake_case, with maker_orders). Cursors (contract §5):
+// orders page 500 by base64 offsets and end with ""; trades page 500 and end with "LTE=", and
+// their cursor says where each shard's index stopped, so the next page seeks there: every trade
+// of an account can be read, however many it has, each page at the cost of one.
 import { orderStatusName } from '../../engine/order_status.js';
 import type { StoredFill } from '../../engine/shard/feed_tables.js';
+import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor } from '../market/feed_pages.js';
+import type { FeedReader } from '../market/feed_reader.js';
 import type { BalanceView, OrderView } from '../../engine/reads.js';
 import { authenticateRequest, L2_HEADER_NAMES, type ApiKeyRecord, type L2Deps } from '../auth/l2.js';
 import type { MarketRecord } from '../catalog/model.js';
@@ -21,13 +25,15 @@ import type { ShardPool } from './shards.js';
 
 export const ORDERS_PAGE = 500;
 export const TRADES_PAGE = 500;
-/** Most fills one account read looks at per shard (newest first). */
-const FILLS_SCANNED_MAX = 10_000;
+/** The first page's cursor (base64 of offset 0), as Polymarket's clients send it. */
+const START_CURSOR = 'MA==';
 const ORDER_TYPES = ['GTC', 'GTD', 'FOK', 'FAK'];
 
 
 export interface AccountRouteDeps extends L2Deps {
   readonly pool: ShardPool;
+  /** The shards' fills and their indexes, read in place. */
+  readonly feeds: FeedReader;
   /** The address's free collateral in the treasury. */
   readonly freeCollateral: (address: string) => number;
   /** The market and outcome of a token id. */
@@ -198,13 +204,14 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         market: string({ description: 'condition id', maxLength: 128 }),
         before: string({ description: 'unix seconds, strictly before', maxLength: 16 }),
         after: string({ description: 'unix seconds, strictly after', maxLength: 16 }),
-        next_cursor: string({ description: 'base64 offset; MA== starts; LTE= is the end', maxLength: 32 }),
+        next_cursor: string({ description: 'the previous page\'s next_cursor; MA== (or none) starts; LTE= is the end', maxLength: CURSOR_LENGTH_MAX }),
       },
       handler: async (context): Promise<Reply> => {
         const key = authenticateRequest(deps, context);
         const q = context.query;
         if (q.next_cursor === END_CURSOR) return json({ data: [], next_cursor: END_CURSOR, limit: TRADES_PAGE, count: 0 });
-        const offset = cursorOffset(q.next_cursor);
+        const cursor = q.next_cursor === undefined || q.next_cursor === '' || q.next_cursor === START_CURSOR
+          ? undefined : decodeCursor(q.next_cursor, 'next_cursor');
         const seconds = (value: string | undefined, name: string): number | undefined => {
           if (value === undefined) return undefined;
           if (!/^[0-9]{1,12}$/.test(value)) throw badRequest(`${name} must be unix seconds`);
@@ -212,27 +219,21 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         };
         const before = seconds(q.before, 'before');
         const afterS = seconds(q.after, 'after');
-        const rows: { fill: StoredFill; shard: number }[] = [];
-        for (const shard of shards()) {
-          for (const fill of await pool.read<StoredFill[]>(shard, { kind: 'fillsOf', account: key.address, max: FILLS_SCANNED_MAX })) {
-            if (q.id !== undefined && tradeId(shard, fill.seq, fill.fillIndex) !== q.id) continue;
-            if (q.taker !== undefined && fill.takerAccount !== q.taker.toLowerCase()) continue;
-            if (q.maker !== undefined && fill.makerAccount !== q.maker.toLowerCase()) continue;
-            if (before !== undefined && !(fill.timeMs < before * 1000)) continue;
-            if (afterS !== undefined && !(fill.timeMs >= (afterS + 1) * 1000)) continue;
-            rows.push({ fill, shard });
-          }
-        }
-        // Newest first: by time, then by shard order of execution.
-        rows.sort((a, b) => b.fill.timeMs - a.fill.timeMs || b.fill.seq - a.fill.seq || b.fill.fillIndex - a.fill.fillIndex || b.shard - a.shard);
-        const filtered: Record<string, unknown>[] = [];
-        for (const { fill, shard } of rows) {
-          const shaped = trade(fill, shard, key);
-          if (shaped !== undefined && (q.market === undefined || shaped['market'] === q.market)) filtered.push(shaped);
-        }
-        const page = filtered.slice(offset, offset + TRADES_PAGE);
-        const next = offset + TRADES_PAGE < filtered.length ? cursorOf(offset + TRADES_PAGE) : END_CURSOR;
-        return json({ data: page, next_cursor: next, limit: TRADES_PAGE, count: page.length });
+        const taker = q.taker?.toLowerCase();
+        const maker = q.maker?.toLowerCase();
+        const passes = (fill: StoredFill, shard: number): boolean => {
+          if (q.id !== undefined && tradeId(shard, fill.seq, fill.fillIndex) !== q.id) return false;
+          if (taker !== undefined && fill.takerAccount !== taker) return false;
+          if (maker !== undefined && fill.makerAccount !== maker) return false;
+          if (before !== undefined && !(fill.timeMs < before * 1000)) return false;
+          if (afterS !== undefined && !(fill.timeMs >= (afterS + 1) * 1000)) return false;
+          const market = marketOf(shard, fill.market);
+          return market !== undefined && (q.market === undefined || market.conditionId === q.market);
+        };
+        const page = deps.feeds.fillsOf(key.address, TRADES_PAGE, passes, cursor);
+        const data = page.fills.map(({ fill, shard }) => trade(fill, shard, key)!);
+        const next = page.next === undefined ? END_CURSOR : encodeCursor(page.next);
+        return json({ data, next_cursor: next, limit: TRADES_PAGE, count: data.length });
       },
     }),
   ];

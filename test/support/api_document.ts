@@ -1,6 +1,6 @@
 // Holds every answer the suite receives to the listener's own OpenAPI document (GET
 // /openapi.json): the operation is found by method and path template, and the answer's status
-// must be documented for it, its content type one the document gives, its documented headers
+// must be documented for it, its content type one the document gives, its required headers
 // present and its body valid against the schema (Ajv, JSON Schema 2020-12, strict mode, every
 // schema compiled once per document). An answer no route gives is held to the document too: a
 // path no route has must be components.responses.RouteNotFound, a known path with another method
@@ -28,6 +28,7 @@ export interface ApiDocument {
   readonly components: {
     readonly schemas: Readonly<Record<string, Schema>>;
     readonly responses: Readonly<Record<string, ResponseObject>>;
+    readonly headers?: Readonly<Record<string, { readonly required?: boolean }>>;
   };
 }
 
@@ -156,8 +157,10 @@ export class ResponseValidator {
     if (operation !== undefined && taken && answer.requestBody !== undefined && answer.requestBody !== '') {
       problems.push(...this.requestProblems(where, operation, answer.requestBody));
     }
-    for (const header of Object.keys(documented.headers ?? {})) {
-      if ((answer.headers.get(header.toLowerCase()) ?? null) === null) problems.push(`${where} ${answer.status}: header ${header} is documented but missing`);
+    for (const [header, reference] of Object.entries(documented.headers ?? {})) {
+      // A header the document marks required must be there; an optional one (a next page's cursor) may be.
+      const required = this.document.components.headers?.[String((reference as { $ref?: string }).$ref).split('/').pop()!]?.required ?? true;
+      if (required && (answer.headers.get(header.toLowerCase()) ?? null) === null) problems.push(`${where} ${answer.status}: header ${header} is documented but missing`);
     }
     const contentType = answer.headers.get('content-type') ?? '';
     const media = documented.content?.[contentType];

@@ -4,6 +4,8 @@
 // number survives pruning every journal entry; a store an older version wrote gets the feeds'
 // indexes when it opens (fills of an account by its id, not its address).
 import assert from 'node:assert/strict';
+import type { FeedCursor } from '../../../http/market/feed_pages.js';
+import { FeedReader } from '../../../http/market/feed_reader.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -99,6 +101,18 @@ test('the last batch is the newest journal entry, or the snapshot once pruning t
   await reopened.close();
 }));
 
+/** The shard's fills and indexes as the front end reads them (one shard, markets named by number). */
+function feedReader(dataDir: string): FeedReader {
+  return new FeedReader(dataDir, {
+    shards: 1, keyOf: (_shard, market) => `market-${market}`, placeOf: () => undefined, tokenOf: () => undefined,
+  });
+}
+
+/** The address's fills, newest first, at most `max` (one page). */
+function fillsOf(feeds: FeedReader, address: string, max: number): StoredFill[] {
+  return feeds.fillsOf(address, max, () => true).fills.map(({ fill }) => fill);
+}
+
 for (const version of [0, 1]) {
   test(`a store feeds version ${version} wrote gets this version's indexes once, when it opens`, () => withTemporaryDir(async (dataDir) => {
     // As an older version left it: fills and account-fills keyed by address (version 0: without
@@ -142,9 +156,11 @@ for (const version of [0, 1]) {
       [[3, 0, 600], 4002], [[3, 0, 660], 4003], [[3, 1, 600], 5998], [[3, 1, 660], 5997],
     ], 'each token-minute keeps its last trade');
     assert.deepEqual(store.lastTrades(3), [[4003, 0, 660_003], [5997, 1, 660_003]]);
-    assert.deepEqual(store.fillsOf(BOB, 10).map((f) => f.seq), [3, 2, 1], 'a self-trade is one fill of the account');
-    assert.deepEqual(store.fillsOf(ALICE, 1).map((f) => f.seq), [3]);
-    assert.deepEqual(store.fillsOf('0x00000000000000000000000000000000000000c3', 10), [], 'an address without fills');
+    const feeds = feedReader(dataDir);
+    assert.deepEqual(fillsOf(feeds, BOB, 10).map((f) => f.seq), [3, 2, 1], 'a self-trade is one fill of the account');
+    assert.deepEqual(fillsOf(feeds, ALICE, 1).map((f) => f.seq), [3]);
+    assert.deepEqual(fillsOf(feeds, '0x00000000000000000000000000000000000000c3', 10), [], 'an address without fills');
+    await feeds.close();
     await reopened.close();
     await store.close();
   }));
@@ -188,9 +204,23 @@ test('fills and index entries stored one per key (feeds version 2) read with the
   const every = [...old, ...many, last.fills[0]!];
   assert.deepEqual(store.fillsAll(), every, 'every fill once, oldest first');
   const newestFirst = (fills: StoredFill[]): number[][] => fills.map((f) => [f.seq, f.fillIndex]).reverse();
-  assert.deepEqual(store.fillsOf(ALICE, 1_000).map((f) => [f.seq, f.fillIndex]), newestFirst([...old, ...many]));
-  assert.deepEqual(store.fillsOf(BOB, 1_000).map((f) => [f.seq, f.fillIndex]), newestFirst(every), 'a self-trade once');
-  assert.deepEqual(store.fillsOf(BOB, 3).map((f) => f.seq), [500, many.at(-1)!.seq, many.at(-2)!.seq]);
+  const feeds = feedReader(dataDir);
+  assert.deepEqual(fillsOf(feeds, ALICE, 1_000).map((f) => [f.seq, f.fillIndex]), newestFirst([...old, ...many]));
+  assert.deepEqual(fillsOf(feeds, BOB, 1_000).map((f) => [f.seq, f.fillIndex]), newestFirst(every), 'a self-trade once');
+  assert.deepEqual(fillsOf(feeds, BOB, 3).map((f) => f.seq), [500, many.at(-1)!.seq, many.at(-2)!.seq]);
+  // Paged by cursor, 7 at a time (pages end inside postings and groups): the same fills, once each.
+  for (const address of [ALICE, BOB]) {
+    const paged: number[][] = [];
+    let cursor: FeedCursor | undefined;
+    do {
+      const page = feeds.fillsOf(address, 7, () => true, cursor);
+      assert.ok(page.fills.length <= 7);
+      paged.push(...page.fills.map(({ fill }) => [fill.seq, fill.fillIndex]));
+      cursor = page.next;
+    } while (cursor !== undefined);
+    assert.deepEqual(paged, fillsOf(feeds, address, 1_000).map((f) => [f.seq, f.fillIndex]), `${address}: every fill once, in order`);
+  }
+  await feeds.close();
   const tables = openFeedTables(open({ path, encoding: 'msgpack', compression: false, maxDbs: 16 }));
   assert.deepEqual([...marketFillEntries(tables, 2)].map(([seq, fillIndex]) => [seq, fillIndex]), newestFirst(every));
   assert.equal([...tables.accountFills.getKeys({ start: [1], end: [2] })].length, 2 + 2, 'two old entries, two postings');

@@ -11,6 +11,7 @@ import { OrderType, Side } from '../../../engine/command.js';
 import type { EngineEvent } from '../../../engine/event_objects.js';
 import { FRAGMENT_BYTES } from '../../../engine/shard/answer_stream.js';
 import type { Server } from '../../../http/server.js';
+import { request } from '../../support/server.js';
 import { Trader } from '../orders/trader.js';
 import {
   accountAddress, assertRuntimeState, canonicalId, MIN_SHARES, ONE_MICROS, readRuntimeState, removeDataDir, restOrders, startInProcess,
@@ -168,6 +169,29 @@ describe('a signed taker over HTTP that fills 100 000 resting orders', () => {
     assert.equal(trades.ws.readyState, WebSocket.OPEN);
     user.ws.close();
     trades.ws.close();
+
+    // The account reads page through all of them, 500 a page, each page seeking where the last stopped.
+    const seen = new Set<string>();
+    let cursor = 'MA==';
+    for (let pages = 0; cursor !== 'LTE='; pages++) {
+      assert.ok(pages <= makers / 500 + 1, 'the pages end');
+      const page = await taker.send<{ data: { id: string; type: string }[]; next_cursor: string }>('GET', `/data/trades?next_cursor=${cursor}`);
+      assert.equal(page.status, 200, page.text.slice(0, 300));
+      for (const row of page.body.data) seen.add(row.id);
+      cursor = page.body.next_cursor;
+    }
+    assert.equal(seen.size, makers, 'every fill once in the account trades');
+    // So does the public feed, 10 000 a page, past where an offset stops.
+    let publicItems = 0;
+    let next: string | null = '';
+    for (let pages = 0; next !== null; pages++) {
+      assert.ok(pages <= makers / 10_000 + 1, 'the pages end');
+      const page: Awaited<ReturnType<typeof request<unknown[]>>> = await request<unknown[]>(`${server.urls.data}/trades?user=${taker.address}&limit=10000${next === '' ? '' : `&cursor=${next}`}`);
+      assert.equal(page.status, 200, page.text.slice(0, 300));
+      publicItems += page.body.length;
+      next = page.headers.get('x-next-cursor');
+    }
+    assert.equal(publicItems, makers, 'every fill once in the public feed');
 
     const balance = await client.balance(taker.address);
     assert.equal(balance.shards[0]?.positions.find((entry) => entry.outcome === 1)?.freeMicros, shares);

@@ -1,0 +1,102 @@
+// Pages of a feed merged from several streams (one per shard, or per market), each read newest
+// first from an index that seeks: a page costs what it reads, never what lies before it. A page
+// ends with a cursor that holds, per stream, where the next page starts: the last entry the page
+// took from that stream, or the last it looked at when nothing there passed the filters, or 'end'.
+// Streams are in index order (seq, fill index, role), which is time order within a shard; the
+// merge across streams is by the caller's order (time first).
+import { compareEntries, type FillEntry } from '../../engine/shard/feed_tables.js';
+import { badRequest } from '../errors.js';
+
+/** Where a stream's next page starts: after this entry; null: from its newest; 'end': nothing is left. */
+export type StreamPosition = FillEntry | null | 'end';
+export type FeedCursor = readonly StreamPosition[];
+
+/** Most entries one page may look at per stream before it answers with what it found. */
+export const FEED_SCAN_MAX = 200_000;
+
+export interface PageSpec<T> {
+  /** Each stream's items newest first, older than the entry given (all without it). */
+  readonly streams: readonly ((after: FillEntry | undefined) => Iterable<T>)[];
+  /** Items to take in all; the page is what follows the first `skip` of them. */
+  readonly wanted: number;
+  readonly skip: number;
+  readonly passes: (item: T) => boolean;
+  /** The merge order across streams (newest first). */
+  readonly order: (a: T, b: T) => number;
+  /** The entry an item stands at in its stream's index. */
+  readonly entryOf: (item: T) => FillEntry;
+}
+
+/** One page and the cursor of the next; `next` is undefined once every stream is done. */
+export function readPage<T>(spec: PageSpec<T>, cursor: FeedCursor | undefined): { items: T[]; next: FeedCursor | undefined } {
+  if (cursor !== undefined && cursor.length !== spec.streams.length) throw badRequest('invalid cursor: it belongs to another query');
+  const scans = spec.streams.map((read, stream) => scan(spec, read, cursor?.[stream] ?? null));
+  const merged = scans.flatMap((found, stream) => found.items.map((item) => ({ item, stream })));
+  merged.sort((a, b) => spec.order(a.item, b.item));
+  const taken = merged.slice(0, spec.wanted);
+  const takenPerStream = new Array<number>(scans.length).fill(0);
+  for (const { stream } of taken) takenPerStream[stream]!++;
+  const next = scans.map((found, stream): StreamPosition => {
+    const count = takenPerStream[stream]!;
+    if (count < found.items.length) return count === 0 ? (cursor?.[stream] ?? null) : spec.entryOf(found.items[count - 1]!);
+    return found.done ? 'end' : found.last;
+  });
+  return { items: taken.slice(spec.skip).map(({ item }) => item), next: next.every((position) => position === 'end') ? undefined : next };
+}
+
+/** Up to `wanted` items of one stream that pass, looking at no more than FEED_SCAN_MAX. */
+function scan<T>(spec: PageSpec<T>, read: (after: FillEntry | undefined) => Iterable<T>, at: StreamPosition): { items: T[]; last: StreamPosition; done: boolean } {
+  const items: T[] = [];
+  if (at === 'end') return { items, last: 'end', done: true };
+  if (spec.wanted === 0) return { items, last: at, done: false };
+  let last: StreamPosition = at;
+  let scanned = 0;
+  for (const item of read(at ?? undefined)) {
+    last = spec.entryOf(item);
+    if (spec.passes(item)) {
+      items.push(item);
+      if (items.length >= spec.wanted) return { items, last, done: false };
+    }
+    if (++scanned >= FEED_SCAN_MAX) return { items, last, done: false };
+  }
+  return { items, last, done: true };
+}
+
+/** Items of a newest-first walk older than `after` (all without it). */
+export function* olderItems<T>(items: Iterable<T>, after: FillEntry | undefined, entryOf: (item: T) => FillEntry): Generator<T> {
+  for (const item of items) if (after === undefined || compareEntries(entryOf(item), after) < 0) yield item;
+}
+
+// ---- the cursor as the HTTP edge carries it -------------------------------------------------
+
+const CURSOR_PREFIX = 'c1:';
+/** The longest cursor text: 64 streams of the longest entry. */
+export const CURSOR_LENGTH_MAX = 4096;
+
+/** An opaque text (base64url) for a cursor: per stream `seq.fillIndex.role`, `-` (from the newest) or `x` (done). */
+export function encodeCursor(cursor: FeedCursor): string {
+  const parts = cursor.map((position) => (position === null ? '-' : position === 'end' ? 'x' : position.join('.')));
+  return Buffer.from(CURSOR_PREFIX + parts.join(','), 'latin1').toString('base64url');
+}
+
+/** A cursor from its text; a 400 naming the parameter when it is not one this server made. */
+export function decodeCursor(text: string, parameter: string): FeedCursor {
+  const plain = Buffer.from(text, 'base64url').toString('latin1');
+  if (text.length > CURSOR_LENGTH_MAX || !plain.startsWith(CURSOR_PREFIX) || Buffer.from(plain, 'latin1').toString('base64url') !== text) {
+    throw badRequest(`invalid ${parameter}`);
+  }
+  return plain.slice(CURSOR_PREFIX.length).split(',').map((part): StreamPosition => {
+    if (part === '-') return null;
+    if (part === 'x') return 'end';
+    const numbers = part.split('.');
+    if (numbers.length !== 3 || !numbers.every((number) => /^(0|[1-9][0-9]{0,15})$/.test(number))) throw badRequest(`invalid ${parameter}`);
+    const [seq, fillIndex, role] = numbers.map(Number) as [number, number, number];
+    if (!Number.isSafeInteger(seq) || fillIndex > 0xffff_ffff || role > 1) throw badRequest(`invalid ${parameter}`);
+    return [seq, fillIndex, role];
+  });
+}
+
+/** Whether a text is a cursor of this kind (not an older offset cursor). */
+export function isFeedCursor(text: string): boolean {
+  return Buffer.from(text, 'base64url').toString('latin1').startsWith(CURSOR_PREFIX);
+}
