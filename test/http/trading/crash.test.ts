@@ -12,21 +12,27 @@
 // Half the moments first stop the server cleanly once (a snapshot), so recovery is snapshot +
 // journal tail. CI runs CRASH_MOMENTS moments; CLOBD_LONG=1 runs many more. The base seed is
 // random unless CLOBD_SEED is set, and every failure names its seed.
+// A second set of moments runs the deep flow: books grow thousands of orders deep, sweeps fill up
+// to 5 000 of them in one command (answers in fragments, batches that finish more orders than the
+// engine's history holds), from 256 lanes at once, and the kill lands among them.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { OrderStatus } from '../../../engine/order_status.js';
 import { Prng } from '../../engine/prng.js';
 import type { CrashLine } from './crash_process.js';
-import { assertRuntimeState, removeDataDir, stateHashes, temporaryDataDir, type Ack, type RuntimeState } from './support.js';
+import { assertRuntimeState, removeDataDir, stateHashes, temporaryDataDir, type Ack, type FlowProfile, type RuntimeState } from './support.js';
 
 const processPath = fileURLToPath(new URL('./crash_process.js', import.meta.url));
 const long = process.env['CLOBD_LONG'] === '1';
 const CRASH_MOMENTS = long ? 100 : 10;
-/** The kill comes after this many acknowledgements at most (replay time grows with it). */
-const KILL_AFTER_ACKS_MAX = long ? 6_000 : 1_500;
+const DEEP_MOMENTS = long ? 30 : 3;
+/** The kill comes after this many acknowledgements (replay time grows with it), by profile. */
+const KILL_AFTER_ACKS: Record<FlowProfile, readonly [number, number]> = {
+  mixed: [0, long ? 6_000 : 1_500], deep: [8_000, long ? 60_000 : 25_000],
+};
 const PROCESS_TIMEOUT_MS = 30_000;
 
 interface Run {
@@ -149,24 +155,26 @@ function assertAcknowledged(lines: readonly CrashLine[], state: RuntimeState): v
   assert.ok(acceptedCount <= stored.size);
 }
 
-async function crashMoment(seed: number): Promise<{ acks: number; replayed: number }> {
+async function crashMoment(seed: number, profile: FlowProfile): Promise<{ acks: number; replayed: number }> {
   const prng = new Prng(seed);
-  const killAfterAcks = prng.below(KILL_AFTER_ACKS_MAX + 1);
+  const killAfterAcks = prng.between(...KILL_AFTER_ACKS[profile]);
   const prestop = prng.chance(0.5) ? prng.between(50, 400) : 0;
   const dataDir = temporaryDataDir();
-  const env = { DATA_DIR: dataDir, SHARDS: '2', SEED: String(seed), PRESTOP: String(prestop), LOG_LEVEL: 'error' };
+  const env = { DATA_DIR: dataDir, SHARDS: '2', SEED: String(seed), PRESTOP: String(prestop), LOG_LEVEL: 'error', PROFILE: profile };
+  // The deep flow finishes more orders than the engine's history holds.
+  const withinHistory = profile === 'mixed';
   try {
     const driven = await runProcess('drive', env, killAfterAcks);
     assert.deepEqual(driven.lines.filter((line) => line.k === 'error'), [], driven.stderr);
     assert.equal(driven.signal, 'SIGKILL', `the driver ended by itself (${driven.code})\n${driven.stderr}`);
     const first = stateOf(await runProcess('check', env), 'the first restart');
-    assertRuntimeState(first.state);
+    assertRuntimeState(first.state, withinHistory);
     assertAcknowledged(driven.lines, first.state);
     if (driven.lines.some((line) => line.k === 'restarted')) {
       assert.ok(first.recovery.every((figures) => (figures?.snapshotBatch ?? 0) > 0), 'recovery starts from the clean stop\'s snapshot');
     }
     const second = stateOf(await runProcess('check', env), 'the second restart');
-    assertRuntimeState(second.state);
+    assertRuntimeState(second.state, withinHistory);
     assert.deepEqual(stateHashes(second.state.statuses), stateHashes(first.state.statuses), 'the second restart reaches the same state');
     assert.equal(second.state.orders.length, first.state.orders.length);
     assert.ok(second.recovery.every((figures) => figures?.replayedFrames === 0), 'a clean stop leaves nothing to replay');
@@ -175,22 +183,22 @@ async function crashMoment(seed: number): Promise<{ acks: number; replayed: numb
     return { acks, replayed: first.recovery.reduce((sum, figures) => sum + (figures?.replayedFrames ?? 0), 0) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`crash moment with seed ${seed} (CLOBD_SEED=${seed} reproduces it first; DATA_DIR kept at ${dataDir}): ${message}`, { cause: error });
+    throw new Error(`${profile} crash moment with seed ${seed} (CLOBD_SEED=${seed} reproduces it first; DATA_DIR kept at ${dataDir}): ${message}`, { cause: error });
   }
 }
 
-test(`acknowledged work survives kill -9 at ${CRASH_MOMENTS} seeded moments, and recovery is exact and repeatable`, { timeout: long ? 3_600_000 : 300_000 }, async (t) => {
+/** Runs `moments` seeded moments of `profile`, two at a time (a moment mostly waits on fsync and process start-up). */
+async function crashMoments(t: TestContext, moments: number, profile: FlowProfile): Promise<void> {
   const baseSeed = process.env['CLOBD_SEED'] !== undefined ? Number(process.env['CLOBD_SEED']) : Math.floor(Math.random() * 2 ** 31);
   t.diagnostic(`base seed ${baseSeed} (set CLOBD_SEED to repeat)`);
   let totalAcks = 0;
   let totalReplayed = 0;
   let next = 0;
-  // Two moments at a time: a moment mostly waits on fsync and process start-up.
   let failed = false;
   const lane = async (): Promise<void> => {
-    while (next < CRASH_MOMENTS && !failed) {
+    while (next < moments && !failed) {
       try {
-        const { acks, replayed } = await crashMoment(baseSeed + next++);
+        const { acks, replayed } = await crashMoment(baseSeed + next++, profile);
         totalAcks += acks;
         totalReplayed += replayed;
       } catch (error) {
@@ -201,5 +209,13 @@ test(`acknowledged work survives kill -9 at ${CRASH_MOMENTS} seeded moments, and
   };
   await Promise.all([lane(), lane()]);
   t.diagnostic(`${totalAcks} acknowledged orders and cancels checked; ${totalReplayed} frames replayed`);
-  assert.ok(totalAcks > CRASH_MOMENTS, 'the moments killed the driver after real work');
+  assert.ok(totalAcks > moments, 'the moments killed the driver after real work');
+}
+
+test(`acknowledged work survives kill -9 at ${CRASH_MOMENTS} seeded moments, and recovery is exact and repeatable`, { timeout: long ? 3_600_000 : 300_000 }, async (t) => {
+  await crashMoments(t, CRASH_MOMENTS, 'mixed');
+});
+
+test(`deep books swept by huge takers from large batches survive kill -9 at ${DEEP_MOMENTS} seeded moments`, { timeout: long ? 3_600_000 : 300_000 }, async (t) => {
+  await crashMoments(t, DEEP_MOMENTS, 'deep');
 });

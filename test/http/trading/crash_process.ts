@@ -5,7 +5,9 @@
 // slow to read, its writes queue in memory and return, and a SIGKILL then loses lines whose
 // work went ahead: "stored order ... was never sent", 1 moment in ~100 under load.)
 //
-// drive: starts the server, deposits for every account, then floods the seeded flow for ever.
+// drive: starts the server, deposits for every account, then floods the seeded flow for ever
+//   (PROFILE: the flow's profile, mixed or deep; deep sends from more lanes at once, and funds
+//   each account for sweeps of thousands of orders).
 //   Before each command it prints {k:'sent'}; after the command's promise resolved (the durable
 //   acknowledgement) it prints the Ack. With PRESTOP=n it first runs n commands, stops the
 //   server cleanly (a snapshot), and starts it again in the same process, so the crash lands on
@@ -16,15 +18,18 @@ import { writeSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Prng } from '../../engine/prng.js';
 import type { Server } from '../../../http/server.js';
-import { accountAddress, marketsOnEveryShard, OrderFlow, ONE_MICROS, readRuntimeState, runFlow, startInProcess, type Ack, type Operation, type RuntimeState } from './support.js';
+import {
+  accountAddress, marketsOnEveryShard, OrderFlow, ONE_MICROS, readRuntimeState, runFlow, startInProcess, type Ack, type FlowProfile, type Operation,
+  type RuntimeState,
+} from './support.js';
 import type { RecoveryFigures } from '../../../engine/shard/protocol.js';
 
 export const CRASH_ACCOUNTS = 40;
-export const CRASH_DEPOSIT_MICROS = 10_000 * ONE_MICROS;
-/** Markets per shard the flow trades in. */
-const MARKETS_PER_SHARD = 3;
-/** Commands in flight at once: enough that batches carry many frames. */
-const LANES = 48;
+const DEPOSIT_MICROS: Record<FlowProfile, number> = { mixed: 10_000 * ONE_MICROS, deep: 100_000 * ONE_MICROS };
+/** Commands in flight at once, by profile: enough that batches carry many frames. */
+const LANES: Record<FlowProfile, number> = { mixed: 48, deep: 256 };
+/** Markets per shard the flow trades in, by profile (the deep flow's books grow deepest in one). */
+const MARKETS_PER_SHARD: Record<FlowProfile, number> = { mixed: 3, deep: 1 };
 /** The flood stops here if no one killed the process (the test always does long before). */
 const COMMANDS_MAX = 1_000_000;
 
@@ -52,11 +57,13 @@ function print(line: CrashLine): void {
   }
 }
 
-function environment(): { dataDir: string; shards: number; seed: number; prestop: number } {
+function environment(): { dataDir: string; shards: number; seed: number; prestop: number; profile: FlowProfile } {
   const dataDir = process.env['DATA_DIR'];
   if (dataDir === undefined || dataDir === '') throw new Error('DATA_DIR is required');
+  const profile = process.env['PROFILE'] ?? 'mixed';
+  if (profile !== 'mixed' && profile !== 'deep') throw new Error(`PROFILE must be mixed or deep, got ${profile}`);
   return {
-    dataDir, shards: Number(process.env['SHARDS'] ?? '2'), seed: Number(process.env['SEED'] ?? '1'), prestop: Number(process.env['PRESTOP'] ?? '0'),
+    dataDir, shards: Number(process.env['SHARDS'] ?? '2'), seed: Number(process.env['SEED'] ?? '1'), prestop: Number(process.env['PRESTOP'] ?? '0'), profile,
   };
 }
 
@@ -65,23 +72,23 @@ export function crashAccounts(): string[] {
 }
 
 async function drive(): Promise<void> {
-  const { dataDir, shards, seed, prestop } = environment();
+  const { dataDir, shards, seed, prestop, profile } = environment();
   const prng = new Prng(seed);
   const accounts = crashAccounts();
   let server: Server = await startInProcess(dataDir, shards);
   for (const account of accounts) {
-    if (!server.trading.client.deposit(account, CRASH_DEPOSIT_MICROS)) throw new Error('deposit refused');
-    print({ k: 'deposit', account, micros: CRASH_DEPOSIT_MICROS });
+    if (!server.trading.client.deposit(account, DEPOSIT_MICROS[profile])) throw new Error('deposit refused');
+    print({ k: 'deposit', account, micros: DEPOSIT_MICROS[profile] });
   }
-  const flow = new OrderFlow(prng, accounts, marketsOnEveryShard(server.trading, MARKETS_PER_SHARD).flat(), `s${seed}-`);
+  const flow = new OrderFlow(prng, accounts, marketsOnEveryShard(server.trading, MARKETS_PER_SHARD[profile]).flat(), `s${seed}-`, profile);
   const hooks = { onSend: (operation: Operation) => print({ k: 'sent', operation }), onAck: (ack: Ack) => print(ack) };
   if (prestop > 0) {
-    await runFlow(server.trading.client, flow, prestop, LANES, hooks);
+    await runFlow(server.trading.client, flow, prestop, LANES[profile], hooks);
     await server.stop();
     server = await startInProcess(dataDir, shards);
     print({ k: 'restarted' });
   }
-  await runFlow(server.trading.client, flow, COMMANDS_MAX, LANES, hooks);
+  await runFlow(server.trading.client, flow, COMMANDS_MAX, LANES[profile], hooks);
 }
 
 async function check(): Promise<void> {

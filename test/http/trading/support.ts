@@ -168,10 +168,22 @@ const PRICE_STEPS = 20;
 const PRICE_STEP_UNITS = 100;
 
 /**
+ * What a flow sends. `mixed`: orders at prices that often cross, of every type, sells, cancels
+ * and withdrawals. `deep`: books that grow deep (bids of 0.01 to 0.05 that do not cross), swept
+ * now and then by a taker that fills thousands of them at once (answers long enough to travel in
+ * fragments, batches that finish more orders than the engine's history holds), and cancels.
+ */
+export type FlowProfile = 'mixed' | 'deep';
+
+/** A deep flow's sweep fills up to this many resting orders. */
+const SWEEP_ORDERS_MAX = 5_000;
+
+/**
  * Seeded orders, cancels and withdrawals from `accounts` over `markets`: BUYs of YES and NO at
  * prices that often cross (trades and mints), SELLs of shares the flow saw bought, GTC, GTD
- * (far expiry), FOK and FAK, cancels of orders it saw rest, and small withdrawals. The flow only
- * learns from answers, so what it sends next never assumes an unanswered command.
+ * (far expiry), FOK and FAK, cancels of orders it saw rest, and small withdrawals; or the deep
+ * profile (FlowProfile). The flow only learns from answers, so what it sends next never assumes
+ * an unanswered command.
  */
 export class OrderFlow {
   private nextOrder = 0;
@@ -179,9 +191,13 @@ export class OrderFlow {
   /** Shares per `account market outcome` the flow saw bought and has not offered yet. */
   private readonly shares = new Map<string, number>();
 
-  constructor(private readonly prng: Prng, private readonly accounts: readonly string[], private readonly markets: readonly string[], private readonly idPrefix: string) {}
+  constructor(
+    private readonly prng: Prng, private readonly accounts: readonly string[], private readonly markets: readonly string[], private readonly idPrefix: string,
+    private readonly profile: FlowProfile = 'mixed',
+  ) {}
 
   next(nowMs: number): Operation {
+    if (this.profile === 'deep') return this.nextDeep(nowMs);
     const prng = this.prng;
     const roll = prng.below(100);
     if (roll < 20 && this.resting.length > 0) {
@@ -206,6 +222,29 @@ export class OrderFlow {
     const expirationMs = orderType === OrderType.GTD ? nowMs + 3_600_000 : 0;
     const id = `${this.idPrefix}${this.nextOrder++}`;
     return { k: 'order', account, id, marketKey, outcome, side, orderType, priceUnits, sizeMicros, expirationMs };
+  }
+
+  private nextDeep(nowMs: number): Operation {
+    const prng = this.prng;
+    const roll = prng.below(100);
+    if (roll < 4 && this.resting.length > 0) {
+      const { id, account } = this.resting.splice(prng.below(this.resting.length), 1)[0]!;
+      return { k: 'cancel', account, id };
+    }
+    const account = prng.pick(this.accounts);
+    const marketKey = prng.pick(this.markets);
+    const outcome = prng.below(2);
+    const id = `${this.idPrefix}${this.nextOrder++}`;
+    // A sweep now and then (one in ~700 commands, so the books grow between two): a BUY at 0.99
+    // crosses every resting bid of the other token (0.01 to 0.05).
+    if (roll >= 4 && prng.chance(0.0015)) {
+      const sizeMicros = prng.between(SWEEP_ORDERS_MAX / 6, SWEEP_ORDERS_MAX) * MIN_SHARES * ONE_MICROS;
+      return { k: 'order', account, id, marketKey, outcome, side: Side.Buy, orderType: OrderType.FAK, priceUnits: 9900, sizeMicros, expirationMs: 0 };
+    }
+    const orderType = prng.chance(0.1) ? OrderType.GTD : OrderType.GTC;
+    const priceUnits = 100 * prng.between(1, 5);
+    const expirationMs = orderType === OrderType.GTD ? nowMs + 3_600_000 : 0;
+    return { k: 'order', account, id, marketKey, outcome, side: Side.Buy, orderType, priceUnits, sizeMicros: MIN_SHARES * ONE_MICROS, expirationMs };
   }
 
   /** Runs one operation and returns its acknowledgement. */
