@@ -66,8 +66,27 @@ function stringBytes(value: string): number {
   return 1 + value.length;
 }
 
-/** Bytes `encodeFrame` writes for this frame. */
+/**
+ * Refuses a field its place in the frame cannot hold: DataView would store it modulo its range,
+ * and the shard would run another command than the one asked for. Checked with the length,
+ * before the pool claims ring slots.
+ */
+function checkFields(frame: Frame): void {
+  const c = frame.command;
+  for (const [name, value] of [['kind', c.kind], ['side', c.side], ['orderType', c.orderType]] as const) {
+    if (!(value >= 0 && value <= 0xff && (value | 0) === value)) throw new RangeError(`frame field ${name} ${value} does not fit a u8`);
+  }
+  for (const [name, value] of [['outcome', c.outcome], ['market', c.market], ['priceUnits', c.priceUnits], ['tickUnits', c.tickUnits], ['feeBps', c.feeBps]] as const) {
+    if ((value | 0) !== value) throw new RangeError(`frame field ${name} ${value} does not fit an i32`);
+  }
+  if (!(frame.requestId > 0 && frame.requestId <= 0xffff_ffff && Math.floor(frame.requestId) === frame.requestId)) {
+    throw new RangeError(`frame request id ${frame.requestId} does not fit a u32`);
+  }
+}
+
+/** Bytes `encodeFrame` writes for this frame; throws a RangeError for a field the frame cannot hold. */
 export function frameLength(frame: Frame): number {
+  checkFields(frame);
   const command = frame.command;
   let length = FIXED_BYTES + stringBytes(command.account) + stringBytes(command.orderId) + stringBytes(frame.marketKey) + 2;
   if (parseIdWords(command.orderId, encodedWords, 0)) length += ID_WORDS_BYTES;

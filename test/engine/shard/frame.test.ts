@@ -138,9 +138,15 @@ test('sizing a frame refuses what it cannot carry, and encoding refuses non-ASCI
     ['non-ASCII account', { ...base, kind: CommandKind.CancelAccount, account: '0x☃' }, '', true],
     ['non-ASCII id in a list', { ...base, kind: CommandKind.CancelOrders, orderIds: ['ok', 'ü'] }, '', true],
     ['non-ASCII market key', { ...base, kind: CommandKind.AddMarket }, 'clé', true],
+    // A number its field cannot hold: refused, not stored modulo the field's range.
+    ['a price past an i32', { ...base, kind: CommandKind.PlaceOrder, priceUnits: 2 ** 31 }, '', false],
+    ['a market index past an i32', { ...base, kind: CommandKind.CancelAccountMarket, market: 2 ** 32 + 1 }, '', false],
+    ['a fractional outcome', { ...base, kind: CommandKind.PlaceOrder, outcome: 0.5 }, '', false],
+    ['a kind past a u8', { ...base, kind: 256 as CommandKind }, '', false],
   ];
   for (const [name, init, marketKey, nonAscii] of cases) {
     const frame = new Frame(makeCommand(init));
+    frame.requestId = 1;
     frame.marketKey = marketKey;
     // The pool sizes a frame before it claims ring slots, so sizing must refuse everything a
     // claimed slot could not be published with.
@@ -148,6 +154,14 @@ test('sizing a frame refuses what it cannot carry, and encoding refuses non-ASCI
     if (!nonAscii) continue;
     const bytes = new Uint8Array(FRAME_BYTES_MAX);
     assert.throws(() => encodeFrame(frame, new DataView(bytes.buffer), bytes, 0), /ASCII/, name);
+  }
+});
+
+test('a request id the frame cannot carry (0 is no request; past a u32 would wrap) is refused when sized', () => {
+  for (const requestId of [0, 2 ** 32, -1, 1.5]) {
+    const frame = new Frame(makeCommand({ ...base, kind: CommandKind.CancelOrder, orderId: 'x' }));
+    frame.requestId = requestId;
+    assert.throws(() => frameLength(frame), /request id/, String(requestId));
   }
 });
 
