@@ -100,7 +100,7 @@ export class ByteWriter {
 }
 
 function outOfRange(field: string, value: number): never {
-  throw new RangeError(`${value} does not fit a ${field} field`);
+  throw new RangeError(`${value} does not fit ${field.startsWith('i') ? 'an' : 'a'} ${field} field`);
 }
 
 /** Reads what a ByteWriter wrote, from a position in a buffer. */

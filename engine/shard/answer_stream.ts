@@ -25,15 +25,17 @@ export const ANSWER_BYTES_MAX = 0xffff_ffff;
  * `waitForRoom` is called whenever the ring is full, until the reader has freed enough slots.
  */
 export function writeAnswer(ring: Ring, source: Uint8Array, offset: number, length: number, waitForRoom: () => void): void {
-  if (length <= FRAGMENT_BYTES) {
+  // A ring whose largest frame is under a fragment (only a small test ring) takes smaller ones.
+  const fragmentBytes = Math.min(FRAGMENT_BYTES, ring.frameBytesMax - FRAGMENT_HEADER_BYTES);
+  if (length <= fragmentBytes) {
     const claim = claimWaiting(ring, length, waitForRoom);
     ring.bytes.set(source.subarray(offset, offset + length), claim.offset);
     ring.publish(claim, length);
     return;
   }
   if (length > ANSWER_BYTES_MAX) throw new RangeError(`an answer of ${length} bytes is longer than ${ANSWER_BYTES_MAX}`);
-  for (let at = 0; at < length; at += FRAGMENT_BYTES) {
-    const chunk = Math.min(FRAGMENT_BYTES, length - at);
+  for (let at = 0; at < length; at += fragmentBytes) {
+    const chunk = Math.min(fragmentBytes, length - at);
     const frameLength = FRAGMENT_HEADER_BYTES + chunk;
     const claim = claimWaiting(ring, frameLength, waitForRoom);
     ring.view.setUint32(claim.offset, FRAGMENT_MARK, true);

@@ -1,13 +1,15 @@
 // The result ring's answer encoding: every event kind the engine emits (but BALANCE, which stays
 // in the shard) decodes to exactly the object eventsToObjects makes of its row, with the frame's
 // outcome (credits, redemptions, errors), over seeded random flows; answers laid end to end in
-// one buffer decode one by one.
+// one buffer decode one by one. Counts past 16 bits round trip, and the writer refuses a value
+// its field cannot hold.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CommandKind, OrderType, Side, makeCommand } from '../../../engine/command.js';
 import { Engine } from '../../../engine/engine.js';
 import { eventsToObjects, type EngineEvent } from '../../../engine/event_objects.js';
 import { Reject } from '../../../engine/reject.js';
+import { ByteWriter } from '../../../engine/bytes.js';
 import { AnswerDecoder, AnswerWriter } from '../../../engine/shard/answer_codec.js';
 import type { FrameOutcome } from '../../../engine/shard/core.js';
 import { RandomCommands } from '../random_commands.js';
@@ -68,4 +70,38 @@ test('a duplicate is answered with its ORDER_REJECTED and the refunded funding',
       priceUnits: 4200, sizeMicros: 7_000_000, orderType: OrderType.FAK, reason: Reject.DUPLICATE_ORDER,
     }],
   });
+});
+
+test('credits and redemptions past 65 535 round trip (the counts are 32-bit)', () => {
+  const writer = new AnswerWriter();
+  const holders = 70_000;
+  const outcome: FrameOutcome = {
+    requestId: 9, timeMs: 1_700_000_000_000, error: '', market: -1,
+    credits: Array.from({ length: holders }, (_, index): [string, number] => [`0x${index.toString(16).padStart(40, '0')}`, index + 1]),
+    redemptions: Array.from({ length: holders }, (_, index) => ({
+      seq: 5, account: `0x${index.toString(16).padStart(40, '0')}`, market: 1, winner: 0, sharesMicros: [index, 0] as const,
+    })),
+  };
+  writer.write(outcome, undefined);
+  const bytes = writer.slice(0, writer.end());
+  const decoded = new AnswerDecoder().decode(bytes, 0, bytes.length);
+  assert.equal(decoded.credits.length, holders);
+  assert.equal(decoded.redemptions.length, holders);
+  assert.deepEqual(decoded.credits.at(-1), outcome.credits.at(-1));
+  assert.deepEqual(decoded.redemptions.at(-1), outcome.redemptions.at(-1));
+});
+
+test('the byte writer refuses a value its field cannot hold instead of wrapping it', () => {
+  const writer = new ByteWriter(16);
+  assert.throws(() => writer.u16(65_536), /does not fit a u16/);
+  assert.throws(() => writer.u8(256), /does not fit a u8/);
+  assert.throws(() => writer.u32(-1), /does not fit a u32/);
+  assert.throws(() => writer.u32(2 ** 32), /does not fit a u32/);
+  assert.throws(() => writer.i32(2 ** 31), /does not fit an? i32/);
+  assert.throws(() => writer.i32(Number.NaN), /does not fit an? i32/);
+  assert.throws(() => writer.u16(1.5), /does not fit a u16/);
+  assert.equal(writer.end(), 0, 'nothing was written');
+  writer.u16(65_535);
+  writer.i32(-(2 ** 31));
+  assert.equal(writer.end(), 6);
 });
