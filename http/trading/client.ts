@@ -179,9 +179,22 @@ export class TradingClient {
       first = await cancel(hinted);
       if (!unknown(first)) return first;
     }
-    const results = await Promise.all(this.allShards().filter((shard) => shard !== hinted).map(cancel));
-    // The shard that knew the order answers for it; otherwise any NOT_FOUND answer will do.
-    return results.find((result) => !unknown(result)) ?? first ?? results[0]!;
+    // Every other shard at once (a send that throws at once, a shard that is down, is a rejected promise too).
+    const settled = await Promise.allSettled(this.allShards().filter((shard) => shard !== hinted).map((shard) => {
+      try {
+        return cancel(shard);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }));
+    const results = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+    // The shard that knew the order answers for it, whatever the others did: its cancel is committed.
+    const known = results.find((result) => !unknown(result));
+    if (known !== undefined) return known;
+    // No shard that answered knows it; one that did not answer may: that is a failure to retry.
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    return first ?? results[0]!;
   }
 
   /** Cancels every open order of `account` on every shard. */

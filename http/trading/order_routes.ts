@@ -16,6 +16,7 @@ import { arrayOf, ok, ref } from '../response_schemas.js';
 import { CANCEL_CAPS, PLACE_CAPS, type KeyCharge } from '../rate_limit.js';
 import { route, type Route } from '../router.js';
 import type { TradingClient, TradeResult } from './client.js';
+import { ShardUnavailable } from './shards.js';
 import { ORDER_ID_PATTERN, readSignedOrder, type OrderContext, type SignedOrder, type TokenPlace } from './order_request.js';
 
 /** Orders in one POST /orders (contract §4). */
@@ -188,7 +189,15 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
         const ids = [...new Set(body.map(orderIdOf))];
         deps.chargeCancel(key.apiKey, Math.max(1, ids.length));
         const answer: CancelAnswer = { canceled: [], not_canceled: {} };
-        for (const result of await Promise.all(ids.map((id) => deps.client.cancelOrder(key.address, id)))) cancelAnswer(result.events, answer);
+        // Each id on its own: one whose shard is down is not_canceled with the 503's reason (retry
+        // it), and the others' cancels, committed, are answered as done. All down: the 503 itself.
+        const settled = await Promise.allSettled(ids.map((id) => deps.client.cancelOrder(key.address, id)));
+        if (settled.length > 0 && settled.every((outcome) => outcome.status === 'rejected')) throw settled[0]!.reason;
+        settled.forEach((outcome, index) => {
+          if (outcome.status === 'fulfilled') cancelAnswer(outcome.value.events, answer);
+          else if (outcome.reason instanceof ShardUnavailable) answer.not_canceled[ids[index]!] = outcome.reason.message;
+          else throw outcome.reason;
+        });
         return json(answer);
       },
     }),

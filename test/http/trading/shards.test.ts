@@ -13,7 +13,7 @@ import type { FrameResult } from '../../../engine/shard/core.js';
 import { openDurable } from '../../../engine/durable_env.js';
 import { COMMAND_LAYOUT } from '../../../engine/shard/protocol.js';
 import type { Server } from '../../../http/server.js';
-import type { PlaceOrder, TradeResult } from '../../../http/trading/client.js';
+import { TradingClient, type PlaceOrder, type TradeResult } from '../../../http/trading/client.js';
 import { ShardUnavailable } from '../../../http/trading/shards.js';
 import { Prng } from '../../engine/prng.js';
 import {
@@ -218,6 +218,39 @@ describe('a shard worker that dies', () => {
     assert.equal(committedRefused, 0, 'no committed order was answered as failed');
     const [status] = await client.statuses();
     assert.deepEqual(stateHashes([status!]), stateHashes([state.statuses[0]!]));
+  });
+});
+
+describe('a cancel sent to every shard while one is down', () => {
+  const dataDir = temporaryDataDir();
+  let server: Server;
+  before(async () => {
+    server = await startInProcess(dataDir, 2);
+    assert.equal(server.trading.client.deposit(ACCOUNTS[0]!, DEPOSIT_MICROS), true);
+  });
+  after(async () => {
+    await server.stop();
+    removeDataDir(dataDir);
+  });
+
+  test('is answered by the shard that has the order (its cancel is committed), and is a 503 only when that shard may be the one down', async () => {
+    const { pool, treasury } = server.trading;
+    const markets = marketsOnEveryShard(server.trading, 1);
+    const resting = (shard: number, orderId: string): PlaceOrder => ({
+      account: ACCOUNTS[0]!, orderId, marketKey: markets[shard]![0]!, outcome: 0, side: Side.Buy, orderType: OrderType.GTC, priceUnits: 1000, sizeMicros: 5 * ONE_MICROS,
+    });
+    assert.equal(acceptedId(await server.trading.client.placeOrder(resting(1, 'on-shard-1'))), 'on-shard-1');
+    // A client without hints (as after a restart of the front end) asks every shard.
+    const unhinted = new TradingClient(pool, treasury, Date.now);
+    await pool.killWorker(0);
+    assert.equal(pool.isReady(0), false);
+    const answer = await unhinted.cancelOrder(ACCOUNTS[0]!, 'on-shard-1');
+    assert.deepEqual(answer.events.filter((event) => event.kind === 'ORDER_CANCELLED').map((event) => 'orderId' in event && event.orderId), ['on-shard-1']);
+    // An order no shard that answered knows may be on the one that is down: retry later.
+    await assert.rejects(unhinted.cancelOrder(ACCOUNTS[0]!, 'nowhere'), assertUnavailable);
+    await waitUntil(() => pool.isReady(0), RESTART_TIMEOUT_MS, 'shard 0 to restart');
+    const notFound = await unhinted.cancelOrder(ACCOUNTS[0]!, 'nowhere');
+    assert.ok(notFound.events.every((event) => event.kind === 'CANCEL_REJECTED'));
   });
 });
 
