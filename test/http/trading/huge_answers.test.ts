@@ -5,46 +5,51 @@
 // such an answer and before the front end read it has it answered by the next worker. The shard
 // stays up and the ledger is exact. (Resolutions and expiries of deep books: huge_commands.test.ts.)
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { OrderType, Side } from '../../../engine/command.js';
 import type { EngineEvent } from '../../../engine/event_objects.js';
-import { FRAGMENT_BYTES } from '../../../engine/shard/answer_stream.js';
 import type { Server } from '../../../http/server.js';
+import type { TradeResult } from '../../../http/trading/client.js';
+import { FRAGMENT_BYTES } from '../../../engine/shard/answer_stream.js';
 import { request } from '../../support/server.js';
 import { Trader } from '../orders/trader.js';
 import {
-  accountAddress, assertRuntimeState, canonicalId, MIN_SHARES, ONE_MICROS, readRuntimeState, removeDataDir, restOrders, startInProcess,
-  startWithMarket, temporaryDataDir, testMarketKey, waitUntil,
+  accountAddress, assertRuntimeState, canonicalId, MIN_SHARES, ONE_MICROS, readRuntimeState, restOrders, startInProcess, startWithMarket,
+  suiteServer, testMarketKey, waitUntil,
 } from './support.js';
 
 function count(events: readonly EngineEvent[], kind: EngineEvent['kind']): number {
   return events.reduce((sum, event) => sum + (event.kind === kind ? 1 : 0), 0);
 }
 
+/**
+ * Rests `makers` bids of YES at 0.01 and sends a funded BUY NO at 0.99 (FAK) that fills them
+ * all: one mint a maker; resolves with its answer.
+ */
+async function sweep(server: Server, makers: number): Promise<{ answer: Promise<TradeResult>; taker: string }> {
+  const { client } = server.trading;
+  const marketKey = testMarketKey(0);
+  await restOrders(client, marketKey, 0, 100, makers, 0, 1);
+  const taker = accountAddress(1000);
+  assert.equal(client.deposit(taker, makers * MIN_SHARES * ONE_MICROS), true);
+  const answer = client.placeOrder({
+    account: taker, orderId: canonicalId(2, 0), marketKey, outcome: 1, side: Side.Buy, orderType: OrderType.FAK,
+    priceUnits: 9900, sizeMicros: makers * MIN_SHARES * ONE_MICROS,
+  });
+  return { answer, taker };
+}
+
 describe('a taker that fills more orders than one answer frame holds', () => {
-  const dataDir = temporaryDataDir();
-  let server: Server;
-  before(async () => {
-    server = await startInProcess(dataDir, 1);
-  });
-  after(async () => {
-    await server.stop();
-    removeDataDir(dataDir);
-  });
+  const suite = suiteServer(async (dataDir) => ({ server: await startInProcess(dataDir, 1) }));
 
   test('gets its whole answer, and the shard stays up', async () => {
+    const { server } = suite();
     const { client, pool } = server.trading;
     const makers = 11_000;
-    const marketKey = testMarketKey(0);
-    await restOrders(client, marketKey, 0, 100, makers, 0, 1);
-    const taker = accountAddress(1000);
-    assert.equal(client.deposit(taker, makers * MIN_SHARES * ONE_MICROS), true);
     const restarts = pool.restarts(0);
-    const result = await client.placeOrder({
-      account: taker, orderId: canonicalId(2, 0), marketKey, outcome: 1, side: Side.Buy, orderType: OrderType.FAK,
-      priceUnits: 9900, sizeMicros: makers * MIN_SHARES * ONE_MICROS,
-    });
+    const { answer, taker } = await sweep(server, makers);
+    const result = await answer;
     assert.equal(count(result.events, 'FILL'), makers, 'every fill is in the answer');
     const filled = result.events.reduce((sum, event) => sum + (event.kind === 'FILL' ? event.sizeMicros : 0), 0);
     assert.equal(filled, makers * MIN_SHARES * ONE_MICROS);
@@ -60,28 +65,14 @@ describe('a taker that fills more orders than one answer frame holds', () => {
 });
 
 describe('a worker killed after committing a long answer, before the front end read it', () => {
-  const dataDir = temporaryDataDir();
-  let server: Server;
-  before(async () => {
-    server = await startInProcess(dataDir, 1);
-  });
-  after(async () => {
-    await server.stop();
-    removeDataDir(dataDir);
-  });
+  const suite = suiteServer(async (dataDir) => ({ server: await startInProcess(dataDir, 1) }));
 
   test('the next worker answers it from the journal, whole, and the treasury stays exact', async () => {
+    const { server } = suite();
     const { client, pool } = server.trading;
     const makers = 30_000;
-    const marketKey = testMarketKey(0);
-    await restOrders(client, marketKey, 0, 100, makers, 0, 1);
-    const taker = accountAddress(1000);
-    assert.equal(client.deposit(taker, makers * MIN_SHARES * ONE_MICROS), true);
     const restarts = pool.restarts(0);
-    const answer = client.placeOrder({
-      account: taker, orderId: canonicalId(2, 0), marketKey, outcome: 1, side: Side.Buy, orderType: OrderType.FAK,
-      priceUnits: 9900, sizeMicros: makers * MIN_SHARES * ONE_MICROS,
-    });
+    const { answer, taker } = await sweep(server, makers);
     // This thread is the front end's: while it spins, nothing reads the result ring. The worker
     // matches, commits, and writes the answer's fragments until the ring is full. Once the ring
     // holds more than any other answer could (a whole fragment), the trade is committed, and
@@ -128,18 +119,10 @@ async function counting(url: string, subscribe: unknown): Promise<{ ws: WebSocke
 }
 
 describe('a signed taker over HTTP that fills 100 000 resting orders', () => {
-  const dataDir = temporaryDataDir();
-  let server: Server;
-  let market: Awaited<ReturnType<typeof startWithMarket>>['market'];
-  before(async () => {
-    ({ server, market } = await startWithMarket(dataDir));
-  });
-  after(async () => {
-    await server.stop();
-    removeDataDir(dataDir);
-  });
+  const suite = suiteServer((dataDir) => startWithMarket(dataDir));
 
   test('gets its whole answer, and every fill reaches the WebSocket channels, the feeds and the account reads', async () => {
+    const { server, market } = suite();
     const { client, pool } = server.trading;
     const makers = 100_000;
     const shares = makers * MIN_SHARES * ONE_MICROS;

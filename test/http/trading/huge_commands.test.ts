@@ -5,16 +5,13 @@
 // 100 000 orders in one tick expires them all, and their owners' user channels hear of each.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { OrderType, Side } from '../../../engine/command.js';
 import { openDurable } from '../../../engine/durable_env.js';
-import type { Server } from '../../../http/server.js';
 import { request } from '../../support/server.js';
-import { ADMIN_TOKEN, Trader, type PlainMarket } from '../orders/trader.js';
-import {
-  accountAddress, canonicalId, MIN_SHARES, ONE_MICROS, removeDataDir, restOrders, startWithMarket, temporaryDataDir, waitUntil,
-} from './support.js';
+import { ADMIN_TOKEN, Trader } from '../orders/trader.js';
+import { accountAddress, canonicalId, MIN_SHARES, ONE_MICROS, restOrders, startWithMarket, suiteServer, waitUntil } from './support.js';
 
 const SHARES = MIN_SHARES * ONE_MICROS;
 const LANES = 64;
@@ -28,18 +25,10 @@ async function inLanes(count: number, job: (index: number) => Promise<void>): Pr
 }
 
 describe('a resolution of a market with 100 000 resting orders and 70 000 holders', () => {
-  const dataDir = temporaryDataDir();
-  let server: Server;
-  let market: PlainMarket;
-  before(async () => {
-    ({ server, market } = await startWithMarket(dataDir));
-  });
-  after(async () => {
-    await server.stop();
-    removeDataDir(dataDir);
-  });
+  const suite = suiteServer(async (dataDir) => ({ dataDir, ...(await startWithMarket(dataDir)) }));
 
   test('cancels every order, pays every holder and closes the catalog, and the shard stays up', async () => {
+    const { server, market, dataDir } = suite();
     const { client, pool } = server.trading;
     const pairs = 35_000;
     const yesHolder = (index: number): string => accountAddress(100_000 + index);
@@ -92,20 +81,12 @@ describe('a resolution of a market with 100 000 resting orders and 70 000 holder
 });
 
 describe('a GTD expiry of 100 000 orders in one tick', () => {
-  const dataDir = temporaryDataDir();
-  let server: Server;
-  let market: PlainMarket;
   let offsetMs = 0;
   const now = (): number => Date.now() + offsetMs;
-  before(async () => {
-    ({ server, market } = await startWithMarket(dataDir, {}, now));
-  });
-  after(async () => {
-    await server.stop();
-    removeDataDir(dataDir);
-  });
+  const suite = suiteServer((dataDir) => startWithMarket(dataDir, {}, now));
 
   test('expires them all in one command, and each owner\'s user channel hears of each of its orders', async () => {
+    const { server, market } = suite();
     const { client, pool } = server.trading;
     const owner = new Trader(server.urls.clob, 0x38_000_002, () => Math.floor(now() / 1000));
     const credentials = await owner.createKey();

@@ -18,7 +18,7 @@ import { ShardUnavailable } from '../../../http/trading/shards.js';
 import { Prng } from '../../engine/prng.js';
 import {
   accountAddress, assertRuntimeState, marketsOnEveryShard, ONE_MICROS, OrderFlow, readRuntimeState, removeDataDir, runFlow,
-  startInProcess, stateHashes, temporaryDataDir, waitUntil,
+  startInProcess, stateHashes, suiteServer, temporaryDataDir, waitUntil,
 } from './support.js';
 
 const ACCOUNTS = Array.from({ length: 16 }, (_, index) => accountAddress(index));
@@ -222,18 +222,11 @@ describe('a shard worker that dies', () => {
 });
 
 describe('a cancel sent to every shard while one is down', () => {
-  const dataDir = temporaryDataDir();
-  let server: Server;
-  before(async () => {
-    server = await startInProcess(dataDir, 2);
-    assert.equal(server.trading.client.deposit(ACCOUNTS[0]!, DEPOSIT_MICROS), true);
-  });
-  after(async () => {
-    await server.stop();
-    removeDataDir(dataDir);
-  });
+  const suite = suiteServer(async (dataDir) => ({ server: await startInProcess(dataDir, 2) }));
 
   test('is answered by the shard that has the order (its cancel is committed), and is a 503 only when that shard may be the one down', async () => {
+    const { server } = suite();
+    assert.equal(server.trading.client.deposit(ACCOUNTS[0]!, DEPOSIT_MICROS), true);
     const { pool, treasury } = server.trading;
     const markets = marketsOnEveryShard(server.trading, 1);
     const resting = (shard: number, orderId: string): PlaceOrder => ({

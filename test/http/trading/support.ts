@@ -4,6 +4,7 @@
 // every shard, collateral is conserved exactly, every stored fill names stored orders whose
 // matched size the fills add up to, and the engine's view of every stored order is the stored one.
 import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
 import { OrderType, Side } from '../../../engine/command.js';
 import type { EngineEvent, FillEvent } from '../../../engine/event_objects.js';
 import { OrderStatus } from '../../../engine/order_status.js';
@@ -15,10 +16,10 @@ import { startServer, type Server } from '../../../http/server.js';
 import type { TradingClient } from '../../../http/trading/client.js';
 import type { TradingRuntime } from '../../../http/trading/runtime.js';
 import type { Prng } from '../../engine/prng.js';
-import { request } from '../../support/server.js';
+import { removeDataDir, request, temporaryDataDir } from '../../support/server.js';
 import { ADMIN_TOKEN, type PlainMarket } from '../orders/trader.js';
 
-export { removeDataDir, temporaryDataDir } from '../../support/server.js';
+export { removeDataDir, temporaryDataDir };
 
 /** 1 share and 1 USDC, in micros. */
 export const ONE_MICROS = 1_000_000;
@@ -74,6 +75,23 @@ export async function startWithMarket(
   const made = created.body.markets[0]!;
   const [yes, no] = JSON.parse(made.clobTokenIds) as [string, string];
   return { server, market: { conditionId: made.conditionId, yes, no, outcomes: JSON.parse(made.outcomes) as string[] } };
+}
+
+/**
+ * The server of a describe block: started by `start` on a fresh DATA_DIR before its tests,
+ * stopped and its DATA_DIR removed after them. Returns what `start` gave, for the tests to read.
+ */
+export function suiteServer<T extends { readonly server: Server }>(start: (dataDir: string) => Promise<T>): () => T {
+  const dataDir = temporaryDataDir();
+  let started: T | undefined;
+  before(async () => {
+    started = await start(dataDir);
+  });
+  after(async () => {
+    await started?.server.stop();
+    removeDataDir(dataDir);
+  });
+  return () => started!;
 }
 
 /** A deterministic, lower-case 20-byte address for test account `index`. */
