@@ -11,6 +11,8 @@ import { CatalogQueries } from './catalog/query.js';
 import { catalogRoutes } from './catalog/routes.js';
 import { CatalogSearch } from './catalog/search.js';
 import { CatalogStore } from './catalog/store.js';
+import { checkAgreement } from './data_dir/agreement.js';
+import { openDataDir } from './data_dir/directory.js';
 import type { Config } from './config.js';
 import type { ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
@@ -216,12 +218,24 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   assertNativeUws();
   const now = options.now ?? Date.now;
   const resources = new Resources();
+  // The directory is checked (and a new one made) before any store opens; the check of every
+  // page runs in a child process before this, where the process starts (main.ts).
+  const dataDir = await openDataDir(config.dataDir, config.shards);
+  const adopting = dataDir.state === 'adopting';
   const store = resources.add(CatalogStore.open(config.dataDir), (r) => r.close());
   const firstDemoStart = config.seedDemo && store.isEmpty();
   if (firstDemoStart) seedDemo(store, now(), log);
-  const keys = resources.add(new ApiKeyStore(config.dataDir), (r) => r.close());
+  const keys = resources.add(await resources.guard(() => new ApiKeyStore(config.dataDir, adopting)), (r) => r.close());
   const profiles = resources.add(new ProfileStore(config.dataDir), (r) => r.close());
-  const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), now)), (r) => r.stop());
+  const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), now, adopting)), (r) => r.stop());
+  // Before anything is served: the shards, the treasury and the key store agree. Only then is
+  // a new or adopted directory recorded.
+  await resources.guard(() => checkAgreement(config.dataDir, trading, keys));
+  if (adopting) {
+    trading.treasury.stampChecksums();
+    keys.stampChecksums();
+  }
+  dataDir.writeRecord();
   if (firstDemoStart) await resources.guard(() => seedDemoQuotes(store.allMarkets(), config, keys, trading.client, trading.token, now, log));
   syncCatalogFlags(store, trading, now(), log);
   const verifier: SignatureVerifier = resources.add(

@@ -37,6 +37,14 @@ export class ShardUnavailable extends HttpError {
   }
 }
 
+/** A worker that exited during the pool's start, before it served: the start fails with this. */
+export class ShardStartFailed extends Error {
+  constructor(readonly shard: number, readonly exitCode: number, readonly reason: string) {
+    super(`shard ${shard} exited with ${exitCode} while starting${reason === '' ? '' : `: ${reason}`}`);
+    this.name = 'ShardStartFailed';
+  }
+}
+
 /** Sees every answer a shard commits, whoever asked, and every (re)start of a shard. */
 export interface ShardObserver {
   /** Called in each shard's commit order, before the requester's promise resolves. */
@@ -129,6 +137,8 @@ class ShardHandle {
   /** The message of the latest storage failure a worker reported, read when it exits. */
   storageMessage = '';
   storageFailures = 0;
+  /** The message of the error the current worker threw, if it threw one (read when it exits). */
+  errorMessage = '';
   /** Operator counters the shard's workers write (one after another across restarts). */
   readonly counters = new ShardCounters();
   private readonly buffers: { command: SharedArrayBuffer; result: SharedArrayBuffer };
@@ -330,6 +340,7 @@ export class ShardPool {
     };
     const worker = new Worker(new URL('../../engine/shard/worker.js', import.meta.url), { workerData: data });
     handle.worker = worker;
+    handle.errorMessage = '';
     return new Promise<void>((resolve, reject) => {
       worker.on('message', (message: ShardMessage) => {
         switch (message.type) {
@@ -373,11 +384,15 @@ export class ShardPool {
             break;
         }
       });
-      worker.on('error', (error) => this.log.error('shard worker failed', { shard: handle.index, error: error.message }));
+      worker.on('error', (error) => {
+        handle.errorMessage = error.message;
+        this.log.error('shard worker failed', { shard: handle.index, error: error.message });
+      });
       worker.on('exit', (code) => {
         const wasReady = handle.ready;
         this.onExit(handle, worker, code);
-        if (!wasReady && !handle.stopping) reject(new Error(`shard ${handle.index} exited with ${code} while starting`));
+        const reason = code === STORAGE_FAILED_EXIT ? handle.storageMessage : handle.errorMessage;
+        if (!wasReady && !handle.stopping) reject(new ShardStartFailed(handle.index, code, reason));
       });
     });
   }
