@@ -25,8 +25,8 @@ export interface PageWalk {
 }
 
 /**
- * Walks the store at `path`. `reading` is told each table before it is read (a crash then names
- * it). `identityKey`: the one root entry that is no table. Throws on the first damage found.
+ * Walks the store at `path`. `reading` is told what is read next (its root, each table) before it
+ * is read: a crash then names it. `identityKey`: the one root entry that is no table. Throws on the first damage found.
  */
 export async function walkPages(path: string, identityKey: string, reading: (table: string) => void): Promise<PageWalk> {
   const root = open({ path, readOnly: true, encoding: 'binary', keyEncoding: 'binary', maxDbs: TABLES_MAX });
@@ -34,7 +34,13 @@ export async function walkPages(path: string, identityKey: string, reading: (tab
     // The root's entries are copied out before any table is opened: opening one in a read-only
     // environment renews the read transaction, which a cursor still open on the root would use
     // after it ended (lmdb-js then crashes).
-    const listed = [...root.getRange()].map(({ key, value }) => [Buffer.from(key as Buffer).toString('utf8'), Buffer.from(value)] as const);
+    reading('its root');
+    let listed: (readonly [string, Buffer])[];
+    try {
+      listed = [...root.getRange()].map(({ key, value }) => [Buffer.from(key as Buffer).toString('utf8'), Buffer.from(value)] as const);
+    } catch (error) {
+      throw new Error(`reading its root: ${(error as Error).message}`);
+    }
     let entries = 0;
     let bytes = 0;
     let tables = 0;
@@ -45,7 +51,7 @@ export async function walkPages(path: string, identityKey: string, reading: (tab
       const name = listedName.slice(0, -1);
       const flags = record.readUInt16LE(TABLE_FLAGS_AT);
       const counted = record.readBigUInt64LE(TABLE_ENTRIES_AT);
-      reading(name);
+      reading(`its table ${name}`);
       const table = root.openDB({
         name, encoding: 'binary', keyEncoding: (flags & INTEGERKEY) === 0 ? 'binary' : 'uint32', dupSort: (flags & DUPSORT) !== 0,
       });
