@@ -1,6 +1,7 @@
 // One process, three listeners, as Polymarket splits its hosts: CLOB ({base_url}/{clob_url}),
 // catalog ({catalog_url}) and data ({data_url}). This file wires stores to route tables and
 // route tables to uWS apps; it owns start-up and graceful shutdown.
+import { performance } from 'node:perf_hooks';
 import { adminRoutes } from './admin/routes.js';
 import { ApiKeyStore } from './auth/keys.js';
 import { authRoutes } from './auth/routes.js';
@@ -220,7 +221,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const resources = new Resources();
   // The directory is checked (and a new one made) before any store opens; the check of every
   // page runs in a child process before this, where the process starts (main.ts).
+  const checkStarted = performance.now();
   const dataDir = await openDataDir(config.dataDir, config.shards);
+  const storesMs = performance.now() - checkStarted;
   const adopting = dataDir.state === 'adopting';
   const store = resources.add(CatalogStore.open(config.dataDir), (r) => r.close());
   const firstDemoStart = config.seedDemo && store.isEmpty();
@@ -230,12 +233,14 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), now, adopting)), (r) => r.stop());
   // Before anything is served: the shards, the treasury and the key store agree. Only then is
   // a new or adopted directory recorded.
+  const agreementStarted = performance.now();
   await resources.guard(() => checkAgreement(config.dataDir, trading, keys));
   if (adopting) {
     trading.treasury.stampChecksums();
     keys.stampChecksums();
   }
   dataDir.writeRecord();
+  log.info('data_dir_checked', { state: dataDir.state, storesMs, agreementMs: performance.now() - agreementStarted });
   if (firstDemoStart) await resources.guard(() => seedDemoQuotes(store.allMarkets(), config, keys, trading.client, trading.token, now, log));
   syncCatalogFlags(store, trading, now(), log);
   const verifier: SignatureVerifier = resources.add(

@@ -18,7 +18,7 @@ const LENGTH_BYTES = 4;
  * The frames of journal entry `batch`, [u32 length][frame] back to back, as [view, offset,
  * length]; throws when a length runs past the entry (a damaged entry), naming the batch.
  */
-export function* framesOf(entry: Uint8Array, batch: number): Generator<[DataView, number, number]> {
+function* framesOf(entry: Uint8Array, batch: number): Generator<[DataView, number, number]> {
   const view = new DataView(entry.buffer, entry.byteOffset, entry.byteLength);
   for (let at = 0; at < entry.byteLength;) {
     if (at + LENGTH_BYTES > entry.byteLength) throw new RangeError(`journal entry ${batch} ends inside a frame's length`);
@@ -26,18 +26,6 @@ export function* framesOf(entry: Uint8Array, batch: number): Generator<[DataView
     if (at + LENGTH_BYTES + length > entry.byteLength) throw new RangeError(`journal entry ${batch} has a frame that runs past its end`);
     yield [view, at + LENGTH_BYTES, length];
     at += LENGTH_BYTES + length;
-  }
-}
-
-/** Decodes `entry`'s frames one after another into `frame`, calling `each` after each. */
-export function decodeEntry(frame: Frame, entry: Buffer, batch: number, each: () => void): void {
-  for (const [view, offset, length] of framesOf(entry, batch)) {
-    try {
-      decodeFrame(frame, view, entry, offset, length);
-    } catch (error) {
-      throw new RangeError(`journal entry ${batch} holds a frame that does not decode (${(error as Error).message})`);
-    }
-    each();
   }
 }
 
@@ -62,10 +50,15 @@ export function recoverCore(
   const frame = new Frame(new Command());
   let replayedFrames = 0;
   for (const [batch, entry] of store.journalAfter(snapshotBatch)) {
-    decodeEntry(frame, entry, batch, () => {
+    for (const [view, offset, length] of framesOf(entry, batch)) {
+      try {
+        decodeFrame(frame, view, entry, offset, length);
+      } catch (error) {
+        throw new RangeError(`journal entry ${batch} holds a frame that does not decode (${(error as Error).message})`);
+      }
       replayed(frame, core.apply(frame), batch, core);
       replayedFrames++;
-    });
+    }
   }
   const figures = { lastBatch: store.lastBatch(), snapshotBatch, replayedFrames, loadMs: loaded - started, replayMs: performance.now() - loaded };
   return { core, figures };

@@ -73,7 +73,6 @@ export interface StoreRecordCounts {
   readonly fills: number;
   readonly finishedOrders: number;
   readonly balanceChanges: number;
-  readonly snapshotEntries: number;
 }
 
 type ChunkKey = [number, number, number];
@@ -244,9 +243,10 @@ export class ShardStore {
   }
 
   /**
-   * Decodes every record the store holds but its journal (a check of the whole store, which the
-   * data directory's page walk runs): its fills, finished orders, balance changes and the
-   * recovery point's snapshot. Throws, naming the record, at the first that does not decode.
+   * Decodes every record the store keeps that a start does not read (a check of the whole store,
+   * which the data directory's page walk runs): its fills, finished orders and balance changes.
+   * Recovery decodes the rest, the snapshot and the journal after it. Throws, naming the table, at
+   * the first record that does not decode.
    */
   decodeAll(): StoreRecordCounts {
     const within = <T>(table: string, decode: () => T): T => {
@@ -266,9 +266,7 @@ export class ShardStore {
       for (const [, changes] of this.balanceChangesAfter(0)) count += changes.length;
       return count;
     });
-    const snapshot = within('snapshots', () => this.loadSnapshot());
-    const snapshotEntries = snapshot === undefined ? 0 : snapshot.engine.orders.length + snapshot.engine.history.length;
-    return { fills, finishedOrders: within('finished-orders', () => this.orders.decodeAll()), balanceChanges, snapshotEntries };
+    return { fills, finishedOrders: within('finished-orders', () => this.orders.decodeAll()), balanceChanges };
   }
 
   /** The balance changes of the batches after `batch` that made any, oldest first. */

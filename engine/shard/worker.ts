@@ -57,12 +57,7 @@ function countBooks(): void {
 }
 
 function status(): ShardStatus {
-  let invariantError = '';
-  try {
-    core.engine.checkInvariants();
-  } catch (error) {
-    invariantError = error instanceof Error ? error.message : String(error);
-  }
+  const { invariantError } = core.balances();
   return {
     stateHash: core.engine.stateHash(), seq: core.seq, batch, invariantsHold: invariantError === '', invariantError,
     stats: { ...core.engine.stats() }, netFunding: [...core.netFunding],
@@ -346,6 +341,7 @@ function answerRead(token: number, request: ShardRead): ShardMessage {
 port.on('message', (message: ShardControl) => {
   switch (message.type) {
     case 'status': post({ type: 'status', token: message.token, status: status() }); break;
+    case 'balances': post({ type: 'balances', token: message.token, balances: core.balances() }); break;
     case 'read': post(answerRead(message.token, message.read)); break;
     case 'stop': stopping = true; break;
     default: break;

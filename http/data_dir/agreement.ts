@@ -10,19 +10,11 @@
 //   - the key store's records pass their checksums, and its owner index and keys agree.
 import { KEYS_STORE, type ApiKeyStore } from '../auth/keys.js';
 import { formatUnits } from '../decimal.js';
+import type { ShardBalances } from '../../engine/shard/protocol.js';
 import { shardStoreName } from '../../engine/shard/store.js';
 import { TREASURY_STORE, type Treasury } from '../trading/treasury.js';
 import type { TradingRuntime } from '../trading/runtime.js';
 import { problem, refuseIfAny, type Problem } from './damage.js';
-
-/** What the collateral check needs of a shard's recovered state. */
-export interface ShardBalances {
-  /** Why the engine's invariants do not hold ('' when they do). */
-  readonly invariantError: string;
-  /** Collateral in the engine: deposits − withdrawals inside it. */
-  readonly supplyMicros: number;
-  readonly netFunding: readonly (readonly [string, number])[];
-}
 
 /** Collateral has 6 decimals. */
 const COLLATERAL_DECIMALS = 6;
@@ -65,11 +57,8 @@ export function agreementProblems(treasury: Treasury, shards: readonly ShardBala
   return [...shardProblems(shards), ...treasuryProblems(treasury, shards), ...keys.problems().map((text) => problem(KEYS_STORE, text))];
 }
 
-/** The start's check: every shard's status from its worker, then agreementProblems; throws DataDirDamaged. */
+/** The start's check: every shard's balances from its worker, then agreementProblems; throws DataDirDamaged. */
 export async function checkAgreement(dataDir: string, trading: TradingRuntime, keys: ApiKeyStore): Promise<void> {
-  const statuses = await Promise.all(Array.from({ length: trading.pool.count }, (_, shard) => trading.pool.status(shard)));
-  const shards = statuses.map((status): ShardBalances => ({
-    invariantError: status.invariantError, supplyMicros: status.stats['supplyMicros'] ?? Number.NaN, netFunding: status.netFunding,
-  }));
+  const shards = await Promise.all(Array.from({ length: trading.pool.count }, (_, shard) => trading.pool.balances(shard)));
   refuseIfAny(dataDir, agreementProblems(trading.treasury, shards, keys));
 }

@@ -23,7 +23,7 @@ export interface WalkReport {
   readonly tables: number;
   readonly entries: number;
   readonly bytes: number;
-  /** Records of the shards decoded (journal frames, fills, finished orders, balance changes, snapshot entries). */
+  /** Records of the shards decoded (fills, finished orders, balance changes). */
   readonly records: number;
   readonly ms: number;
 }

@@ -7,14 +7,15 @@
 // check it before adopting it, and left for that start to adopt.
 import { performance } from 'node:perf_hooks';
 import { recoverCore } from '../../engine/shard/recovery.js';
-import { ShardStore } from '../../engine/shard/store.js';
+import { ShardStore, shardStoreName } from '../../engine/shard/store.js';
 import { ApiKeyStore } from '../auth/keys.js';
 import { CatalogStore } from '../catalog/store.js';
 import type { Config } from '../config.js';
 import { engineOptionsOf } from '../trading/runtime.js';
 import { Treasury } from '../trading/treasury.js';
-import { agreementProblems, collateralText, type ShardBalances } from './agreement.js';
-import { messageOf, refuseIfAny } from './damage.js';
+import type { ShardBalances } from '../../engine/shard/protocol.js';
+import { agreementProblems, collateralText } from './agreement.js';
+import { DataDirDamaged, messageOf, problem, refuseIfAny } from './damage.js';
 import { checkStores, inspectDataDir } from './directory.js';
 import { walkStores } from './page_walk.js';
 import { RECORD_FILE } from './record.js';
@@ -27,7 +28,11 @@ interface Recovered {
   readonly replayedFrames: number;
 }
 
-/** Recovers every shard in turn, as its worker would, and keeps what the agreement check needs. */
+/**
+ * Recovers every shard in turn, as its worker would, and keeps what the agreement check needs;
+ * a shard that does not recover (a snapshot or journal entry that does not decode) stops the
+ * check, named as a start names it.
+ */
 async function recoverShards(config: Config, treasury: Treasury): Promise<Recovered> {
   const balances: ShardBalances[] = [];
   let ordersLive = 0;
@@ -35,17 +40,16 @@ async function recoverShards(config: Config, treasury: Treasury): Promise<Recove
   for (let shard = 0; shard < config.shards; shard++) {
     const store = new ShardStore(config.dataDir, shard);
     try {
-      const { core, figures } = recoverCore(store, engineOptionsOf(config));
-      let invariantError = '';
+      let recovered: ReturnType<typeof recoverCore>;
       try {
-        core.engine.checkInvariants();
+        recovered = recoverCore(store, engineOptionsOf(config));
       } catch (error) {
-        invariantError = messageOf(error);
+        throw new DataDirDamaged(config.dataDir, [problem(shardStoreName(shard), `does not recover: ${messageOf(error)}`)]);
       }
-      const stats = core.engine.stats();
-      balances.push({ invariantError, supplyMicros: stats.supplyMicros, netFunding: [...core.netFunding] });
+      const { core, figures } = recovered;
+      balances.push(core.balances());
       treasury.adopt(shard, [...core.netFunding]);
-      ordersLive += stats.ordersLive;
+      ordersLive += core.engine.stats().ordersLive;
       replayedFrames += figures.replayedFrames;
     } finally {
       await store.close();

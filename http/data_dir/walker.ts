@@ -1,13 +1,12 @@
 // The child process that walks a data directory's stores, started by page_walk.ts:
 //   node walker.js <data dir> <store> …
-// For each store it walks every page (store_walk.ts), and for a shard decodes every record the
-// shard keeps (its journal's frames, fills, finished orders, balance changes and snapshot). It
+// For each store it walks every page (store_walk.ts), and for a shard decodes the records a start
+// does not read itself (ShardStore.decodeAll: fills, finished orders, balance changes; the
+// worker's recovery decodes the snapshot and the journal after it, and stops the start, naming
+// the shard, on one that does not decode). It
 // reports on stdout, one JSON line (a WalkLine) per step, before the step: when damage crashes
 // this process, the last line names the store and table it was reading. A pipe to the parent is
 // written synchronously on Linux, so that line is out before the crash.
-import { Command } from '../../engine/command.js';
-import { Frame } from '../../engine/shard/frame.js';
-import { decodeEntry } from '../../engine/shard/recovery.js';
 import { ShardStore } from '../../engine/shard/store.js';
 import { messageOf } from './damage.js';
 import { IDENTITY_KEY } from './identity.js';
@@ -29,10 +28,7 @@ async function decodeShard(dataDir: string, shard: number): Promise<number> {
   }
   try {
     const counts = store.decodeAll();
-    const frame = new Frame(new Command());
-    let frames = 0;
-    for (const [batch, entry] of store.journalAfter(0)) decodeEntry(frame, entry, batch, () => frames++);
-    return counts.fills + counts.finishedOrders + counts.balanceChanges + counts.snapshotEntries + frames;
+    return counts.fills + counts.finishedOrders + counts.balanceChanges;
   } finally {
     await store.close();
   }

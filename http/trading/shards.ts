@@ -18,7 +18,7 @@ import { AnswerAssembler, isFragment } from '../../engine/shard/answer_stream.js
 import { ShardCounters } from '../../engine/shard/counters.js';
 import { encodeFrame, Frame, frameLength } from '../../engine/shard/frame.js';
 import {
-  COMMAND_LAYOUT, RESULT_LAYOUT, STORAGE_FAILED_EXIT, type RecoveryFigures, type ShardControl, type ShardMessage,
+  COMMAND_LAYOUT, RESULT_LAYOUT, STORAGE_FAILED_EXIT, type RecoveryFigures, type ShardBalances, type ShardControl, type ShardMessage,
   type ShardRead, type ShardStatus, type ShardWorkerData,
 } from '../../engine/shard/protocol.js';
 import type { EngineOptions } from '../../engine/state.js';
@@ -34,6 +34,15 @@ export class ShardUnavailable extends HttpError {
     super(503, message, undefined, [['retry-after', String(retryAfterS)]]);
     this.name = 'ShardUnavailable';
     this.retryAfterS = retryAfterS;
+  }
+}
+
+/** What a control message's answer carries. */
+function controlAnswer(message: Extract<ShardMessage, { type: 'status' | 'balances' | 'read' }>): unknown {
+  switch (message.type) {
+    case 'status': return message.status;
+    case 'balances': return message.balances;
+    case 'read': return message.value;
   }
 }
 
@@ -294,6 +303,11 @@ export class ShardPool {
     return this.control(shard, (token) => ({ type: 'status', token }));
   }
 
+  /** The shard's invariants and collateral, for the start's check of the data directory. */
+  balances(shard: number): Promise<ShardBalances> {
+    return this.control(shard, (token) => ({ type: 'balances', token }));
+  }
+
   read<T>(shard: number, read: ShardRead): Promise<T> {
     return this.control(shard, (token) => ({ type: 'read', token, read }));
   }
@@ -373,11 +387,12 @@ export class ShardPool {
             this.refuseNotExecuted(handle, message.notExecuted, message.message);
             break;
           case 'status':
+          case 'balances':
           case 'read': {
             const control = handle.controls.get(message.token);
             handle.controls.delete(message.token);
             if (message.type === 'read' && message.error !== undefined) control?.reject(new Error(`shard ${handle.index} read failed: ${message.error}`));
-            else control?.resolve((message.type === 'status' ? message.status : message.value) as never);
+            else control?.resolve(controlAnswer(message) as never);
             break;
           }
           default:
