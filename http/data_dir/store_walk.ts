@@ -7,15 +7,10 @@
 // MDB_PAGE_NOTFOUND), or crashes reading outside the map: so this runs in a child process
 // (walker.ts), never in the server's.
 import { open } from 'lmdb';
+import { DB_ENTRIES_AT, DB_FLAGS_AT, DB_RECORD_BYTES, DUPSORT, INTEGERKEY } from './lmdb_layout.js';
 
 /** Tables a store may list: more than any clobd store has (a shard's 16). */
 const TABLES_MAX = 64;
-/** A table's record in the root database: LMDB's MDB_db, 48 bytes. */
-const TABLE_RECORD_BYTES = 48;
-const TABLE_FLAGS_AT = 4;
-const TABLE_ENTRIES_AT = 32;
-const DUPSORT = 0x04;
-const INTEGERKEY = 0x08;
 
 export interface PageWalk {
   readonly tables: number;
@@ -46,11 +41,11 @@ export async function walkPages(path: string, identityKey: string, reading: (tab
     let tables = 0;
     for (const [listedName, record] of listed) {
       if (listedName === identityKey) continue;
-      if (!listedName.endsWith('\0') || record.length !== TABLE_RECORD_BYTES) throw new Error(`its root holds an entry that is no table (${JSON.stringify(listedName)})`);
+      if (!listedName.endsWith('\0') || record.length !== DB_RECORD_BYTES) throw new Error(`its root holds an entry that is no table (${JSON.stringify(listedName)})`);
       if (++tables > TABLES_MAX) throw new Error(`its root lists more than ${TABLES_MAX} tables`);
       const name = listedName.slice(0, -1);
-      const flags = record.readUInt16LE(TABLE_FLAGS_AT);
-      const counted = record.readBigUInt64LE(TABLE_ENTRIES_AT);
+      const flags = record.readUInt16LE(DB_FLAGS_AT);
+      const counted = record.readBigUInt64LE(DB_ENTRIES_AT);
       reading(`its table ${name}`);
       const table = root.openDB({
         name, encoding: 'binary', keyEncoding: (flags & INTEGERKEY) === 0 ? 'binary' : 'uint32', dupSort: (flags & DUPSORT) !== 0,

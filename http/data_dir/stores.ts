@@ -2,15 +2,16 @@
 // DATA_DIR: the catalog, the API keys (auth), the profiles, the treasury and one store per shard.
 // Their names come from the modules that own them. A legacy `feeds/` directory (versions before
 // 2026-11-25) is no store: nothing reads it.
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { shardStoreName } from '../../engine/shard/store.js';
 import { KEYS_STORE } from '../auth/keys.js';
 import { CATALOG_STORE } from '../catalog/store.js';
 import { PROFILES_STORE } from '../profiles.js';
 import { TREASURY_STORE } from '../trading/treasury.js';
-import { problem, type Problem } from './damage.js';
+import { messageOf, problem, type Problem } from './damage.js';
 import { readMetaPages } from './meta_pages.js';
+import { walkTree } from './page_tree.js';
 
 /** LMDB's data file in a store's directory. */
 const DATA_FILE = 'data.mdb';
@@ -38,8 +39,9 @@ export function storeExists(dataDir: string, name: string): boolean {
 
 /**
  * Checks what can be checked of a store without LMDB: its directory and data file are there,
- * and the file's meta pages are sound (meta_pages.ts). `shards`: how many the directory holds,
- * for the message about a missing shard.
+ * the file's meta pages are sound (meta_pages.ts), and so is its free-page list (page_tree.ts;
+ * LMDB reads it at the first commit, which no page walk of the tables would reach). `shards`: how
+ * many the directory holds, for the message about a missing shard.
  */
 export function storeFileProblems(dataDir: string, name: string, shards: number): Problem[] {
   if (!storeExists(dataDir, name)) {
@@ -47,15 +49,33 @@ export function storeFileProblems(dataDir: string, name: string, shards: number)
   }
   const file = join(storePath(dataDir, name), DATA_FILE);
   if (!existsSync(file)) return [problem(name, `has no ${DATA_FILE}`)];
-  const meta = readMetaPages(file);
-  return typeof meta === 'string' ? [problem(name, `has a damaged ${DATA_FILE}: ${meta}`)] : [];
+  const damage = withDataFile(file, (fd) => {
+    const meta = readMetaPages(fd);
+    if (typeof meta === 'string') return meta;
+    try {
+      walkTree({ fd, pageBytes: meta.pageBytes, filePages: meta.filePages }, meta.freeRoot);
+    } catch (error) {
+      return `its free-page list is damaged: ${messageOf(error)}`;
+    }
+    return undefined;
+  });
+  return damage === undefined ? [] : [problem(name, `has a damaged ${DATA_FILE}: ${damage}`)];
+}
+
+function withDataFile<T>(file: string, read: (fd: number) => T): T {
+  const fd = openSync(file, 'r');
+  try {
+    return read(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The hint for a page walk that crashed: the file is shorter than its meta page says, or nothing. */
 export function truncationHint(dataDir: string, name: string): string {
   const file = join(storePath(dataDir, name), DATA_FILE);
   if (!existsSync(file)) return '';
-  const meta = readMetaPages(file);
+  const meta = withDataFile(file, readMetaPages);
   if (typeof meta === 'string' || meta.filePages >= meta.pages) return '';
   return `; ${DATA_FILE} holds ${meta.filePages} of the ${meta.pages} pages its meta page counts (truncated)`;
 }

@@ -5,11 +5,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test, type TestContext } from 'node:test';
+import { PAGE_HEADER_BYTES, PAGE_UPPER_AT } from '../../../http/data_dir/lmdb_layout.js';
 import { Prng } from '../../engine/prng.js';
 import { pageMap } from '../../support/lmdb_pages.js';
 import { removeDataDir } from '../../support/server.js';
 import { assertRefused, copyOf, dataFile, makeTradedDir, run, type TradedDir } from './support.js';
 
+/** Where a node keeps the high half of its data size (mdb.c: MDB_node.mn_hi). */
+const NODE_SIZE_HIGH_AT = 2;
 /** The seed of the random bytes written over a store. */
 const SEED = 0x5eed_da7a;
 
@@ -80,7 +83,7 @@ describe('a damaged data directory', () => {
       assert.ok(pages.size > 4, `shard-0 uses ${pages.size} pages`);
       // The first bytes of each page's nodes (or of an overflow page's value): what LMDB follows.
       for (const [page, kind] of pages) {
-        const at = page * pageBytes + 24 + (kind === 'overflow' ? 0 : bytes.readUInt16LE(page * pageBytes + 22));
+        const at = page * pageBytes + PAGE_HEADER_BYTES + (kind === 'overflow' ? 0 : bytes.readUInt16LE(page * pageBytes + PAGE_UPPER_AT));
         for (let offset = 0; offset < 8; offset++) bytes[at + offset]! ^= 0xa5;
       }
       writeFileSync(file, bytes);
@@ -93,14 +96,26 @@ describe('a damaged data directory', () => {
       const bytes = readFileSync(file);
       const { pageBytes, pages, roots } = pageMap(file);
       const page = [...pages].find(([number, kind]) => kind === 'leaf' && !roots.includes(number))![0];
-      // The high half of the first node's data size (mdb.c: MDB_node.mn_hi): 16 MiB more to read,
+      // The high half of the first node's data size: 16 MiB more to read,
       // far past the page and, here, past the file. LMDB trusts it: reading it crashes the page
       // walk (SIGSEGV or SIGBUS) when what follows the map is not mapped, or hands the bytes
       // that happen to be there to the decoder.
-      const node = page * pageBytes + 24 + bytes.readUInt16LE(page * pageBytes + 24);
-      bytes.writeUInt16LE(0x00ff, node + 2);
+      const node = page * pageBytes + PAGE_HEADER_BYTES + bytes.readUInt16LE(page * pageBytes + PAGE_HEADER_BYTES);
+      bytes.writeUInt16LE(0x00ff, node + NODE_SIZE_HIGH_AT);
       writeFileSync(file, bytes);
     }, 'shard-0');
+  });
+
+  test("a flipped byte in a shard's free-page list, which only a commit would read, stops the start", async (t) => {
+    await assertDamageRefused(t, (dataDir) => {
+      const file = dataFile(dataDir, 'shard-1');
+      const bytes = readFileSync(file);
+      const { pageBytes, freeRoot } = pageMap(file);
+      assert.ok(freeRoot !== undefined, 'shard-1 has freed pages');
+      // The page number in the root's header.
+      bytes[freeRoot * pageBytes]! ^= 0x01;
+      writeFileSync(file, bytes);
+    }, 'shard-1', /free-page list is damaged/);
   });
 
   test('a data.mdb truncated before its last page in use stops the start', async (t) => {

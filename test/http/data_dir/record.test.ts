@@ -2,7 +2,7 @@
 // one passes `verify`, one a version before the record wrote is adopted (identities, checksums,
 // record) rather than refused, and stores that are each sound but disagree stop the start.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openDurable } from '../../../engine/durable_env.js';
@@ -49,6 +49,18 @@ describe('the record of a data directory', () => {
         assert.deepEqual(await withStore(dataDir, store, (root) => root.get(IDENTITY_KEY)), { store, identity }, `${store} holds its identity`);
       }
       assert.equal(await server.stop(), 0);
+    } finally {
+      removeDataDir(dataDir);
+    }
+  });
+
+  test('verify on an empty DATA_DIR says so, exits 0 and makes nothing', async () => {
+    const dataDir = temporaryDataDir();
+    try {
+      const verified = await run(dataDir, ['verify']);
+      assert.equal(verified.code, 0, verified.stderr);
+      assert.match(verified.stdout, /holds no data yet/);
+      assert.deepEqual(readdirSync(dataDir), []);
     } finally {
       removeDataDir(dataDir);
     }

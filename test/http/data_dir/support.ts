@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { runMain, temporaryDataDir, type Finished } from '../../support/server.js';
-import { startTrading, type Trader } from '../orders/trader.js';
+import { mintAgainstBids, startTrading, type Trader } from '../orders/trader.js';
 
 export const SHARDS = '2';
 /** A failing start or a verify on these small directories takes a second or two; a start that hangs is a failure. */
@@ -21,13 +21,7 @@ export interface TradedDir {
 export async function makeTradedDir(seeds: readonly [number, number]): Promise<TradedDir> {
   const { server, markets, traders } = await startTrading(seeds, { SEED_DEMO: '0', SHARDS });
   const [maker, taker] = traders as [Trader, Trader];
-  for (const [index, market] of markets.entries()) {
-    const priceUnits = 3000 + 500 * index;
-    const bid = await maker.place({ tokenId: market.yes, side: 'BUY', priceUnits, sizeMicros: 20_000_000 });
-    assert.equal(bid.status, 200, bid.text);
-    const hit = await taker.place({ tokenId: market.no, side: 'BUY', priceUnits: 10_000 - priceUnits, sizeMicros: 10_000_000, orderType: 'FOK' });
-    assert.equal(hit.status, 200, hit.text);
-  }
+  await mintAgainstBids(maker, taker, markets);
   const balances = await Promise.all(traders.map(async (trader) => (await trader.send('GET', '/balance-allowance?asset_type=COLLATERAL')).body));
   assert.equal(await server.stop(), 0, 'a clean stop');
   return { dataDir: server.dataDir, traders, balances };

@@ -141,6 +141,24 @@ export async function deposit(clobUrl: string, address: string, micros: number):
   if (response.status !== 200) throw new Error(`deposit: ${response.status} ${response.text}`);
 }
 
+/**
+ * On each market in turn, `maker` bids for 20 YES at 0.30, 0.35, 0.40 … and `taker` buys 10 NO
+ * against the bid (FOK at 1 − its price): a MINT at the bid's price, leaving 10 shares resting.
+ * Returns each market's bid price (units of 0.0001).
+ */
+export async function mintAgainstBids(maker: Trader, taker: Trader, markets: readonly PlainMarket[]): Promise<number[]> {
+  const prices: number[] = [];
+  for (const [index, market] of markets.entries()) {
+    const priceUnits = 3000 + 500 * index;
+    const bid = await maker.place({ tokenId: market.yes, side: 'BUY', priceUnits, sizeMicros: 20_000_000 });
+    if (bid.status !== 200) throw new Error(`bid: ${bid.status} ${bid.text}`);
+    const hit = await taker.place({ tokenId: market.no, side: 'BUY', priceUnits: 10_000 - priceUnits, sizeMicros: 10_000_000, orderType: 'FOK' });
+    if (hit.status !== 200) throw new Error(`hit: ${hit.status} ${hit.text}`);
+    prices.push(priceUnits);
+  }
+  return prices;
+}
+
 /** A plain binary market made for the test (tick 0.01, min size 5, no fee, not neg-risk). */
 export interface PlainMarket {
   readonly conditionId: string;
