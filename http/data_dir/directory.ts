@@ -2,9 +2,10 @@
 //
 //   recorded  it has a record (record.ts): every store the record lists must be there, with
 //             sound meta pages (meta_pages.ts) and the identity the record holds for it.
-//   fresh     no record and no store but perhaps the catalog (an import before the first
-//             start): every store is made now and stamped with a new identity.
-//   adopting  no record, but stores: a version before the record wrote it. Every store it
+//   fresh     no record and no treasury: a new directory, perhaps with a catalog (an import
+//             before the first start), or one whose first start stopped early. Every store is
+//             made (if it is not there) and stamped with a new identity.
+//   adopting  no record, but a treasury: a version before the record served it. Every store it
 //             should hold must be there and sound; each gets an identity (and the records that
 //             carry checksums get theirs, see checksum.ts) before the start goes on.
 //
@@ -12,9 +13,7 @@
 // that the stores agree (agreement.ts), so a start that stops on the way leaves a directory the
 // next start adopts again. Nothing here reads a store's pages beyond its root: the walk of every
 // page (page_walk.ts) runs in a child process before this, from main.ts.
-import { readdirSync } from 'node:fs';
-import { CATALOG_STORE } from '../catalog/store.js';
-import { Treasury } from '../trading/treasury.js';
+import { Treasury, TREASURY_STORE } from '../trading/treasury.js';
 import { refuseIfAny, type Problem } from './damage.js';
 import { identityProblems, stampIdentity } from './identity.js';
 import { makeRecord, readRecord, shardsMismatch, writeRecord, type DirectoryRecord } from './record.js';
@@ -26,22 +25,8 @@ export interface Inspection {
   readonly dataDir: string;
   readonly state: DirectoryState;
   readonly record: DirectoryRecord | undefined;
-  /** The stores that hold data now: every one of a recorded or adopted directory, the catalog of a fresh one if imported. */
+  /** The stores to walk: every one of a recorded or adopted directory (shards: those there), those a new one has. */
   readonly present: readonly string[];
-}
-
-/** Store directories in `dataDir` that a start of an older version made (anything but the catalog). */
-function servedStores(dataDir: string, shards: number): string[] {
-  let entries: string[];
-  try {
-    entries = readdirSync(dataDir);
-  } catch {
-    // No directory yet: the first start makes it.
-    return [];
-  }
-  const named = storeNames(shards).filter((name) => name !== CATALOG_STORE && entries.includes(name));
-  const shardsBeyond = entries.filter((name) => (shardOfStore(name) ?? -1) >= shards);
-  return [...named, ...shardsBeyond];
 }
 
 /**
@@ -57,16 +42,14 @@ export function inspectDataDir(dataDir: string, shards: number): Inspection {
     refuseIfAny(dataDir, present.flatMap((name) => storeFileProblems(dataDir, name, shards)));
     return { dataDir, state: 'recorded', record, present };
   }
-  const served = servedStores(dataDir, shards);
-  if (served.length === 0) {
-    const present = storeExists(dataDir, CATALOG_STORE) ? [CATALOG_STORE] : [];
-    refuseIfAny(dataDir, present.flatMap((name) => storeFileProblems(dataDir, name, shards)));
-    return { dataDir, state: 'fresh', record, present };
-  }
-  // The shards are checked once the treasury says how many there are (openDataDir).
-  const present = storeNames(shards).filter((name) => shardOfStore(name) === undefined || storeExists(dataDir, name));
+  // With no record, the treasury tells a directory that was served from one that was not: every
+  // start of an older version made it, after the catalog, the keys and the profiles, and a new
+  // directory's stores are stamped with the treasury last (openDataDir). The shards are checked
+  // once the treasury says how many there are (checkStores).
+  const adopting = storeExists(dataDir, TREASURY_STORE);
+  const present = storeNames(shards).filter((name) => (adopting && shardOfStore(name) === undefined) || storeExists(dataDir, name));
   refuseIfAny(dataDir, present.flatMap((name) => storeFileProblems(dataDir, name, shards)));
-  return { dataDir, state: 'adopting', record, present };
+  return { dataDir, state: adopting ? 'adopting' : 'fresh', record, present };
 }
 
 export interface OpenedDataDir {
@@ -104,7 +87,8 @@ export async function openDataDir(dataDir: string, shards: number): Promise<Open
   if (inspection.state === 'recorded') return { state: 'recorded', writeRecord: () => undefined };
   const identities = new Map<string, string>();
   const problems: Problem[] = [];
-  for (const name of storeNames(shards)) {
+  // The treasury last: a start that stops before it leaves a directory the next start takes as new.
+  for (const name of [...storeNames(shards).filter((name) => name !== TREASURY_STORE), TREASURY_STORE]) {
     const stamped = await stampIdentity(dataDir, name);
     if (typeof stamped === 'string') identities.set(name, stamped);
     else problems.push(stamped);

@@ -19,6 +19,8 @@
 // page t mod 2; a new file has txnid 0 in both. An empty database's root is NO_PAGE.
 
 export const PAGE_HEADER_BYTES = 24;
+/** A LEAF2 page's (or sub-page's) key size. */
+export const PAGE_PAD_AT = 16;
 export const PAGE_FLAGS_AT = 18;
 /** A tree page's lower bound of free space: twice its node count. An overflow page's page count, as u32. */
 export const PAGE_LOWER_AT = 20;
@@ -36,6 +38,8 @@ export const NODE_KEY_BYTES_AT = 6;
 export const F_BIGDATA = 0x01;
 /** A leaf node whose data is a database record: a named table, or a key's tree of duplicates. */
 export const F_SUBDATA = 0x02;
+/** A leaf node with sorted duplicates: in a sub-page in its data (alone), or in a tree (with F_SUBDATA). */
+export const F_DUPDATA = 0x04;
 
 export const MAGIC_AT = 24;
 export const MAGIC = 0xbeefc0de;

@@ -11,7 +11,7 @@ import { PROFILES_STORE } from '../profiles.js';
 import { TREASURY_STORE } from '../trading/treasury.js';
 import { messageOf, problem, type Problem } from './damage.js';
 import { readMetaPages } from './meta_pages.js';
-import { walkTree } from './page_tree.js';
+import { walkTree, type PageKind } from './page_tree.js';
 
 /** LMDB's data file in a store's directory. */
 const DATA_FILE = 'data.mdb';
@@ -39,9 +39,9 @@ export function storeExists(dataDir: string, name: string): boolean {
 
 /**
  * Checks what can be checked of a store without LMDB: its directory and data file are there,
- * the file's meta pages are sound (meta_pages.ts), and so is its free-page list (page_tree.ts;
- * LMDB reads it at the first commit, which no page walk of the tables would reach). `shards`: how
- * many the directory holds, for the message about a missing shard.
+ * the file's meta pages are sound (meta_pages.ts), and so is every page of its free-page list
+ * and of its tables, read with plain reads (page_tree.ts). `shards`: how many the directory
+ * holds, for the message about a missing shard.
  */
 export function storeFileProblems(dataDir: string, name: string, shards: number): Problem[] {
   if (!storeExists(dataDir, name)) {
@@ -52,10 +52,14 @@ export function storeFileProblems(dataDir: string, name: string, shards: number)
   const damage = withDataFile(file, (fd) => {
     const meta = readMetaPages(fd);
     if (typeof meta === 'string') return meta;
-    try {
-      walkTree({ fd, pageBytes: meta.pageBytes, filePages: meta.filePages }, meta.freeRoot);
-    } catch (error) {
-      return `its free-page list is damaged: ${messageOf(error)}`;
+    const pageFile = { fd, pageBytes: meta.pageBytes, filePages: meta.filePages };
+    const pages = new Map<number, PageKind>();
+    for (const [tree, root] of [['free-page list', meta.freeRoot], ['tables', meta.mainRoot]] as const) {
+      try {
+        walkTree(pageFile, root, pages);
+      } catch (error) {
+        return `its ${tree} ${tree === 'tables' ? 'are' : 'is'} damaged: ${messageOf(error)}`;
+      }
     }
     return undefined;
   });

@@ -68,8 +68,10 @@ export async function verifyDataDir(config: Config): Promise<string> {
   const inspection = inspectDataDir(dataDir, config.shards);
   if (inspection.present.length === 0) return `data directory ${dataDir} holds no data yet: the first start makes its stores`;
   const walk = await walkStores(dataDir, inspection.present);
-  // Only an imported catalog: the other stores do not exist yet, and opening them would make them.
-  if (inspection.state === 'fresh') return `data directory ${dataDir} holds a catalog (${walk.entries} entries walked) and no other store yet: the first start makes them`;
+  // No treasury yet: the stores a first start makes are not all there, and opening them would make them.
+  if (inspection.state === 'fresh') {
+    return `data directory ${dataDir} has not been served yet (${inspection.present.join(', ')}: ${walk.entries} entries walked): the first start makes its other stores`;
+  }
   await checkStores(inspection, config.shards);
   const adopting = inspection.state === 'adopting';
   const catalog = CatalogStore.open(dataDir);

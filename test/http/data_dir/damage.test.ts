@@ -96,14 +96,15 @@ describe('a damaged data directory', () => {
       const bytes = readFileSync(file);
       const { pageBytes, pages, roots } = pageMap(file);
       const page = [...pages].find(([number, kind]) => kind === 'leaf' && !roots.includes(number))![0];
-      // The high half of the first node's data size: 16 MiB more to read,
-      // far past the page and, here, past the file. LMDB trusts it: reading it crashes the page
-      // walk (SIGSEGV or SIGBUS) when what follows the map is not mapped, or hands the bytes
-      // that happen to be there to the decoder.
+      // The high half of the first node's data size: 16 MiB more to read, far past the page and,
+      // here, past the file. LMDB trusts it: reading it crashed the page walk's child (SIGSEGV or
+      // SIGBUS) when what follows the map was not mapped, and otherwise handed whatever memory
+      // lay there to the reader, and the server started. The walk of the pages with plain reads
+      // finds it first.
       const node = page * pageBytes + PAGE_HEADER_BYTES + bytes.readUInt16LE(page * pageBytes + PAGE_HEADER_BYTES);
       bytes.writeUInt16LE(0x00ff, node + NODE_SIZE_HIGH_AT);
       writeFileSync(file, bytes);
-    }, 'shard-0');
+    }, 'shard-0', /node 0 runs past its page/);
   });
 
   test("a flipped byte in a shard's free-page list, which only a commit would read, stops the start", async (t) => {
