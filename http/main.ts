@@ -3,6 +3,7 @@
 // loads a Gamma-shaped catalog file into DATA_DIR; `... docs <dir>` writes the Markdown reference
 // of each listener (npm run docs). Settings come from the environment and flags. A damaged data
 // directory, like an invalid setting, exits with code 2 and one line on stderr.
+import { performance } from 'node:perf_hooks';
 import { CATALOG_STORE, CatalogStore } from './catalog/store.js';
 import { importFile } from './catalog/import.js';
 import { ConfigError, loadConfig, parseArgv, type Config } from './config.js';
@@ -18,9 +19,12 @@ import { startServer } from './server.js';
 async function serve(config: Config, log: Logger): Promise<void> {
   // Every page of every store is read in a child process first: damage that would crash LMDB
   // ends that child, not this process, and stops the start with a message (page_walk.ts).
-  const walk = await walkStores(config.dataDir, inspectDataDir(config.dataDir, config.shards).present);
-  log.info('data_dir_walked', { ...walk });
-  const server = await startServer(config, log);
+  const started = performance.now();
+  const inspection = inspectDataDir(config.dataDir, config.shards);
+  const inspectMs = performance.now() - started;
+  const walk = await walkStores(config.dataDir, inspection.present);
+  log.info('data_dir_walked', { inspectMs, ...walk });
+  const server = await startServer(config, log, { inspection });
   process.stdout.write(`listening clob=${server.urls.clob} catalog=${server.urls.catalog} data=${server.urls.data}\n`);
   let stopping = false;
   const shutdown = (signal: string): void => {

@@ -13,7 +13,7 @@ import { catalogRoutes } from './catalog/routes.js';
 import { CatalogSearch } from './catalog/search.js';
 import { CatalogStore } from './catalog/store.js';
 import { checkAgreement } from './data_dir/agreement.js';
-import { openDataDir } from './data_dir/directory.js';
+import { openDataDir, type Inspection } from './data_dir/directory.js';
 import type { Config } from './config.js';
 import type { ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
@@ -56,6 +56,8 @@ export interface ServerOptions {
   /** Lets a benchmark add raw uWS routes beside the real ones, served by the same process. */
   readonly decorate?: (name: ListenerName, app: TemplatedApp) => void;
   readonly now?: () => number;
+  /** The data directory as main.ts inspected it just before (and walked), so the start does not read every page again. */
+  readonly inspection?: Inspection;
 }
 
 const drainWaitMs = 5_000;
@@ -222,7 +224,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   // The directory is checked (and a new one made) before any store opens; the check of every
   // page runs in a child process before this, where the process starts (main.ts).
   const checkStarted = performance.now();
-  const dataDir = await openDataDir(config.dataDir, config.shards);
+  const dataDir = await openDataDir(config.dataDir, config.shards, options.inspection);
   const storesMs = performance.now() - checkStarted;
   const adopting = dataDir.state === 'adopting';
   const store = resources.add(CatalogStore.open(config.dataDir), (r) => r.close());

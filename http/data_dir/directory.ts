@@ -77,12 +77,11 @@ export async function checkStores(inspection: Inspection, shards: number): Promi
 }
 
 /**
- * Inspects the directory and checks its stores, then stamps the identity of each store of a
- * fresh or adopted directory (making those that do not exist yet). Throws DataDirDamaged or
- * ConfigError.
+ * Inspects the directory (unless `inspection` is one just made) and checks its stores, then
+ * stamps the identity of each store of a fresh or adopted directory (making those that do not
+ * exist yet). Throws DataDirDamaged or ConfigError.
  */
-export async function openDataDir(dataDir: string, shards: number): Promise<OpenedDataDir> {
-  const inspection = inspectDataDir(dataDir, shards);
+export async function openDataDir(dataDir: string, shards: number, inspection = inspectDataDir(dataDir, shards)): Promise<OpenedDataDir> {
   await checkStores(inspection, shards);
   if (inspection.state === 'recorded') return { state: 'recorded', writeRecord: () => undefined };
   const identities = new Map<string, string>();
