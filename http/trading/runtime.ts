@@ -61,7 +61,7 @@ export async function startTrading(config: Config, log: Logger, markets: readonl
   try {
     await pool.start();
   } catch (error) {
-    await pool.stop();
+    await pool.abort();
     await treasury.close();
     throw startFailure(config.dataDir, error);
   }

@@ -333,6 +333,20 @@ export class ShardPool {
     })));
   }
 
+  /**
+   * After a failed start, before any command: ends every worker at once (one still recovering
+   * would otherwise recover, take its write before serving and snapshot before it saw a stop);
+   * resolves when all have exited.
+   */
+  async abort(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.handles.map(async (handle) => {
+      clearTimeout(handle.restartTimer);
+      handle.stopping = true;
+      await handle.worker?.terminate();
+    }));
+  }
+
   private control<T>(shard: number, make: (token: number) => ShardControl): Promise<T> {
     const handle = this.handles[shard]!;
     const worker = handle.worker;

@@ -90,6 +90,24 @@ describe('a damaged data directory', () => {
     }, 'shard-0');
   });
 
+  test("flipped bytes inside a shard's long values (its snapshot, its stored records) stop the start", async (t) => {
+    // Pages that continue an overflow value: no header, only the value's bytes, which LMDB hands
+    // over as they are; what reads them must find the damage.
+    const inside = (file: string): number[] => {
+      const { pages } = pageMap(file);
+      return [...pages].filter(([page, kind]) => kind === 'overflow' && pages.get(page - 1) === 'overflow').map(([page]) => page);
+    };
+    const store = ['shard-0', 'shard-1'].find((shard) => inside(dataFile(traded.dataDir, shard)).length > 0);
+    assert.ok(store !== undefined, 'a shard holds a value of several pages (the snapshot of the first market\'s bids)');
+    await assertDamageRefused(t, (dataDir) => {
+      const file = dataFile(dataDir, store);
+      const bytes = readFileSync(file);
+      const { pageBytes } = pageMap(file);
+      for (const page of inside(file)) for (let offset = 0; offset < 16; offset++) bytes[page * pageBytes + pageBytes / 2 + offset]! ^= 0xa5;
+      writeFileSync(file, bytes);
+    }, store, /does not recover|does not decode/);
+  });
+
   test("a value's size flipped so that reading it runs past its page stops the start", async (t) => {
     await assertDamageRefused(t, (dataDir) => {
       const file = dataFile(dataDir, 'shard-0');

@@ -1,13 +1,15 @@
 // A data directory with something in every store, made by the real server: two shards, two
 // traders with API keys and deposits, on each of four markets a resting bid and a fill (a MINT
-// that leaves part of the bid resting), then a clean stop. The tests copy it and damage the copy.
+// that leaves part of the bid resting), on the first market RESTING_BIDS more bids (so that its
+// shard's snapshot spans pages), then a clean stop. The tests copy it and damage the copy.
 import assert from 'node:assert/strict';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { runMain, temporaryDataDir, type Finished } from '../../support/server.js';
-import { mintAgainstBids, startTrading, type Trader } from '../orders/trader.js';
+import { mintAgainstBids, restMany, startTrading, type Trader } from '../orders/trader.js';
 
 export const SHARDS = '2';
+const RESTING_BIDS = 120;
 /** A failing start or a verify on these small directories takes a second or two; a start that hangs is a failure. */
 const RUN_TIMEOUT_MS = 60_000;
 
@@ -22,6 +24,7 @@ export async function makeTradedDir(seeds: readonly [number, number]): Promise<T
   const { server, markets, traders } = await startTrading(seeds, { SEED_DEMO: '0', SHARDS });
   const [maker, taker] = traders as [Trader, Trader];
   await mintAgainstBids(maker, taker, markets);
+  await restMany(maker, markets[0]!, RESTING_BIDS, 1);
   const balances = await Promise.all(traders.map(async (trader) => (await trader.send('GET', '/balance-allowance?asset_type=COLLATERAL')).body));
   assert.equal(await server.stop(), 0, 'a clean stop');
   return { dataDir: server.dataDir, traders, balances };

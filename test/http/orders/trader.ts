@@ -141,6 +141,17 @@ export async function deposit(clobUrl: string, address: string, micros: number):
   if (response.status !== 200) throw new Error(`deposit: ${response.status} ${response.text}`);
 }
 
+/** Rests `count` BUY YES orders at 0.01 of MIN size from `trader`, 15 to a request (POST /orders). */
+export async function restMany(trader: Trader, market: PlainMarket, count: number, salt: number): Promise<void> {
+  for (let from = 0; from < count; from += 15) {
+    const body = Array.from({ length: Math.min(15, count - from) }, (_, index) => trader.placementBody({
+      tokenId: market.yes, side: 'BUY', priceUnits: 100, sizeMicros: 5_000_000, salt: salt + from + index,
+    }).body);
+    const placed = await trader.send<{ success: boolean; errorMsg: string }[]>('POST', '/orders', body);
+    if (placed.status !== 200 || !placed.body.every((entry) => entry.success)) throw new Error(`rest: ${placed.status} ${placed.text}`);
+  }
+}
+
 /**
  * On each market in turn, `maker` bids for 20 YES at 0.30, 0.35, 0.40 … and `taker` buys 10 NO
  * against the bid (FOK at 1 − its price): a MINT at the bid's price, leaving 10 shares resting.
