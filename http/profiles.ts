@@ -13,6 +13,9 @@ export interface Profile {
   readonly profileImage: string;
 }
 
+/** The profiles' directory under DATA_DIR. */
+export const PROFILES_STORE = 'profiles';
+
 /** Longest text of any profile field. */
 export const PROFILE_TEXT_MAX = 512;
 
@@ -30,7 +33,7 @@ export class ProfileStore {
   private readonly profiles: Database<Profile, string>;
 
   constructor(dataDir: string) {
-    const path = join(dataDir, 'profiles');
+    const path = join(dataDir, PROFILES_STORE);
     this.root = openDurable(path, 2);
     this.profiles = this.root.openDB({ name: 'profiles', encoding: 'msgpack' });
   }

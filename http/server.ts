@@ -1,6 +1,7 @@
 // One process, three listeners, as Polymarket splits its hosts: CLOB ({base_url}/{clob_url}),
 // catalog ({catalog_url}) and data ({data_url}). This file wires stores to route tables and
 // route tables to uWS apps; it owns start-up and graceful shutdown.
+import { performance } from 'node:perf_hooks';
 import { adminRoutes } from './admin/routes.js';
 import { ApiKeyStore } from './auth/keys.js';
 import { authRoutes } from './auth/routes.js';
@@ -11,6 +12,8 @@ import { CatalogQueries } from './catalog/query.js';
 import { catalogRoutes } from './catalog/routes.js';
 import { CatalogSearch } from './catalog/search.js';
 import { CatalogStore } from './catalog/store.js';
+import { checkAgreement } from './data_dir/agreement.js';
+import { openDataDir, type Inspection } from './data_dir/directory.js';
 import type { Config } from './config.js';
 import type { ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
@@ -53,6 +56,8 @@ export interface ServerOptions {
   /** Lets a benchmark add raw uWS routes beside the real ones, served by the same process. */
   readonly decorate?: (name: ListenerName, app: TemplatedApp) => void;
   readonly now?: () => number;
+  /** The data directory as main.ts inspected it just before (and walked), so the start does not read every page again. */
+  readonly inspection?: Inspection;
 }
 
 const drainWaitMs = 5_000;
@@ -216,12 +221,28 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   assertNativeUws();
   const now = options.now ?? Date.now;
   const resources = new Resources();
+  // The directory is checked (and a new one made) before any store opens; the check of every
+  // page runs in a child process before this, where the process starts (main.ts).
+  const checkStarted = performance.now();
+  const dataDir = await openDataDir(config.dataDir, config.shards, options.inspection);
+  const storesMs = performance.now() - checkStarted;
+  const adopting = dataDir.state === 'adopting';
   const store = resources.add(CatalogStore.open(config.dataDir), (r) => r.close());
   const firstDemoStart = config.seedDemo && store.isEmpty();
   if (firstDemoStart) seedDemo(store, now(), log);
-  const keys = resources.add(new ApiKeyStore(config.dataDir), (r) => r.close());
+  const keys = resources.add(await resources.guard(() => new ApiKeyStore(config.dataDir, adopting)), (r) => r.close());
   const profiles = resources.add(new ProfileStore(config.dataDir), (r) => r.close());
-  const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), now)), (r) => r.stop());
+  const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), now, adopting)), (r) => r.stop());
+  // Before anything is served: the shards, the treasury and the key store agree. Only then is
+  // a new or adopted directory recorded.
+  const agreementStarted = performance.now();
+  await resources.guard(() => checkAgreement(config.dataDir, trading, keys));
+  if (adopting) {
+    trading.treasury.stampChecksums();
+    keys.stampChecksums();
+  }
+  dataDir.writeRecord();
+  log.info('data_dir_checked', { state: dataDir.state, storesMs, agreementMs: performance.now() - agreementStarted });
   if (firstDemoStart) await resources.guard(() => seedDemoQuotes(store.allMarkets(), config, keys, trading.client, trading.token, now, log));
   syncCatalogFlags(store, trading, now(), log);
   const verifier: SignatureVerifier = resources.add(

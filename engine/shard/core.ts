@@ -22,6 +22,7 @@ import { EventKind, Field, MARKET_RESOLVED, Text, type EventBuffer } from '../ev
 import type { EngineSnapshot } from '../snapshot.js';
 import type { EngineOptions } from '../state.js';
 import type { Frame } from './frame.js';
+import type { ShardBalances } from './protocol.js';
 
 /**
  * What resolving a market paid one holder: its shares of each outcome as they stood before the
@@ -105,6 +106,17 @@ export class ShardCore {
 
   marketOf(key: string): number {
     return this.marketByKey.get(key) ?? -1;
+  }
+
+  /** The engine's invariants (checked, O(state)) and its collateral, as the data directory's check needs them. */
+  balances(): ShardBalances {
+    let invariantError = '';
+    try {
+      this.engine.checkInvariants();
+    } catch (error) {
+      invariantError = error instanceof Error ? error.message : String(error);
+    }
+    return { invariantError, supplyMicros: this.engine.stats().supplyMicros, netFunding: [...this.netFunding] };
   }
 
   /** The events of the frame applied last (rows [0, count)). */

@@ -50,6 +50,18 @@ export interface ShardStatus {
   readonly commitMs: number;
 }
 
+/**
+ * What the start's check of the data directory needs of a shard (http/data_dir/agreement.ts):
+ * its invariants and collateral, without the state hash a full status computes.
+ */
+export interface ShardBalances {
+  /** Why the engine's invariants do not hold ('' when they do). */
+  readonly invariantError: string;
+  /** Collateral in the engine: deposits − withdrawals inside it. */
+  readonly supplyMicros: number;
+  readonly netFunding: readonly (readonly [string, number])[];
+}
+
 export interface RecoveryFigures {
   /** The last committed batch: where this worker's own batches start. */
   readonly lastBatch: number;
@@ -77,6 +89,7 @@ export type ShardMessage =
   // STORAGE_FAILED_EXIT. `notExecuted`: the request ids of the batch whose commit failed.
   | { readonly type: 'storage-failed'; readonly message: string; readonly notExecuted: number[] }
   | { readonly type: 'status'; readonly token: number; readonly status: ShardStatus }
+  | { readonly type: 'balances'; readonly token: number; readonly balances: ShardBalances }
   // A read that failed (a stored record that does not decode) answers its error; the worker goes on.
   | { readonly type: 'read'; readonly token: number; readonly value: unknown; readonly error?: string };
 
@@ -104,6 +117,7 @@ export type ShardRead =
 /** Front end → worker. */
 export type ShardControl =
   | { readonly type: 'status'; readonly token: number }
+  | { readonly type: 'balances'; readonly token: number }
   | { readonly type: 'read'; readonly token: number; readonly read: ShardRead }
   | { readonly type: 'stop' };
 

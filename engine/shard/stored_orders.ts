@@ -109,6 +109,13 @@ export class StoredOrders {
     return [...this.table.getRange().flatMap(({ key, value }) => this.decode(key, value))];
   }
 
+  /** Decodes every stored order (a check of the table); returns how many there are. */
+  decodeAll(): number {
+    let count = 0;
+    for (const { key, value } of this.table.getRange()) count += this.decode(key, value).length;
+    return count;
+  }
+
   /** Records that `id` is stored at `n`; an id stored again points at its newest copy. */
   private indexAt(id: string, n: number): void {
     const hash = hashOrderId(id, this.seed);

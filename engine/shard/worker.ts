@@ -6,7 +6,6 @@
 //
 // The loop blocks in Atomics.wait after a bounded spin when the ring is empty, and returns to the
 // thread's event loop every few milliseconds so control messages (status, reads, stop) arrive.
-import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Command, CommandKind } from '../command.js';
@@ -25,6 +24,7 @@ import {
   STORAGE_FAILED_EXIT,
 } from './protocol.js';
 import type { StoredFill } from './feed_tables.js';
+import { recoverCore } from './recovery.js';
 import { emptyChanges, ShardStore, type BatchChanges } from './store.js';
 import { currentThreadId } from './thread_times.js';
 
@@ -57,12 +57,7 @@ function countBooks(): void {
 }
 
 function status(): ShardStatus {
-  let invariantError = '';
-  try {
-    core.engine.checkInvariants();
-  } catch (error) {
-    invariantError = error instanceof Error ? error.message : String(error);
-  }
+  const { invariantError } = core.balances();
   return {
     stateHash: core.engine.stateHash(), seq: core.seq, batch, invariantsHold: invariantError === '', invariantError,
     stats: { ...core.engine.stats() }, netFunding: [...core.netFunding],
@@ -74,49 +69,25 @@ function post(message: ShardMessage): void {
   port.postMessage(message);
 }
 
-/** Frames of one journal entry: [u32 length][frame] back to back. */
-function* framesOf(entry: Uint8Array): Generator<[DataView, number, number]> {
-  const view = new DataView(entry.buffer, entry.byteOffset, entry.byteLength);
-  for (let at = 0; at < entry.byteLength;) {
-    const length = view.getUint32(at, true);
-    yield [view, at + 4, length];
-    at += 4 + length;
-  }
-}
-
 /**
- * Rebuilds the state from the newest snapshot and the journal after it. Commands a dead worker
- * took and never answered (`data.unanswered`) that the journal holds were committed: their
- * answers are made again as they are replayed (the engine is deterministic, so they are the
- * answers that worker would have written) into `open`, for the front end once this worker is ready.
+ * Rebuilds the state from the newest snapshot and the journal after it (recovery.ts). Commands a
+ * dead worker took and never answered (`data.unanswered`) that the journal holds were committed:
+ * their answers are made again as they are replayed (the engine is deterministic, so they are
+ * the answers that worker would have written) into `open`, for the front end once this worker is
+ * ready.
  */
 function recover(): RecoveryFigures {
-  const started = performance.now();
-  const snapshot = store.loadSnapshot();
-  // A fresh secret seed for the order-id indexes at every start (it changes only their layout):
-  // nobody can make ids that collide in them, whatever ids they can produce.
-  const engine = { ...data.engine, hashSeed: randomInt(0x7fffffff) };
-  core = new ShardCore(engine, snapshot === undefined ? undefined : { engine: snapshot.engine, core: snapshot.head.core });
-  const loaded = performance.now();
-  const snapshotBatch = snapshot?.head.batch ?? 0;
-  let replayedFrames = 0;
   const unanswered = data.unanswered;
   const awaited = new Set(unanswered?.requestIds ?? []);
-  for (const [entryBatch, entry] of store.journalAfter(snapshotBatch)) {
-    const theirs = unanswered !== undefined && entryBatch > unanswered.afterBatch;
-    for (const [view, offset, length] of framesOf(entry)) {
-      decodeFrame(frame, view, entry, offset, length);
-      const outcome = core.apply(frame);
-      replayedFrames++;
-      if (theirs && awaited.delete(frame.requestId)) {
-        answeredAgain.push(frame.requestId);
-        open.answered(answerOf(frame.command, outcome, core.events));
-      }
-    }
-  }
-  batch = store.lastBatch();
-  framesSinceSnapshot = replayedFrames;
-  return { lastBatch: batch, snapshotBatch, replayedFrames, loadMs: loaded - started, replayMs: performance.now() - loaded };
+  const recovered = recoverCore(store, data.engine, (replayed, outcome, entryBatch, rebuilt) => {
+    if (unanswered === undefined || entryBatch <= unanswered.afterBatch || !awaited.delete(replayed.requestId)) return;
+    answeredAgain.push(replayed.requestId);
+    open.answered(answerOf(replayed.command, outcome, rebuilt.events));
+  });
+  core = recovered.core;
+  batch = recovered.figures.lastBatch;
+  framesSinceSnapshot = recovered.figures.replayedFrames;
+  return recovered.figures;
 }
 
 /** Request ids of the dead worker's commands that recovery answered (in `open`). */
@@ -369,6 +340,7 @@ function answerRead(token: number, request: ShardRead): ShardMessage {
 port.on('message', (message: ShardControl) => {
   switch (message.type) {
     case 'status': post({ type: 'status', token: message.token, status: status() }); break;
+    case 'balances': post({ type: 'balances', token: message.token, balances: core.balances() }); break;
     case 'read': post(answerRead(message.token, message.read)); break;
     case 'stop': stopping = true; break;
     default: break;

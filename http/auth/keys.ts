@@ -1,5 +1,5 @@
 // API credentials (contract §3), in their own LMDB environment (DATA_DIR/auth), synced on every
-// write. A key is made once per (address, nonce) and derived again from the same pair; deleting
+// write, each record with a checksum that every read checks (data_dir/checksum.ts). A key is made once per (address, nonce) and derived again from the same pair; deleting
 // a key frees its pair for a new one. The secret is kept because every L2 request needs it as
 // the HMAC key; it never leaves this module except to the L2 check and to its owner at creation
 // or derivation, and nothing here logs it.
@@ -7,6 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { type Database, type RootDatabase } from 'lmdb';
 import { openDurable } from '../../engine/durable_env.js';
+import { checksumOf } from '../data_dir/checksum.js';
 import type { ApiKeyRecord } from './l2.js';
 
 /** What the client receives (contract §3). */
@@ -22,7 +23,12 @@ interface StoredKey {
   readonly secret: string;
   readonly passphrase: string;
   readonly createdAtMs: number;
+  /** checksumOf the key's id and the fields above: a flipped byte in a secret still decodes. */
+  readonly check: number;
 }
+
+/** The key store's directory under DATA_DIR. */
+export const KEYS_STORE = 'auth';
 
 /** Keys per address: a wallet looping on POST /auth/api-key with new nonces stops here. */
 export const KEYS_PER_ADDRESS_MAX = 100;
@@ -34,8 +40,12 @@ export class ApiKeyStore {
   /** Decoded secrets of keys in use, so an L2 check does not decode base64 every time. */
   private readonly records = new Map<string, ApiKeyRecord>();
 
-  constructor(dataDir: string) {
-    const path = join(dataDir, 'auth');
+  /**
+   * `adopting`: the directory is being adopted (data_dir/directory.ts), so a key an older version
+   * stored without a checksum is taken as it is until stampChecksums.
+   */
+  constructor(dataDir: string, private adopting = false) {
+    const path = join(dataDir, KEYS_STORE);
     this.root = openDurable(path, 4);
     this.keys = this.root.openDB({ name: 'keys', encoding: 'msgpack' });
     this.byOwner = this.root.openDB({ name: 'by-owner', encoding: 'msgpack' });
@@ -47,10 +57,10 @@ export class ApiKeyStore {
     if (this.byOwner.get(owner) !== undefined) return undefined;
     if (this.list(address).length >= KEYS_PER_ADDRESS_MAX) return undefined;
     const apiKey = randomUUID();
-    const stored: StoredKey = {
+    const stored = withCheck(apiKey, {
       address: address.toLowerCase(), nonce, secret: randomBytes(32).toString('base64url'),
       passphrase: randomBytes(32).toString('hex'), createdAtMs: nowMs,
-    };
+    });
     this.root.transactionSync(() => {
       this.keys.putSync(apiKey, stored);
       this.byOwner.putSync(owner, apiKey);
@@ -61,7 +71,7 @@ export class ApiKeyStore {
   /** The credentials made earlier for (address, nonce). */
   derive(address: string, nonce: string): ApiCredentials | undefined {
     const apiKey = this.byOwner.get(ownerKey(address, nonce));
-    const stored = apiKey === undefined ? undefined : this.keys.get(apiKey);
+    const stored = apiKey === undefined ? undefined : this.read(apiKey);
     if (apiKey === undefined || stored === undefined) return undefined;
     return { apiKey, secret: stored.secret, passphrase: stored.passphrase };
   }
@@ -70,7 +80,7 @@ export class ApiKeyStore {
   lookup(apiKey: string): ApiKeyRecord | undefined {
     const cached = this.records.get(apiKey);
     if (cached !== undefined) return cached;
-    const stored = this.keys.get(apiKey);
+    const stored = this.read(apiKey);
     if (stored === undefined) return undefined;
     const record: ApiKeyRecord = {
       apiKey, address: stored.address, secretBytes: Buffer.from(stored.secret, 'base64url'), passphrase: stored.passphrase,
@@ -85,14 +95,14 @@ export class ApiKeyStore {
     const found: { apiKey: string; createdAtMs: number }[] = [];
     for (const { key, value } of this.byOwner.getRange({ start: prefix })) {
       if (!key.startsWith(prefix)) break;
-      found.push({ apiKey: value, createdAtMs: this.keys.get(value)?.createdAtMs ?? 0 });
+      found.push({ apiKey: value, createdAtMs: this.read(value)?.createdAtMs ?? 0 });
     }
     return found.sort((a, b) => a.createdAtMs - b.createdAtMs).map(({ apiKey }) => apiKey);
   }
 
   /** Revokes a key; false when it did not exist. */
   revoke(apiKey: string): boolean {
-    const stored = this.keys.get(apiKey);
+    const stored = this.read(apiKey);
     if (stored === undefined) return false;
     this.root.transactionSync(() => {
       this.keys.removeSync(apiKey);
@@ -102,9 +112,80 @@ export class ApiKeyStore {
     return true;
   }
 
+  /**
+   * What is wrong with the stored keys: a record that fails its checksum, an owner entry that
+   * names no key or a key that does not name it back, a key no owner entry names. O(keys).
+   */
+  problems(): string[] {
+    const found: string[] = [];
+    let owned = 0;
+    for (const { key, value } of this.byOwner.getRange()) {
+      const stored = this.keys.get(value);
+      if (stored === undefined) found.push(`holds an owner entry for API key ${value}, which it does not hold`);
+      // A damaged record is reported once, below.
+      if (stored === undefined || !this.isSound(value, stored)) continue;
+      if (ownerKey(stored.address, stored.nonce) === key) owned++;
+      else found.push(`holds API key ${value} under an owner entry that is not its own`);
+    }
+    let keys = 0;
+    for (const { key, value } of this.keys.getRange()) {
+      keys++;
+      if (!this.isSound(key, value)) found.push(`holds a damaged record of API key ${key} (it fails its checksum)`);
+    }
+    if (found.length === 0 && owned !== keys) found.push(`holds ${keys} API keys but ${owned} owner entries that name them`);
+    return found;
+  }
+
+  /**
+   * Adopting a directory, once it is checked: gives every key an older version stored without a
+   * checksum its checksum, in one transaction; from then on every key needs one.
+   */
+  stampChecksums(): void {
+    this.root.transactionSync(() => {
+      for (const { key, value } of this.keys.getRange()) {
+        if ((value as Partial<StoredKey>).check === undefined) this.keys.putSync(key, withCheck(key, value));
+      }
+    });
+    this.adopting = false;
+  }
+
   close(): Promise<void> {
     return this.root.close();
   }
+
+  /** The stored key, checked; throws when its record fails its checksum. */
+  private read(apiKey: string): StoredKey | undefined {
+    const stored: unknown = this.keys.get(apiKey);
+    if (stored === undefined) return undefined;
+    if (!this.isSound(apiKey, stored)) throw new Error(`${KEYS_STORE} holds a damaged record of API key ${apiKey} (it fails its checksum)`);
+    return stored;
+  }
+
+  /** Whether `value` is a sound record of `apiKey`: its checksum holds (or, adopting, it has none). */
+  private isSound(apiKey: string, value: unknown): value is StoredKey {
+    if (isStoredKey(apiKey, value)) return true;
+    const unstamped = this.adopting && typeof value === 'object' && value !== null && !('check' in value);
+    return unstamped && isStoredKey(apiKey, withCheck(apiKey, value as StoredKey));
+  }
+}
+
+function checkOf(apiKey: string, key: Omit<StoredKey, 'check'>): number {
+  return checksumOf([apiKey, key.address, key.nonce, key.secret, key.passphrase, key.createdAtMs]);
+}
+
+function withCheck(apiKey: string, key: Omit<StoredKey, 'check'>): StoredKey {
+  const { address, nonce, secret, passphrase, createdAtMs } = key;
+  const fields = { address, nonce, secret, passphrase, createdAtMs };
+  return { ...fields, check: checkOf(apiKey, fields) };
+}
+
+/** Whether `value` is a stored key whose checksum holds for `apiKey`. */
+function isStoredKey(apiKey: string, value: unknown): value is StoredKey {
+  if (typeof value !== 'object' || value === null) return false;
+  const key = value as Partial<Record<keyof StoredKey, unknown>>;
+  const strings = [key.address, key.nonce, key.secret, key.passphrase].every((field) => typeof field === 'string');
+  if (!strings || typeof key.createdAtMs !== 'number' || typeof key.check !== 'number') return false;
+  return key.check === checkOf(apiKey, value as StoredKey);
 }
 
 function ownerKey(address: string, nonce: string): string {

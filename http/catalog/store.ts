@@ -37,6 +37,9 @@ export interface WriteSummary {
   readonly series: number;
 }
 
+/** The catalog's directory under DATA_DIR. */
+export const CATALOG_STORE = 'catalog';
+
 /** Markets the by-condition cache holds before it starts over. */
 const BY_CONDITION_CACHED_MAX = 65_536;
 
@@ -63,7 +66,7 @@ export class CatalogStore {
   ) {}
 
   static open(dataDir: string): CatalogStore {
-    const path = join(dataDir, 'catalog');
+    const path = join(dataDir, CATALOG_STORE);
     const root = openDurable(path, 12);
     const records = { encoding: 'msgpack', keyEncoding: 'uint32' } as const;
     const membership = { dupSort: true, encoding: 'ordered-binary', keyEncoding: 'uint32' } as const;

@@ -17,6 +17,7 @@
 import { join } from 'node:path';
 import type { RootDatabase } from 'lmdb';
 import { openDurable } from '../../engine/durable_env.js';
+import { shardStoreName } from '../../engine/shard/store.js';
 import {
   accountFillEntries, FillLookup, fillsNewestFirst, MAKER, marketFillEntries, minuteOf, openFeedTables, TAKER, type FeedTables, type FillEntry,
   type StoredFill, type StoredRedemption,
@@ -106,7 +107,7 @@ export class FeedReader {
   constructor(dataDir: string, private readonly places: FeedPlaces) {
     for (let shard = 0; shard < places.shards; shard++) {
       // The shard's worker opened this environment first; lmdb shares it within the process.
-      const root = openDurable(join(dataDir, `shard-${shard}`), 16);
+      const root = openDurable(join(dataDir, shardStoreName(shard)), 16);
       this.roots.push(root);
       const tables = openFeedTables(root);
       this.tables.push(tables);

@@ -2,6 +2,7 @@
 // market-data read model and the feeds' reader, started together (every shard recovered, every
 // catalog market with an order book registered) and stopped together (every shard answers what
 // it holds, snapshots and closes).
+import type { EngineOptions } from '../../engine/state.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { MarketRecord } from '../catalog/model.js';
@@ -9,7 +10,10 @@ import { FeedReader } from '../market/feed_reader.js';
 import { MarketData } from '../market/market_data.js';
 import { TradingClient, type MarketSpec } from './client.js';
 import type { TokenPlace } from './order_request.js';
-import { ShardPool } from './shards.js';
+import { STORAGE_FAILED_EXIT } from '../../engine/shard/protocol.js';
+import { shardStoreName } from '../../engine/shard/store.js';
+import { DataDirDamaged, messageOf, problem } from '../data_dir/damage.js';
+import { ShardPool, ShardStartFailed } from './shards.js';
 import { Treasury } from './treasury.js';
 
 /** How often due GTD orders are expired. */
@@ -29,22 +33,37 @@ export interface TradingRuntime {
   stop(): Promise<void>;
 }
 
+/** The options every shard's engine runs with. */
+export function engineOptionsOf(config: Config): EngineOptions {
+  return { operatorAddress: config.exchangeAddress.toLowerCase(), orderHistory: config.orderHistory };
+}
+
 export function marketSpecOf(market: MarketRecord): MarketSpec {
   return { key: market.conditionId, tickUnits: market.tickUnits, minSizeMicros: market.minSizeMicros, feeBps: market.takerBaseFeeBps };
 }
 
-export async function startTrading(config: Config, log: Logger, markets: readonly MarketRecord[], now: () => number): Promise<TradingRuntime> {
-  const treasury = new Treasury(config.dataDir, config.shards);
-  const pool = new ShardPool({
-    dataDir: config.dataDir, shards: config.shards, engine: { operatorAddress: config.exchangeAddress.toLowerCase(), orderHistory: config.orderHistory },
-  }, treasury, log);
+/**
+ * A shard's worker that failed its first start read something in its store it could not recover
+ * from (a snapshot or journal entry that does not decode, say): the start stops on it, naming the
+ * store, as on any other damage. A storage failure (a full disk) is not damage and stays as it is.
+ */
+function startFailure(dataDir: string, error: unknown): unknown {
+  if (!(error instanceof ShardStartFailed) || error.exitCode === STORAGE_FAILED_EXIT) return error;
+  return new DataDirDamaged(dataDir, [problem(shardStoreName(error.shard), `does not recover: ${error.reason === '' ? `its worker exited with ${error.exitCode}` : messageOf(error.reason)}`)]);
+}
+
+/** Starts the runtime; `adopting`: the directory is being adopted (data_dir/directory.ts). */
+export async function startTrading(config: Config, log: Logger, markets: readonly MarketRecord[], now: () => number, adopting = false): Promise<TradingRuntime> {
+  const treasury = new Treasury(config.dataDir, config.shards, adopting);
+  const pool = new ShardPool({ dataDir: config.dataDir, shards: config.shards, engine: engineOptionsOf(config) }, treasury, log);
   const marketData = new MarketData(pool, log, now);
   pool.observe(marketData);
   try {
     await pool.start();
   } catch (error) {
+    await pool.abort();
     await treasury.close();
-    throw error;
+    throw startFailure(config.dataDir, error);
   }
   const client = new TradingClient(pool, treasury, now);
   const tokens = new Map<string, TokenPlace>();

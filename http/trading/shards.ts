@@ -18,7 +18,7 @@ import { AnswerAssembler, isFragment } from '../../engine/shard/answer_stream.js
 import { ShardCounters } from '../../engine/shard/counters.js';
 import { encodeFrame, Frame, frameLength } from '../../engine/shard/frame.js';
 import {
-  COMMAND_LAYOUT, RESULT_LAYOUT, STORAGE_FAILED_EXIT, type RecoveryFigures, type ShardControl, type ShardMessage,
+  COMMAND_LAYOUT, RESULT_LAYOUT, STORAGE_FAILED_EXIT, type RecoveryFigures, type ShardBalances, type ShardControl, type ShardMessage,
   type ShardRead, type ShardStatus, type ShardWorkerData,
 } from '../../engine/shard/protocol.js';
 import type { EngineOptions } from '../../engine/state.js';
@@ -34,6 +34,23 @@ export class ShardUnavailable extends HttpError {
     super(503, message, undefined, [['retry-after', String(retryAfterS)]]);
     this.name = 'ShardUnavailable';
     this.retryAfterS = retryAfterS;
+  }
+}
+
+/** What a control message's answer carries. */
+function controlAnswer(message: Extract<ShardMessage, { type: 'status' | 'balances' | 'read' }>): unknown {
+  switch (message.type) {
+    case 'status': return message.status;
+    case 'balances': return message.balances;
+    case 'read': return message.value;
+  }
+}
+
+/** A worker that exited during the pool's start, before it served: the start fails with this. */
+export class ShardStartFailed extends Error {
+  constructor(readonly shard: number, readonly exitCode: number, readonly reason: string) {
+    super(`shard ${shard} exited with ${exitCode} while starting${reason === '' ? '' : `: ${reason}`}`);
+    this.name = 'ShardStartFailed';
   }
 }
 
@@ -129,6 +146,8 @@ class ShardHandle {
   /** The message of the latest storage failure a worker reported, read when it exits. */
   storageMessage = '';
   storageFailures = 0;
+  /** The message of the error the current worker threw, if it threw one (read when it exits). */
+  errorMessage = '';
   /** Operator counters the shard's workers write (one after another across restarts). */
   readonly counters = new ShardCounters();
   private readonly buffers: { command: SharedArrayBuffer; result: SharedArrayBuffer };
@@ -284,6 +303,11 @@ export class ShardPool {
     return this.control(shard, (token) => ({ type: 'status', token }));
   }
 
+  /** The shard's invariants and collateral, for the start's check of the data directory. */
+  balances(shard: number): Promise<ShardBalances> {
+    return this.control(shard, (token) => ({ type: 'balances', token }));
+  }
+
   read<T>(shard: number, read: ShardRead): Promise<T> {
     return this.control(shard, (token) => ({ type: 'read', token, read }));
   }
@@ -309,6 +333,20 @@ export class ShardPool {
     })));
   }
 
+  /**
+   * After a failed start, before any command: ends every worker at once (one still recovering
+   * would otherwise recover, take its write before serving and snapshot before it saw a stop);
+   * resolves when all have exited.
+   */
+  async abort(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.handles.map(async (handle) => {
+      clearTimeout(handle.restartTimer);
+      handle.stopping = true;
+      await handle.worker?.terminate();
+    }));
+  }
+
   private control<T>(shard: number, make: (token: number) => ShardControl): Promise<T> {
     const handle = this.handles[shard]!;
     const worker = handle.worker;
@@ -330,6 +368,7 @@ export class ShardPool {
     };
     const worker = new Worker(new URL('../../engine/shard/worker.js', import.meta.url), { workerData: data });
     handle.worker = worker;
+    handle.errorMessage = '';
     return new Promise<void>((resolve, reject) => {
       worker.on('message', (message: ShardMessage) => {
         switch (message.type) {
@@ -362,22 +401,27 @@ export class ShardPool {
             this.refuseNotExecuted(handle, message.notExecuted, message.message);
             break;
           case 'status':
+          case 'balances':
           case 'read': {
             const control = handle.controls.get(message.token);
             handle.controls.delete(message.token);
             if (message.type === 'read' && message.error !== undefined) control?.reject(new Error(`shard ${handle.index} read failed: ${message.error}`));
-            else control?.resolve((message.type === 'status' ? message.status : message.value) as never);
+            else control?.resolve(controlAnswer(message) as never);
             break;
           }
           default:
             break;
         }
       });
-      worker.on('error', (error) => this.log.error('shard worker failed', { shard: handle.index, error: error.message }));
+      worker.on('error', (error) => {
+        handle.errorMessage = error.message;
+        this.log.error('shard worker failed', { shard: handle.index, error: error.message });
+      });
       worker.on('exit', (code) => {
         const wasReady = handle.ready;
         this.onExit(handle, worker, code);
-        if (!wasReady && !handle.stopping) reject(new Error(`shard ${handle.index} exited with ${code} while starting`));
+        const reason = code === STORAGE_FAILED_EXIT ? handle.storageMessage : handle.errorMessage;
+        if (!wasReady && !handle.stopping) reject(new ShardStartFailed(handle.index, code, reason));
       });
     });
   }

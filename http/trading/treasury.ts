@@ -4,7 +4,8 @@
 // shard sweeps back whatever the order did not keep (see engine/shard/core.ts).
 //
 // Durable truth: external deposits − withdrawals per address (this LMDB environment,
-// DATA_DIR/treasury, which also logs every deposit for the activity feed) and each shard's
+// DATA_DIR/treasury, which also logs every deposit for the activity feed; each balance is
+// stored with its checksum, data_dir/checksum.ts, checked whenever it is read) and each shard's
 // netFunding table. The free balance is
 //   external − Σ shards netFunding − in flight,
 // rebuilt that way at start and whenever a shard restarts. `mirror` is the front end's copy of
@@ -13,6 +14,11 @@ import { join } from 'node:path';
 import { type Database, type Key, type RootDatabase } from 'lmdb';
 import { openDurable } from '../../engine/durable_env.js';
 import { COLLATERAL_SUPPLY_MICROS_MAX } from '../../engine/constants.js';
+import { checksumOf } from '../data_dir/checksum.js';
+import { DataDirDamaged, problem, type Problem } from '../data_dir/damage.js';
+
+/** The treasury's directory under DATA_DIR. */
+export const TREASURY_STORE = 'treasury';
 
 /** One external deposit, as the activity feed shows it. */
 export interface DepositRecord {
@@ -25,7 +31,8 @@ export interface DepositRecord {
 
 export class Treasury {
   private readonly root: RootDatabase;
-  private readonly external: Database<number, string>;
+  /** address → [micros, checksum]: deposits − withdrawals (see balanceIn). */
+  private readonly external: Database<unknown, string>;
   private readonly meta: Database<unknown, string>;
   /** [address, timeMs, number] → micros. */
   private readonly deposits: Database<number, Key>;
@@ -34,23 +41,43 @@ export class Treasury {
   private readonly mirror: Map<string, number>[];
   private externalTotal = 0;
 
-  constructor(dataDir: string, shards: number) {
-    const path = join(dataDir, 'treasury');
+  /**
+   * Opens the treasury and reads every balance, checking each one's checksum; one that fails it
+   * stops the start. `adopting`: the directory is being adopted (data_dir/directory.ts), so a
+   * balance an older version wrote without a checksum is taken as it is until stampChecksums.
+   */
+  constructor(dataDir: string, shards: number, private adopting = false) {
+    const path = join(dataDir, TREASURY_STORE);
     this.root = openDurable(path, 6);
     this.external = this.root.openDB({ name: 'external', encoding: 'msgpack' });
     this.meta = this.root.openDB({ name: 'meta', encoding: 'msgpack' });
     this.deposits = this.root.openDB({ name: 'deposits', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     this.depositCount = (this.meta.get('deposits') as number | undefined) ?? 0;
-    const recorded = this.meta.get('shards') as number | undefined;
-    if (recorded !== undefined && recorded !== shards) {
-      void this.root.close();
-      throw new Error(`DATA_DIR was written with SHARDS=${recorded}; markets are mapped to shards by that number, so start with SHARDS=${recorded}`);
-    }
-    if (recorded === undefined) this.meta.putSync('shards', shards);
+    if (this.meta.get('shards') === undefined) this.meta.putSync('shards', shards);
     this.mirror = Array.from({ length: shards }, () => new Map<string, number>());
+    const problems: Problem[] = [];
     for (const { key, value } of this.external.getRange()) {
-      this.free.set(key, value);
-      this.externalTotal += value;
+      const micros = this.balanceIn(key, value);
+      if (micros === undefined) {
+        problems.push(problem(TREASURY_STORE, `holds a damaged balance for ${key} (it fails its checksum)`));
+        continue;
+      }
+      this.free.set(key, micros);
+      this.externalTotal += micros;
+    }
+    if (problems.length > 0) {
+      void this.root.close();
+      throw new DataDirDamaged(dataDir, problems);
+    }
+  }
+
+  /** The SHARDS a treasury records (undefined when it records none), read without opening it for trading. */
+  static async recordedShards(dataDir: string): Promise<number | undefined> {
+    const root = openDurable(join(dataDir, TREASURY_STORE), 6);
+    try {
+      return root.openDB<unknown, string>({ name: 'meta', encoding: 'msgpack' }).get('shards') as number | undefined;
+    } finally {
+      await root.close();
     }
   }
 
@@ -86,7 +113,7 @@ export class Treasury {
     const first = this.depositCount + 1;
     this.root.transactionSync(() => {
       entries.forEach(([address, micros], index) => {
-        this.external.putSync(address, (this.external.get(address) ?? 0) + micros);
+        this.putBalance(address, this.externalOf(address) + micros);
         this.deposits.putSync([address, timeMs, first + index], micros);
       });
       this.meta.putSync('deposits', first + entries.length - 1);
@@ -109,7 +136,7 @@ export class Treasury {
   /** Records a withdrawal durably; false when the free balance is short. */
   withdraw(address: string, micros: number): boolean {
     if (this.freeOf(address) < micros) return false;
-    this.root.transactionSync(() => this.external.putSync(address, (this.external.get(address) ?? 0) - micros));
+    this.root.transactionSync(() => this.putBalance(address, this.externalOf(address) - micros));
     this.add(address, -micros);
     this.externalTotal -= micros;
     return true;
@@ -148,13 +175,57 @@ export class Treasury {
     }
   }
 
+  /**
+   * Adopting a directory, once it is checked: gives every balance an older version stored
+   * without a checksum its checksum, in one transaction; from then on every balance needs one.
+   */
+  stampChecksums(): void {
+    this.root.transactionSync(() => {
+      for (const { key, value } of this.external.getRange()) {
+        if (typeof value === 'number') this.putBalance(key, value);
+      }
+    });
+    this.adopting = false;
+  }
+
   close(): Promise<void> {
     return this.root.close();
+  }
+
+  /** The stored balance of `address` (0 when none); throws when it fails its checksum. */
+  private externalOf(address: string): number {
+    const value = this.external.get(address);
+    if (value === undefined) return 0;
+    const micros = this.balanceIn(address, value);
+    if (micros === undefined) throw new Error(`${TREASURY_STORE} holds a damaged balance for ${address} (it fails its checksum)`);
+    return micros;
+  }
+
+  /** Inside a write transaction: stores `micros` for `address` with its checksum. */
+  private putBalance(address: string, micros: number): void {
+    this.external.putSync(address, balanceValue(address, micros));
+  }
+
+  /** A stored balance's micros; undefined when it fails its checksum (or, unless adopting, has none). */
+  private balanceIn(address: string, value: unknown): number | undefined {
+    return this.adopting && typeof value === 'number' ? value : balanceIn(address, value);
   }
 
   private add(address: string, micros: number): void {
     addTo(this.free, address, micros);
   }
+}
+
+function balanceValue(address: string, micros: number): [number, number] {
+  return [micros, checksumOf([address, micros])];
+}
+
+/** The micros a stored balance value holds, or undefined when it is not one or fails its checksum. */
+function balanceIn(address: string, value: unknown): number | undefined {
+  if (!Array.isArray(value) || value.length !== 2) return undefined;
+  const [micros, checksum] = value as unknown[];
+  if (typeof micros !== 'number' || !Number.isSafeInteger(micros)) return undefined;
+  return checksum === checksumOf([address, micros]) ? micros : undefined;
 }
 
 function addTo(map: Map<string, number>, key: string, micros: number): void {

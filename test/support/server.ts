@@ -76,6 +76,34 @@ export function startServer(options: StartOptions = {}): Promise<RunningServer> 
   });
 }
 
+export interface Finished {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `node dist/http/main.js` with `args` until it exits by itself (a command, or a start that
+ * fails); one still running after `timeoutMs` (a server that started) is killed, and the result
+ * then shows SIGKILL.
+ */
+export function runMain(options: StartOptions & { readonly timeoutMs: number }): Promise<Finished> {
+  const child = spawn(process.execPath, [mainPath, ...(options.args ?? [])], {
+    env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: options.dataDir ?? temporaryDataDir(), LOG_LEVEL: 'warn', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+  return new Promise((resolve) => child.once('close', (code, signal) => {
+    clearTimeout(timer);
+    resolve({ code, signal, stdout, stderr });
+  }));
+}
+
 export interface Response<T = unknown> {
   readonly status: number;
   readonly headers: Headers;

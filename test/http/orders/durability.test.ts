@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { removeDataDir, request, startServer } from '../../support/server.js';
-import { ADMIN_TOKEN, startTrading, type Trader } from './trader.js';
+import { ADMIN_TOKEN, mintAgainstBids, startTrading, type Trader } from './trader.js';
 
 type Row = Record<string, unknown>;
 
@@ -48,16 +48,8 @@ test('acknowledged orders, fills and balances survive kill -9', async () => {
 test('after kill -9 the public feeds, last trades and books catch up with every committed fill', async () => {
   const { server, markets, traders } = await startTrading([43, 44]);
   const [maker, taker] = traders as [Trader, Trader];
-  const expected: { conditionId: string; yes: string; no: string; priceUnits: number }[] = [];
-  for (const [index, market] of markets.entries()) {
-    const priceUnits = 3000 + 500 * index;
-    const bid = await maker.place({ tokenId: market.yes, side: 'BUY', priceUnits, sizeMicros: 20_000_000 });
-    assert.equal(bid.status, 200, bid.text);
-    // BUY NO at 1 − p against the YES bid: a MINT at the bid's price, leaving 10 shares resting.
-    const hit = await taker.place({ tokenId: market.no, side: 'BUY', priceUnits: 10_000 - priceUnits, sizeMicros: 10_000_000, orderType: 'FOK' });
-    assert.equal(hit.status, 200, hit.text);
-    expected.push({ conditionId: market.conditionId, yes: market.yes, no: market.no, priceUnits });
-  }
+  const prices = await mintAgainstBids(maker, taker, markets);
+  const expected = markets.map((market, index) => ({ conditionId: market.conditionId, yes: market.yes, no: market.no, priceUnits: prices[index]! }));
   // Killed at once, right after the last answer: what was answered is committed.
   assert.equal(await server.stop('SIGKILL'), null, 'killed by the signal');
   const restarted = await startServer({ dataDir: server.dataDir, env: { ADMIN_TOKEN, SHARDS: '2' } });

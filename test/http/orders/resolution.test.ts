@@ -11,7 +11,7 @@ import { createLogger } from '../../../http/log.js';
 import { startServer as startInProcess, type Server } from '../../../http/server.js';
 import { Prng } from '../../engine/prng.js';
 import { removeDataDir, request, startServer, temporaryDataDir } from '../../support/server.js';
-import { ADMIN_TOKEN, startTrading, type PlainMarket, type Trader } from './trader.js';
+import { ADMIN_TOKEN, restMany, startTrading } from './trader.js';
 
 type CatalogMarket = { closed: boolean; acceptingOrders: boolean };
 
@@ -63,18 +63,6 @@ test('a resolution the engine made and the catalog missed is repaired at the sta
     removeDataDir(dataDir);
   }
 });
-
-/** Rests `count` BUY YES orders at 0.01 of MIN size from `trader`, 15 to a request. */
-async function restMany(trader: Trader, market: PlainMarket, count: number, salt: number): Promise<void> {
-  for (let from = 0; from < count; from += 15) {
-    const body = Array.from({ length: Math.min(15, count - from) }, (_, index) => trader.placementBody({
-      tokenId: market.yes, side: 'BUY', priceUnits: 100, sizeMicros: 5_000_000, salt: salt + from + index,
-    }).body);
-    const placed = await trader.send<{ success: boolean; errorMsg: string }[]>('POST', '/orders', body);
-    assert.equal(placed.status, 200, placed.text);
-    assert.ok(placed.body.every((entry) => entry.success), placed.text);
-  }
-}
 
 test('kill -9 at any point of a resolution of a deep book: after the restart engine and catalog agree, and the call can be repeated', async () => {
   const prng = new Prng(38);

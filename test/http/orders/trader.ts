@@ -141,6 +141,35 @@ export async function deposit(clobUrl: string, address: string, micros: number):
   if (response.status !== 200) throw new Error(`deposit: ${response.status} ${response.text}`);
 }
 
+/** Rests `count` BUY YES orders at 0.01 of MIN size from `trader`, 15 to a request (POST /orders). */
+export async function restMany(trader: Trader, market: PlainMarket, count: number, salt: number): Promise<void> {
+  for (let from = 0; from < count; from += 15) {
+    const body = Array.from({ length: Math.min(15, count - from) }, (_, index) => trader.placementBody({
+      tokenId: market.yes, side: 'BUY', priceUnits: 100, sizeMicros: 5_000_000, salt: salt + from + index,
+    }).body);
+    const placed = await trader.send<{ success: boolean; errorMsg: string }[]>('POST', '/orders', body);
+    if (placed.status !== 200 || !placed.body.every((entry) => entry.success)) throw new Error(`rest: ${placed.status} ${placed.text}`);
+  }
+}
+
+/**
+ * On each market in turn, `maker` bids for 20 YES at 0.30, 0.35, 0.40 … and `taker` buys 10 NO
+ * against the bid (FOK at 1 − its price): a MINT at the bid's price, leaving 10 shares resting.
+ * Returns each market's bid price (units of 0.0001).
+ */
+export async function mintAgainstBids(maker: Trader, taker: Trader, markets: readonly PlainMarket[]): Promise<number[]> {
+  const prices: number[] = [];
+  for (const [index, market] of markets.entries()) {
+    const priceUnits = 3000 + 500 * index;
+    const bid = await maker.place({ tokenId: market.yes, side: 'BUY', priceUnits, sizeMicros: 20_000_000 });
+    if (bid.status !== 200) throw new Error(`bid: ${bid.status} ${bid.text}`);
+    const hit = await taker.place({ tokenId: market.no, side: 'BUY', priceUnits: 10_000 - priceUnits, sizeMicros: 10_000_000, orderType: 'FOK' });
+    if (hit.status !== 200) throw new Error(`hit: ${hit.status} ${hit.text}`);
+    prices.push(priceUnits);
+  }
+  return prices;
+}
+
 /** A plain binary market made for the test (tick 0.01, min size 5, no fee, not neg-risk). */
 export interface PlainMarket {
   readonly conditionId: string;
