@@ -197,7 +197,9 @@ describe('a shard worker that dies', () => {
     await Promise.any(inFlight).catch(() => undefined); // every one refused: nothing to wait for
     await pool.killWorker(0);
     const { answered, refused } = await settle(inFlight);
-    assert.ok(refused > 0, `all ${answered.length} answered before the kill`);
+    // The kill lands while the worker works through the wave; on a loaded machine it may land
+    // after the last commit, and then nothing is refused (what follows holds either way; the
+    // kill between a commit and its answers is made certain in huge_answers.test.ts).
     assert.equal(answered.length + refused, inFlight.length);
     answered.push(...acknowledged);
     await waitUntil(() => pool.isReady(0), RESTART_TIMEOUT_MS, 'shard 0 to restart');
