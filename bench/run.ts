@@ -58,6 +58,9 @@ const suites: Record<string, Suite> = {
   orders: async (_quick, _asJson, options) => {
     runScript('./orders.js', options, SERVER_NODE_FLAGS);
   },
+  bigfill: async (_quick, _asJson, options) => {
+    runScript('./bigfill.js', options);
+  },
   // Starts its runs itself, each with its side's server options.
   ab: async (_quick, _asJson, options) => {
     runScript('./ab.js', options);
