@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { reportOf, runScriptForReport } from '../../bench/support/child.js';
+import { endsWithin } from '../support/process_end.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'clobd-test-child-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,15 +16,6 @@ function script(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
   return path;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 test('the report is the last {"suite": ...} line of stdout', () => {
@@ -54,9 +46,5 @@ test('an aborted run ends, and so does what it started', async () => {
   const grandchild = Number(readFileSync(pidFile, 'utf8'));
   stop.abort('test');
   await assert.rejects(run, /stopped: test/);
-  const gone = Date.now() + 5_000;
-  while (alive(grandchild) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 20));
-  const orphaned = alive(grandchild);
-  if (orphaned) process.kill(grandchild, 'SIGKILL');
-  assert.equal(orphaned, false, 'the grandchild ended with its process group');
+  assert.equal(await endsWithin(grandchild, 5_000), true, 'the grandchild ended with its process group');
 });
