@@ -20,8 +20,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { addBaselineTree, harnessChanges, prepareBaselineTree, runTool, HARNESS_PATHS } from './ab/baseline_tree.js';
 import { compare, KEEP_RATIO, printComparison, type ComparedFigure } from './ab/compare.js';
+import { faultsOf } from './ab/faults.js';
 import { figuresOf, type Figure } from './ab/figures.js';
-import { runScriptForReport } from './support/child.js';
+import { abortOnSignals, runScriptForReport } from './support/child.js';
 import { format } from './support/format.js';
 import { sizeFlags, type BenchSize } from './support/size.js';
 
@@ -57,8 +58,15 @@ function readOptions(): { ref: string; rounds: number; size: BenchSize } {
   return { ref: values.ref, rounds, size: values.quick ? 'smoke' : 'full' };
 }
 
-async function runRounds(sides: readonly [Side, Side], rounds: number, size: BenchSize, signal: AbortSignal): Promise<Map<string, Runs>> {
+interface Rounds {
+  readonly runs: Map<string, Runs>;
+  /** Runs whose figures are unfit to judge by (faults.ts), one line each. */
+  readonly faults: string[];
+}
+
+async function runRounds(sides: readonly [Side, Side], rounds: number, size: BenchSize, signal: AbortSignal): Promise<Rounds> {
   const runs = new Map<string, Runs>(BENCHMARKS.map(({ name }) => [name, { A: [], B: [] }]));
+  const faults: string[] = [];
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? sides : [sides[1], sides[0]];
     for (const benchmark of BENCHMARKS) {
@@ -68,34 +76,31 @@ async function runRounds(sides: readonly [Side, Side], rounds: number, size: Ben
           script: join(side.root, benchmark.script), args: ['--json', ...sizeFlags(size)], nodeFlags: side.nodeFlags, signal,
         });
         runs.get(benchmark.name)![side.label].push(figuresOf(report));
-        const seconds = (performance.now() - started) / 1000;
-        process.stderr.write(`ab: round ${round + 1} of ${rounds}, ${benchmark.name}, ${side.label}: ${format(seconds, 1)} s\n`);
+        const run = `round ${round + 1} of ${rounds}, ${benchmark.name}, ${side.label}`;
+        for (const fault of faultsOf(report)) faults.push(`${run}: ${fault}`);
+        process.stderr.write(`ab: ${run}: ${format((performance.now() - started) / 1000, 1)} s\n`);
       }
     }
   }
-  return runs;
+  return { runs, faults };
 }
 
-function printSummary(rows: readonly ComparedFigure[]): void {
+function printSummary(rows: readonly ComparedFigure[], faults: readonly string[]): void {
+  for (const fault of faults) console.log(`FAULT ${fault}`);
   const judged = rows.filter((row) => row.pass !== undefined);
   const kept = judged.filter((row) => row.pass === true).length;
-  console.log(`B keeps ${kept} of ${judged.length} figures (B/A ≥ ${KEEP_RATIO} where higher is better, ≤ ${format(1 / KEEP_RATIO, 3)} where lower is)`);
+  console.log(`B keeps ${kept} of ${judged.length} figures (B/A ≥ ${KEEP_RATIO} where higher is better, ≤ ${format(1 / KEEP_RATIO, 3)} where lower is)` +
+    (faults.length === 0 ? '' : `; but see the ${faults.length} fault${faults.length === 1 ? '' : 's'} above: those runs' figures are not the code's`));
 }
 
 async function main(): Promise<void> {
   const { ref, rounds, size } = readOptions();
   const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
   if (!existsSync(join(repoRoot, BENCHMARKS[0].script))) throw new Error('no build of this tree: run it as `npm run bench -- ab`');
-  const stop = new AbortController();
   const tree = addBaselineTree(repoRoot, ref);
   // The worktree goes however this process ends, but for SIGKILL (then `git worktree prune`).
   process.once('exit', () => tree.remove());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      stop.abort(signal);
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    });
-  }
+  const stopped = abortOnSignals();
   const started = performance.now();
   try {
     process.stderr.write(`ab: building ${ref} in ${tree.root}\n`);
@@ -104,7 +109,7 @@ async function main(): Promise<void> {
       { label: 'A', root: tree.root, nodeFlags: await nodeFlagsOf(tree.root) },
       { label: 'B', root: repoRoot, nodeFlags: await nodeFlagsOf(repoRoot) },
     ] as const satisfies readonly [Side, Side];
-    const runs = await runRounds(sides, rounds, size, stop.signal);
+    const { runs, faults } = await runRounds(sides, rounds, size, stopped);
     const head = runTool('git', ['rev-parse', '--short', 'HEAD'], repoRoot);
     const dirty = runTool('git', ['status', '--porcelain', '--untracked-files=no'], repoRoot) !== '';
     const changes = harnessChanges(repoRoot, tree.commit);
@@ -119,7 +124,7 @@ async function main(): Promise<void> {
       printComparison(name, rows);
       all.push(...rows);
     }
-    printSummary(all);
+    printSummary(all, faults);
     console.log(`(${format((performance.now() - started) / 60_000, 1)} minutes)`);
   } finally {
     tree.remove();

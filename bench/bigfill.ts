@@ -11,7 +11,7 @@
 import { fileURLToPath } from 'node:url';
 import { SERVER_NODE_FLAGS } from '../http/node_flags.js';
 import type { CaseReport } from './bigfill/taker_case.js';
-import { runScriptForReport } from './support/child.js';
+import { abortOnSignals, runScriptForReport } from './support/child.js';
 import { format } from './support/format.js';
 import { median } from './support/median.js';
 
@@ -26,8 +26,8 @@ const FULL: Sizes = { fills: 100_000, takers: 100, rounds: 3 };
 
 const casePath = fileURLToPath(new URL('./bigfill/taker_case.js', import.meta.url));
 
-async function runCase(fills: number, takers: number): Promise<CaseReport> {
-  const report = (await runScriptForReport({ script: casePath, args: [String(fills), String(takers)], nodeFlags: SERVER_NODE_FLAGS })) as CaseReport;
+async function runCase(fills: number, takers: number, signal: AbortSignal): Promise<CaseReport> {
+  const report = (await runScriptForReport({ script: casePath, args: [String(fills), String(takers)], nodeFlags: SERVER_NODE_FLAGS, signal })) as CaseReport;
   if (report.suite !== 'bigfill-case') throw new Error(`not a case report: ${JSON.stringify(report).slice(0, 200)}`);
   return report;
 }
@@ -50,10 +50,14 @@ async function main(): Promise<void> {
   const sizes = quick ? QUICK : FULL;
   const { fills, takers, rounds } = sizes;
   const perTaker = fills / takers;
+  const stopped = abortOnSignals();
   const one: CaseReport[] = [];
   const split: CaseReport[] = [];
   for (let round = 0; round < rounds; round++) {
-    const cases = [() => runCase(fills, 1).then((report) => one.push(report)), () => runCase(fills, takers).then((report) => split.push(report))];
+    const cases = [
+      () => runCase(fills, 1, stopped).then((report) => one.push(report)),
+      () => runCase(fills, takers, stopped).then((report) => split.push(report)),
+    ];
     for (const run of round % 2 === 0 ? cases : cases.reverse()) await run();
   }
   const ratio = median(one.map((report) => report.seconds)) / median(split.map((report) => report.seconds));

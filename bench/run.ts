@@ -1,7 +1,8 @@
 // `npm run bench -- [suite ...] [--quick] [--json] [--option=value ...]`: runs the named benchmark
 // suites (every one in `suites` but `ab` by default). --quick is the small run CI does so no
 // benchmark rots. A suite that is a script of its own gets every option, e.g. `ab --ref=978801b`.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { SERVER_NODE_FLAGS } from '../http/node_flags.js';
 import { benchCatalog, printCatalog } from './catalog.js';
@@ -13,12 +14,24 @@ import { benchWs, printWs } from './ws.js';
 /**
  * Runs a suite that is its own script in a child process, with this command's options: its JIT
  * and heap start clean. A suite that serves or matches in its own process (`nodeFlags`: the
- * server's) runs with the server's options.
+ * server's) runs with the server's options. SIGINT and SIGTERM are passed on to it, so a script
+ * that cleans up when interrupted (ab's worktree) does so however this command is stopped.
  */
-function runScript(relativePath: string, options: readonly string[], nodeFlags: readonly string[] = []): void {
+async function runScript(relativePath: string, options: readonly string[], nodeFlags: readonly string[] = []): Promise<void> {
   const script = fileURLToPath(new URL(relativePath, import.meta.url));
-  const result = spawnSync(process.execPath, [...nodeFlags, script, ...options], { stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`${relativePath} exited with ${String(result.status ?? result.signal)}`);
+  const child = spawn(process.execPath, [...nodeFlags, script, ...options], { stdio: 'inherit' });
+  const forward = (signal: NodeJS.Signals): void => {
+    child.kill(signal);
+  };
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  try {
+    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    if (code !== 0) throw new Error(`${relativePath} exited with ${String(code ?? signal)}`);
+  } finally {
+    process.off('SIGINT', forward);
+    process.off('SIGTERM', forward);
+  }
 }
 
 type Suite = (quick: boolean, asJson: boolean, options: readonly string[]) => Promise<void>;
@@ -50,20 +63,20 @@ const suites: Record<string, Suite> = {
     else printWs(figures);
   },
   engine: async (_quick, _asJson, options) => {
-    runScript('./engine/run.js', options, SERVER_NODE_FLAGS);
+    await runScript('./engine/run.js', options, SERVER_NODE_FLAGS);
   },
   durable: async (_quick, _asJson, options) => {
-    runScript('./durable.js', options, SERVER_NODE_FLAGS);
+    await runScript('./durable.js', options, SERVER_NODE_FLAGS);
   },
   orders: async (_quick, _asJson, options) => {
-    runScript('./orders.js', options, SERVER_NODE_FLAGS);
+    await runScript('./orders.js', options, SERVER_NODE_FLAGS);
   },
   bigfill: async (_quick, _asJson, options) => {
-    runScript('./bigfill.js', options);
+    await runScript('./bigfill.js', options);
   },
   // Starts its runs itself, each with its side's server options.
   ab: async (_quick, _asJson, options) => {
-    runScript('./ab.js', options);
+    await runScript('./ab.js', options);
   },
 };
 
