@@ -5,8 +5,8 @@
 // and after) asks that both benchmarks keep their figures within 0.95× of the code before it,
 // 978801b, the default ref.
 //
-//   npm run bench -- ab [--ref=978801b] [--rounds=3]   full sizes (about 20 minutes a round)
-//   npm run bench -- ab --quick                        one round at the benchmarks' smoke sizes
+//   npm run bench -- ab [--ref=978801b] [--rounds=3]   full sizes (about 15 minutes a round here)
+//   npm run bench -- ab --quick                        one round at the benchmarks' smoke sizes (~30 s)
 //
 // Fairness: both sides run this tree's benchmark code (baseline_tree.ts), so the flows and sizes
 // are the same and only the code under test differs; a round runs both sides of a benchmark next

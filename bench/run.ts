@@ -82,7 +82,7 @@ const suites: Record<string, Suite> = {
 
 /**
  * Run by name only: it builds a second tree from the git history, which a CI checkout may not
- * hold, and its full run takes an hour; what it runs, CI runs anyway (durable, engine), and its
+ * hold, and its full run takes 45 minutes; what it runs, CI runs anyway (durable, engine), and its
  * own logic has tests (test/bench/ab_*.test.ts).
  */
 const BY_NAME_ONLY = new Set(['ab']);
