@@ -34,7 +34,7 @@ async function runCase(fills: number, takers: number, signal: AbortSignal): Prom
 
 const megabytes = (bytes: number): string => `${format(bytes / 2 ** 20)} MiB`;
 
-function describe(name: string, reports: readonly CaseReport[]): string {
+function describeCase(name: string, reports: readonly CaseReport[]): string {
   const seconds = reports.map((report) => report.seconds);
   const last = reports[reports.length - 1]!;
   const perTakerMs = reports.flatMap((report) => report.takerMs);
@@ -63,8 +63,8 @@ async function main(): Promise<void> {
   const ratio = median(one.map((report) => report.seconds)) / median(split.map((report) => report.seconds));
   console.log(`clobd big-taker benchmark (${quick ? 'quick' : 'full'}), node ${process.version}: ${format(fills)} resting BUYs at 0.01 filled over HTTP` +
     ` (signed FAK BUYs at 0.99, L2-authenticated, each answer's body read), SHARDS=1, a fresh server per case, ${rounds} round${rounds === 1 ? '' : 's'}`);
-  console.log(describe(`one taker of ${format(fills)}`, one));
-  console.log(describe(`${format(takers)} takers of ${format(perTaker)}`, split));
+  console.log(describeCase(`one taker of ${format(fills)}`, one));
+  console.log(describeCase(`${format(takers)} takers of ${format(perTaker)}`, split));
   console.log(`  one taker / ${format(takers)} takers: ${format(ratio, 2)}× the time`);
 }
 
