@@ -5,11 +5,14 @@
 //
 //   node dist/bench/durable.js            full (several minutes)
 //   node dist/bench/durable.js --quick    well under a minute, for CI
+//   node dist/bench/durable.js --smoke    smaller still, for the A/B harness's quick mode
+//   ... --json                            one line of figures (DurableReport) instead of the tables
 import { SPIN_US } from '../engine/shard/protocol.js';
 import { postBatched, postRoundTrip, ringBatched, ringRoundTrip, type BatchedThroughput, type RoundTrip } from './durable/ring.js';
 import { measureRestart, type RestartFigures } from './durable/restart.js';
 import { makeFlow, measureBaselines, measureShards, type Baselines, type ShardsFigures, type ThroughputSizes } from './durable/throughput.js';
 import { format } from './support/format.js';
+import { sizeOf, type BenchSize } from './support/size.js';
 
 interface Sizes {
   readonly throughput: ThroughputSizes;
@@ -19,6 +22,10 @@ interface Sizes {
   readonly restingAccounts: number;
 }
 
+const SMOKE: Sizes = {
+  throughput: { warmupRows: 2_000, timedRows: 5_000, latencyRowsMax: 5_000, latencySeconds: 0.5, inFlight: 1000, accounts: 100 },
+  roundTrips: 2_000, batchedFrames: 100_000, restingOrders: 5_000, restingAccounts: 50,
+};
 const QUICK: Sizes = {
   throughput: { warmupRows: 5_000, timedRows: 20_000, latencyRowsMax: 20_000, latencySeconds: 1.5, inFlight: 2000, accounts: 300 },
   roundTrips: 10_000, batchedFrames: 500_000, restingOrders: 20_000, restingAccounts: 200,
@@ -27,6 +34,7 @@ const FULL: Sizes = {
   throughput: { warmupRows: 30_000, timedRows: 300_000, latencyRowsMax: 200_000, latencySeconds: 10, inFlight: 4000, accounts: 300 },
   roundTrips: 100_000, batchedFrames: 5_000_000, restingOrders: 1_000_000, restingAccounts: 200,
 };
+const SIZES: Record<BenchSize, Sizes> = { smoke: SMOKE, quick: QUICK, full: FULL };
 /** Frames per batch in the batched ring figures: about what one shard batch drains under load. */
 const RING_BATCH = 256;
 
@@ -52,7 +60,7 @@ function printThroughput(baselines: Baselines, rows: ShardsFigures[]): void {
   }
 }
 
-interface RingFigures {
+export interface RingFigures {
   readonly ring: RoundTrip;
   readonly ringNoSpin: RoundTrip;
   /** The reply awaited on the event loop, as the server's front end does. */
@@ -105,6 +113,13 @@ interface Figures {
   readonly restarts: RestartFigures[];
 }
 
+/** What `--json` prints: every figure the tables show, for machines (the A/B harness, bench/ab.ts). */
+export interface DurableReport extends Figures {
+  readonly suite: 'durable';
+  readonly size: BenchSize;
+  readonly baselines: Baselines;
+}
+
 function printGoals(figures: Figures, sizes: Sizes): void {
   const mark = (ok: boolean): string => (ok ? 'met ' : 'MISS');
   const best = Math.max(...figures.shards.map((row) => row.peak.ordersPerSecond));
@@ -122,18 +137,23 @@ function printGoals(figures: Figures, sizes: Sizes): void {
 }
 
 async function main(): Promise<void> {
-  const quick = process.argv.includes('--quick');
-  const sizes = quick ? QUICK : FULL;
-  console.log(`clobd durable runtime benchmark (${quick ? 'quick' : 'full'}), node ${process.version}`);
+  const size = sizeOf(process.argv);
+  const asJson = process.argv.includes('--json');
+  const sizes = SIZES[size];
+  if (!asJson) console.log(`clobd durable runtime benchmark (${size}), node ${process.version}`);
   const ring = await measureRing(sizes);
-  printRing(ring);
+  if (!asJson) printRing(ring);
   const flow = makeFlow(sizes.throughput);
   const baselines = measureBaselines(flow, sizes.throughput);
   const rows: ShardsFigures[] = [];
   for (const shards of [1, 2]) rows.push(await measureShards(shards, flow, sizes.throughput));
-  printThroughput(baselines, rows);
+  if (!asJson) printThroughput(baselines, rows);
   const restarts: RestartFigures[] = [];
   for (const mode of ['stop', 'kill'] as const) restarts.push(await measureRestart(sizes.restingOrders, sizes.restingAccounts, mode));
+  if (asJson) {
+    console.log(JSON.stringify({ suite: 'durable', size, ring, baselines, shards: rows, restarts } satisfies DurableReport));
+    return;
+  }
   printRestart(restarts);
   printGoals({ ring, shards: rows, restarts }, sizes);
 }

@@ -1,6 +1,8 @@
-// `npm run bench -- [suite ...] [--quick] [--json]`: runs the named benchmark suites (all by
-// default). --quick is the small run CI does so no benchmark rots.
-import { spawnSync } from 'node:child_process';
+// `npm run bench -- [suite ...] [--quick] [--json] [--option=value ...]`: runs the named benchmark
+// suites (every one in `suites` but `ab` by default). --quick is the small run CI does so no
+// benchmark rots. A suite that is a script of its own gets every option, e.g. `ab --ref=978801b`.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { SERVER_NODE_FLAGS } from '../http/node_flags.js';
 import { benchCatalog, printCatalog } from './catalog.js';
@@ -10,17 +12,31 @@ import { benchMarket, printMarket } from './market.js';
 import { benchWs, printWs } from './ws.js';
 
 /**
- * Runs a suite that is its own script in a child process: its JIT and heap start clean. A suite
- * that serves or matches in its own process (`nodeFlags`: the server's) runs with the server's
- * options.
+ * Runs a suite that is its own script in a child process, with this command's options: its JIT
+ * and heap start clean. A suite that serves or matches in its own process (`nodeFlags`: the
+ * server's) runs with the server's options. SIGINT and SIGTERM are passed on to it, so a script
+ * that cleans up when interrupted (ab's worktree) does so however this command is stopped.
  */
-function runScript(relativePath: string, quick: boolean, nodeFlags: readonly string[] = []): void {
+async function runScript(relativePath: string, options: readonly string[], nodeFlags: readonly string[] = []): Promise<void> {
   const script = fileURLToPath(new URL(relativePath, import.meta.url));
-  const result = spawnSync(process.execPath, [...nodeFlags, script, ...(quick ? ['--quick'] : [])], { stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`${relativePath} exited with ${String(result.status ?? result.signal)}`);
+  const child = spawn(process.execPath, [...nodeFlags, script, ...options], { stdio: 'inherit' });
+  const forward = (signal: NodeJS.Signals): void => {
+    child.kill(signal);
+  };
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  try {
+    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    if (code !== 0) throw new Error(`${relativePath} exited with ${String(code ?? signal)}`);
+  } finally {
+    process.off('SIGINT', forward);
+    process.off('SIGTERM', forward);
+  }
 }
 
-const suites: Record<string, (quick: boolean, asJson: boolean) => Promise<void>> = {
+type Suite = (quick: boolean, asJson: boolean, options: readonly string[]) => Promise<void>;
+
+const suites: Record<string, Suite> = {
   catalog: async (quick, asJson) => {
     const rows = await benchCatalog(quick);
     if (asJson) console.log(JSON.stringify({ suite: 'catalog', rows }));
@@ -46,20 +62,36 @@ const suites: Record<string, (quick: boolean, asJson: boolean) => Promise<void>>
     if (asJson) console.log(JSON.stringify({ suite: 'ws', ...figures }));
     else printWs(figures);
   },
-  engine: async (quick) => {
-    runScript('./engine/run.js', quick, SERVER_NODE_FLAGS);
+  engine: async (_quick, _asJson, options) => {
+    await runScript('./engine/run.js', options, SERVER_NODE_FLAGS);
   },
-  durable: async (quick) => {
-    runScript('./durable.js', quick, SERVER_NODE_FLAGS);
+  durable: async (_quick, _asJson, options) => {
+    await runScript('./durable.js', options, SERVER_NODE_FLAGS);
   },
-  orders: async (quick) => {
-    runScript('./orders.js', quick, SERVER_NODE_FLAGS);
+  orders: async (_quick, _asJson, options) => {
+    await runScript('./orders.js', options, SERVER_NODE_FLAGS);
+  },
+  bigfill: async (_quick, _asJson, options) => {
+    await runScript('./bigfill.js', options);
+  },
+  // Starts its runs itself, each with its side's server options.
+  ab: async (_quick, _asJson, options) => {
+    await runScript('./ab.js', options);
   },
 };
+
+/**
+ * Run by name only: it builds a second tree from the git history, which a CI checkout may not
+ * hold, and its full run takes 45 minutes; what it runs, CI runs anyway (durable, engine), and its
+ * own logic has tests (test/bench/ab_*.test.ts).
+ */
+const BY_NAME_ONLY = new Set(['ab']);
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const asJson = args.includes('--json');
 const named = args.filter((arg) => !arg.startsWith('--'));
+const options = args.filter((arg) => arg.startsWith('--'));
 for (const name of named) if (suites[name] === undefined) throw new Error(`unknown suite ${name}; known: ${Object.keys(suites).join(', ')}`);
-for (const name of named.length > 0 ? named : Object.keys(suites)) await suites[name]?.(quick, asJson);
+const chosen = named.length > 0 ? named : Object.keys(suites).filter((name) => !BY_NAME_ONLY.has(name));
+for (const name of chosen) await suites[name]?.(quick, asJson, options);

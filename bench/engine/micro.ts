@@ -9,8 +9,10 @@ import { Command, CommandKind, OrderType, Side } from '../../engine/command.js';
 import { Engine } from '../../engine/engine.js';
 import { counterId } from './flows.js';
 
-const LEVELS = 64;
-const DEEP = 350;
+/** Levels each iteration cancels in. */
+export const CANCEL_LEVELS = 64;
+/** Orders in a deep level. */
+export const CANCEL_DEPTH = 350;
 
 /** Places and cancels single orders by id at a YES-orientation bid level (price units). */
 interface DepthBook {
@@ -68,7 +70,7 @@ class BaselineDepthBook implements DepthBook {
 
 type Position = 'head' | 'tail';
 
-/** LEVELS levels of `depth` orders each, with the ids of every level in FIFO order. */
+/** CANCEL_LEVELS levels of `depth` orders each, with the ids of every level in FIFO order. */
 class DepthFixture {
   private readonly book: DepthBook;
   private readonly queues: string[][] = [];
@@ -76,7 +78,7 @@ class DepthFixture {
 
   constructor(book: DepthBook, depth: number) {
     this.book = book;
-    for (let level = 0; level < LEVELS; level += 1) {
+    for (let level = 0; level < CANCEL_LEVELS; level += 1) {
       const queue: string[] = [];
       for (let index = 0; index < depth; index += 1) queue.push(this.placeNew(level));
       this.queues.push(queue);
@@ -86,7 +88,7 @@ class DepthFixture {
   /** Cancels the order at `position` of every level; returns the milliseconds it took. */
   cancelAll(position: Position): number {
     const started = performance.now();
-    for (let level = 0; level < LEVELS; level += 1) {
+    for (let level = 0; level < CANCEL_LEVELS; level += 1) {
       const queue = this.queues[level]!;
       this.book.cancel(position === 'head' ? queue[0]! : queue[queue.length - 1]!);
     }
@@ -95,7 +97,7 @@ class DepthFixture {
 
   /** Puts the level back to its depth: the cancelled order leaves its queue, a new one joins the tail. */
   replace(position: Position): void {
-    for (let level = 0; level < LEVELS; level += 1) {
+    for (let level = 0; level < CANCEL_LEVELS; level += 1) {
       const queue = this.queues[level]!;
       if (position === 'head') queue.shift();
       else queue.pop();
@@ -123,7 +125,7 @@ export interface CancelDepthResult {
 
 async function measureEngine(name: string, makeBook: () => DepthBook, timeMs: number): Promise<CancelDepthResult> {
   const bench = new Bench({ time: timeMs, warmupTime: timeMs / 4 });
-  const cases: [string, number, Position][] = [['head', DEEP, 'head'], ['tail', DEEP, 'tail'], ['single', 1, 'head']];
+  const cases: [string, number, Position][] = [['head', CANCEL_DEPTH, 'head'], ['tail', CANCEL_DEPTH, 'tail'], ['single', 1, 'head']];
   for (const [label, depth, position] of cases) {
     const fixture = new DepthFixture(makeBook(), depth);
     bench.add(label, () => {
@@ -137,7 +139,7 @@ async function measureEngine(name: string, makeBook: () => DepthBook, timeMs: nu
     const task = bench.getTask(label);
     const result = task?.result;
     if (result === undefined || !('latency' in result)) throw new Error(`micro benchmark ${label} did not run`);
-    return (result.latency.mean * 1e6) / LEVELS;
+    return (result.latency.mean * 1e6) / CANCEL_LEVELS;
   };
   const headNs = perCancelNs('head');
   const tailNs = perCancelNs('tail');
@@ -146,15 +148,8 @@ async function measureEngine(name: string, makeBook: () => DepthBook, timeMs: nu
 }
 
 export async function runCancelDepth(timeMs: number): Promise<CancelDepthResult[]> {
-  const results = [
+  return [
     await measureEngine('clobd', () => new ClobdDepthBook(), timeMs),
     await measureEngine('nodejs-order-book', () => new BaselineDepthBook(), timeMs),
   ];
-  console.log(`cancel cost by depth (${LEVELS} levels, ns per cancel)`);
-  for (const r of results) {
-    console.log(`  ${r.engine.padEnd(18)} depth 1 of ${DEEP}: ${r.headNs.toFixed(0).padStart(7)}  depth ${DEEP} of ${DEEP}: ` +
-      `${r.tailNs.toFixed(0).padStart(7)}  alone in its level: ${r.singleNs.toFixed(0).padStart(7)}` +
-      `  depth ${DEEP} / depth 1: ${r.tailOverHead.toFixed(2)}×  deep level / single: ${r.deepOverSingle.toFixed(2)}×`);
-  }
-  return results;
 }

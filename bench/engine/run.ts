@@ -7,14 +7,17 @@
 //
 //   node dist/bench/engine/run.js            full: 10^7 commands per flow for clobd
 //   node dist/bench/engine/run.js --quick    a few seconds, for CI
+//   node dist/bench/engine/run.js --smoke    smaller still, for the A/B harness's quick mode
+//   ... --json                               one line of figures (EngineReport) instead of the tables
 import { BaselineAdapter, ClobdAdapter, type BookAdapter } from './adapters.js';
 import { FlowKind, generateFlow, makeAccounts, makeIds, type Flow } from './flows.js';
-import { runCancelDepth, type CancelDepthResult } from './micro.js';
+import { CANCEL_DEPTH, CANCEL_LEVELS, runCancelDepth, type CancelDepthResult } from './micro.js';
 import {
   DECODE_WINDOW_ROWS, measureLatency, measureThroughput, replayPrefill, replayRows, stopGcObserver, type LatencyResult,
   type ThroughputResult,
 } from './throughput.js';
 import { format } from '../support/format.js';
+import { sizeOf, type BenchSize } from '../support/size.js';
 
 interface Sizes {
   /** Timed commands per flow for clobd (throughput and latency passes each). */
@@ -26,6 +29,9 @@ interface Sizes {
   readonly microMs: number;
 }
 
+const SMOKE: Sizes = {
+  clobd: 20_000, baseline: { deep: 1_000, normal: 5_000, fast: 5_000 }, warmup: 10_000, idPool: 1 << 16, microMs: 20,
+};
 const QUICK: Sizes = {
   clobd: 100_000, baseline: { deep: 5_000, normal: 20_000, fast: 20_000 }, warmup: 30_000, idPool: 1 << 18, microMs: 100,
 };
@@ -37,13 +43,15 @@ const FULL: Sizes = {
 const ACCOUNTS = 500;
 const SEED = 42;
 
-interface EngineFigures {
+const SIZES: Record<BenchSize, Sizes> = { smoke: SMOKE, quick: QUICK, full: FULL };
+
+export interface EngineFigures {
   readonly throughput: ThroughputResult;
   readonly latency: LatencyResult;
   readonly eventsPerCommand: number;
 }
 
-interface FlowFigures {
+export interface FlowFigures {
   readonly flow: FlowKind;
   readonly clobd: EngineFigures;
   readonly baseline: EngineFigures;
@@ -105,6 +113,15 @@ function printFlow(figures: FlowFigures): void {
   );
 }
 
+function printCancelDepth(results: readonly CancelDepthResult[]): void {
+  console.log(`cancel cost by depth (${CANCEL_LEVELS} levels, ns per cancel)`);
+  for (const r of results) {
+    console.log(`  ${r.engine.padEnd(18)} depth 1 of ${CANCEL_DEPTH}: ${r.headNs.toFixed(0).padStart(7)}  depth ${CANCEL_DEPTH} of ${CANCEL_DEPTH}: ` +
+      `${r.tailNs.toFixed(0).padStart(7)}  alone in its level: ${r.singleNs.toFixed(0).padStart(7)}` +
+      `  depth ${CANCEL_DEPTH} / depth 1: ${r.tailOverHead.toFixed(2)}×  deep level / single: ${r.deepOverSingle.toFixed(2)}×`);
+  }
+}
+
 function printGoals(flows: FlowFigures[], depth: CancelDepthResult[]): void {
   const worst = Math.min(...flows.map((f) => f.clobd.throughput.commandsPerSecond));
   const deep = flows.find((f) => f.flow === 'deep');
@@ -126,21 +143,35 @@ function printGoals(flows: FlowFigures[], depth: CancelDepthResult[]): void {
     `${format(commands)} timed commands (${format(gcPerMillion, 2)} per million)`);
 }
 
+/** What `--json` prints: every figure the tables show, for machines (the A/B harness, bench/ab.ts). */
+export interface EngineReport {
+  readonly suite: 'engine';
+  readonly size: BenchSize;
+  readonly flows: readonly FlowFigures[];
+  readonly depth: readonly CancelDepthResult[];
+}
+
 async function main(): Promise<void> {
-  const quick = process.argv.includes('--quick');
-  const sizes = quick ? QUICK : FULL;
-  console.log(`clobd engine benchmark (${quick ? 'quick' : 'full'}), node ${process.version}`);
+  const size = sizeOf(process.argv);
+  const asJson = process.argv.includes('--json');
+  const sizes = SIZES[size];
+  if (!asJson) console.log(`clobd engine benchmark (${size}), node ${process.version}`);
   const ids = makeIds(sizes.idPool, SEED);
   const accounts = makeAccounts(ACCOUNTS);
   const flows: FlowFigures[] = [];
   for (const kind of [FlowKind.deep, FlowKind.normal, FlowKind.fast]) {
     const figures = await runFlow(kind, sizes, ids, accounts);
-    printFlow(figures);
+    if (!asJson) printFlow(figures);
     flows.push(figures);
   }
   const depth = await runCancelDepth(sizes.microMs);
-  printGoals(flows, depth);
   stopGcObserver();
+  if (asJson) {
+    console.log(JSON.stringify({ suite: 'engine', size, flows, depth } satisfies EngineReport));
+    return;
+  }
+  printCancelDepth(depth);
+  printGoals(flows, depth);
 }
 
 await main();

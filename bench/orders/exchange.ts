@@ -39,8 +39,9 @@ export interface Exchange {
   readonly tokens: readonly (readonly [string, string])[];
 }
 
-async function admin(server: BenchServer, path: string, body: unknown, status: number): Promise<unknown> {
-  const response = await fetch(`${server.urls.clob}${path}`, {
+/** An admin API call to the CLOB listener at `clobUrl`; its JSON answer, which must have `status`. */
+export async function admin(clobUrl: string, path: string, body: unknown, status: number): Promise<unknown> {
+  const response = await fetch(`${clobUrl}${path}`, {
     method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
   });
   const text = await response.text();
@@ -48,9 +49,23 @@ async function admin(server: BenchServer, path: string, body: unknown, status: n
   return JSON.parse(text) as unknown;
 }
 
-interface CreatedMarket {
+export interface CreatedMarket {
   readonly conditionId: string;
   readonly clobTokenIds: string;
+}
+
+/** Creates one event of `count` plain markets (tick 0.01, min size 5, no fee) through the admin API. */
+export async function createMarkets(clobUrl: string, title: string, count: number): Promise<CreatedMarket[]> {
+  const created = (await admin(clobUrl, '/admin/events', {
+    title, endDate: '2031-01-01T00:00:00Z',
+    markets: Array.from({ length: count }, (_, index) => ({ question: `${title} market ${index}?` })),
+  }, 201)) as { markets: CreatedMarket[] };
+  return created.markets;
+}
+
+/** A created market's token ids: [YES, NO]. */
+export function tokensOf(market: CreatedMarket): [string, string] {
+  return JSON.parse(market.clobTokenIds) as [string, string];
 }
 
 /**
@@ -83,11 +98,8 @@ export async function startExchange(
     ADMIN_TOKEN, AUTH_WINDOW_S: String(AUTH_WINDOW_S), RATE_LIMITS: 'off', SEED_DEMO: '0', SHARDS: String(shards), ...env,
   }, nodeArgs);
   try {
-    const created = (await admin(server, '/admin/events', {
-      title: 'Order benchmark', endDate: '2031-01-01T00:00:00Z',
-      markets: Array.from({ length: markets * CANDIDATES_PER_MARKET }, (_, index) => ({ question: `Order benchmark market ${index}?` })),
-    }, 201)) as { markets: CreatedMarket[] };
-    const tokens = spreadOverShards(created.markets, markets, spreadOver).map((market) => JSON.parse(market.clobTokenIds) as [string, string]);
+    const created = await createMarkets(server.urls.clob, 'Order benchmark', markets * CANDIDATES_PER_MARKET);
+    const tokens = spreadOverShards(created, markets, spreadOver).map(tokensOf);
     return { server, tokens };
   } catch (error) {
     await server.stop();
@@ -104,7 +116,7 @@ export async function enrol(exchange: Exchange, traders: readonly BenchTrader[],
       const trader = traders[index]!;
       trader.clobUrl = exchange.server.urls.clob;
       await trader.createKey();
-      await admin(exchange.server, '/admin/deposits', { address: trader.address, amount: String(Math.ceil(depositMicros[index]!)) }, 200);
+      await admin(exchange.server.urls.clob, '/admin/deposits', { address: trader.address, amount: String(Math.ceil(depositMicros[index]!)) }, 200);
     }
   };
   await Promise.all(Array.from({ length: ENROL_CONCURRENCY }, lane));

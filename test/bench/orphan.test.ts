@@ -5,18 +5,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { test } from 'node:test';
+import { endsWithin } from '../support/process_end.js';
 
 const spawnModule = new URL('../../bench/support/spawn.js', import.meta.url).href;
 const GONE_WITHIN_MS = 20_000;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test('a bench server whose benchmark dies (uncaught exception) stops and removes its DATA_DIR', async () => {
   // The benchmark: starts a server, prints its pid and data dir, then throws.
@@ -35,13 +27,8 @@ test('a bench server whose benchmark dies (uncaught exception) stops and removes
   assert.notEqual(code, 0, 'the benchmark itself failed');
   const { pid, dataDir } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { pid: number; dataDir: string };
   assert.ok(pid > 0 && dataDir.length > 0);
-  const deadline = Date.now() + GONE_WITHIN_MS;
-  while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  const orphaned = alive(pid);
-  if (orphaned) {
-    process.kill(pid, 'SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  }
-  assert.equal(orphaned, false, 'the orphaned bench server stopped');
+  const stopped = await endsWithin(pid, GONE_WITHIN_MS);
+  if (!stopped) rmSync(dataDir, { recursive: true, force: true });
+  assert.equal(stopped, true, 'the orphaned bench server stopped');
   assert.equal(existsSync(dataDir), false, 'its DATA_DIR is gone');
 });
