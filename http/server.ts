@@ -124,15 +124,15 @@ function clobRoutes(
       method: 'GET', path: '/', limits: ['GET /'], summary: 'Health check: the JSON string "OK".', response: ok({ const: 'OK' }), handler: () => json('OK'),
     }),
     route({
-      method: 'GET', path: '/version', summary: "The order version the exchange verifies: {version: 2}, contract §4's Order type (Polymarket's V2 client asks it before signing).",
+      method: 'GET', path: '/version', limits: ['service'], summary: "The order version the exchange verifies: {version: 2}, contract §4's Order type (Polymarket's V2 client asks it before signing).",
       response: ok(ref('Version')), handler: () => json({ version: 2 }),
     }),
     route({
-      method: 'GET', path: '/health', summary: 'Liveness for orchestrators: 200 while the process serves.', response: ok(ref('StatusOk')),
+      method: 'GET', path: '/health', limits: ['service'], summary: 'Liveness for orchestrators: 200 while the process serves.', response: ok(ref('StatusOk')),
       handler: () => json({ status: 'ok' }),
     }),
     route({
-      method: 'GET', path: '/ready', summary: 'Readiness: 200 when every matching worker has recovered and the read model is loaded, else 503.',
+      method: 'GET', path: '/ready', limits: ['service'], summary: 'Readiness: 200 when every matching worker has recovered and the read model is loaded, else 503.',
       response: { ...ok(ref('Ready')), 503: { description: 'Not ready yet: which workers are, and the read model.', schema: ref('NotReady'), headers: ['retry-after'] } },
       handler: () => {
         const { pool } = trading;
@@ -178,7 +178,7 @@ function clobRoutes(
 function openApiRoute(input: OpenApiInput): Route {
   let body: string | undefined;
   return route({
-    method: 'GET', path: '/openapi.json', summary: "This listener's OpenAPI 3.1 document, made from its route table.", response: ok(ref('OpenApiDocument')),
+    method: 'GET', path: '/openapi.json', limits: ['service'], summary: "This listener's OpenAPI 3.1 document, made from its route table.", response: ok(ref('OpenApiDocument')),
     handler: () => ({ status: 200, body: (body ??= JSON.stringify(openApiDocument(input))) }),
   });
 }
@@ -187,7 +187,7 @@ const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4';
 
 function metricsRoute(metrics: Metrics): Route {
   return route({
-    method: 'GET', path: '/metrics', summary: 'Operator metrics in the Prometheus text format.',
+    method: 'GET', path: '/metrics', limits: ['service'], summary: 'Operator metrics in the Prometheus text format.',
     response: { 200: { description: 'The Prometheus text exposition.', schema: { type: 'string' }, contentType: METRICS_CONTENT_TYPE } },
     handler: async () => ({ status: 200, body: await metrics.render(), contentType: METRICS_CONTENT_TYPE }),
   });
@@ -266,7 +266,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       ...(metrics === undefined ? [] : [metricsRoute(metrics)]),
     ], caps: ['trading'] },
     catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }), caps: ['catalog'] },
-    data: { style: 'clob', routes: publicFeeds(config, store, profiles, trading), caps: [] },
+    data: { style: 'clob', routes: publicFeeds(config, store, profiles, trading), caps: ['data'] },
   };
   for (const name of ['clob', 'catalog', 'data'] as const) {
     const table = tables[name];

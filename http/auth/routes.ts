@@ -46,31 +46,33 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   const l2 = (context: SignedRequest) => authenticateRequest(deps, context);
   return [
     route({
-      method: 'POST', path: '/auth/api-key', summary: 'Create API credentials for the wallet and nonce (L1).',
+      method: 'POST', path: '/auth/api-key', limits: ['account'], accountLimits: ['account reads'], summary: 'Create API credentials for the wallet and nonce (L1).',
       headers: L1_HEADER_NAMES, body: 'optional-json', request: requestRef('IgnoredBody'), response: ok(ref('ApiCredentials')),
-      handler: ({ headers }): Reply => {
+      handler: ({ headers, chargeAccount }): Reply => {
         const { address, nonce } = authenticateL1(deps, headers);
+        chargeAccount(address);
         const made = deps.keys.create(address, nonce, deps.now());
         if (made === undefined) throw new HttpError(400, 'Could not create api key');
         return json(made);
       },
     }),
     route({
-      method: 'GET', path: '/auth/derive-api-key', summary: 'The API credentials made earlier for the wallet and nonce (L1).',
+      method: 'GET', path: '/auth/derive-api-key', limits: ['account'], accountLimits: ['account reads'], summary: 'The API credentials made earlier for the wallet and nonce (L1).',
       headers: L1_HEADER_NAMES, response: ok(ref('ApiCredentials')),
-      handler: ({ headers }): Reply => {
+      handler: ({ headers, chargeAccount }): Reply => {
         const { address, nonce } = authenticateL1(deps, headers);
+        chargeAccount(address);
         const found = deps.keys.derive(address, nonce);
         if (found === undefined) throw new HttpError(400, 'Could not derive api key!');
         return json(found);
       },
     }),
     route({
-      method: 'GET', path: '/auth/api-keys', summary: "The caller's API keys (L2).", headers: L2_HEADER_NAMES, response: ok(ref('ApiKeys')),
+      method: 'GET', path: '/auth/api-keys', limits: ['account'], accountLimits: ['account reads'], summary: "The caller's API keys (L2).", headers: L2_HEADER_NAMES, response: ok(ref('ApiKeys')),
       handler: (context): Reply => json({ apiKeys: deps.keys.list(l2(context).address) }),
     }),
     route({
-      method: 'DELETE', path: '/auth/api-key', summary: 'Revoke the API key the request is made with (L2).', headers: L2_HEADER_NAMES,
+      method: 'DELETE', path: '/auth/api-key', limits: ['account'], accountLimits: ['account reads'], summary: 'Revoke the API key the request is made with (L2).', headers: L2_HEADER_NAMES,
       response: ok({ const: 'OK' }),
       handler: (context): Reply => {
         deps.keys.revoke(l2(context).apiKey);

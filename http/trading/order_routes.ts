@@ -130,7 +130,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
   const cancelled = ok(ref('CancelResult'));
   return [
     route({
-      method: 'POST', path: '/order', summary: 'Place one signed order.', keyLimits: PLACE_CAPS, headers, body: 'json',
+      method: 'POST', path: '/order', limits: ['order writes'], summary: 'Place one signed order.', keyLimits: PLACE_CAPS, headers, body: 'json',
       request: requestRef('OrderRequest'), response: ok(ref('OrderPlacement')),
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
@@ -141,7 +141,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'POST', path: '/orders', summary: `Place up to ${BATCH_ORDERS_MAX} signed orders; each answers on its own.`, keyLimits: PLACE_CAPS, headers, body: 'json',
+      method: 'POST', path: '/orders', limits: ['order writes'], summary: `Place up to ${BATCH_ORDERS_MAX} signed orders; each answers on its own.`, keyLimits: PLACE_CAPS, headers, body: 'json',
       // An entry the order parser refuses is answered in its place ({success: false}), not with a 400: the route takes any entries.
       request: {
         type: 'array', items: { anyOf: [requestRef('OrderRequest'), { description: 'Anything else: answered {success: false, errorMsg} in its place.' }] },
@@ -168,7 +168,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'DELETE', path: '/order', summary: 'Cancel one order of the caller: {orderID}.', keyLimits: CANCEL_CAPS, headers, body: 'json',
+      method: 'DELETE', path: '/order', limits: ['order writes'], summary: 'Cancel one order of the caller: {orderID}.', keyLimits: CANCEL_CAPS, headers, body: 'json',
       request: { type: 'object', properties: { orderID: requestRef('OrderId') }, required: ['orderID'] }, response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
@@ -179,7 +179,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'DELETE', path: '/orders', summary: `Cancel up to ${CANCEL_IDS_MAX} orders of the caller: [ids].`, keyLimits: CANCEL_CAPS, headers, body: 'json',
+      method: 'DELETE', path: '/orders', limits: ['order writes'], summary: `Cancel up to ${CANCEL_IDS_MAX} orders of the caller: [ids].`, keyLimits: CANCEL_CAPS, headers, body: 'json',
       request: { type: 'array', items: requestRef('OrderId'), maxItems: CANCEL_IDS_MAX }, response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
@@ -202,7 +202,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'DELETE', path: '/cancel-all', summary: 'Cancel every open order of the caller.', keyLimits: CANCEL_CAPS, headers, body: 'optional-json',
+      method: 'DELETE', path: '/cancel-all', limits: ['order writes'], summary: 'Cancel every open order of the caller.', keyLimits: CANCEL_CAPS, headers, body: 'optional-json',
       request: requestRef('IgnoredBody'), response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
@@ -211,7 +211,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'DELETE', path: '/cancel-market-orders', summary: 'Cancel the caller\'s orders in one market or token: {market?, asset_id?}.',
+      method: 'DELETE', path: '/cancel-market-orders', limits: ['order writes'], summary: 'Cancel the caller\'s orders in one market or token: {market?, asset_id?}.',
       keyLimits: CANCEL_CAPS, headers, body: 'optional-json', response: cancelled,
       request: {
         type: 'object',

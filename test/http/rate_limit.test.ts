@@ -83,14 +83,14 @@ test('the table is bounded: a flood of distinct keys neither grows it nor breaks
 });
 
 test('every bucket of one key lives in its region: a charge of many caps never evicts its own, and floods evict the idlest', () => {
-  // 32 slots: a single region, so every key below shares it.
+  // 64 slots: a single region, so every key below shares it.
   const clock = { ms: 0 };
   const caps = Array.from({ length: 8 }, (_, index) => cap(`one per minute ${index}`, 1, 60));
-  const limiter = new RateLimiter(allocateBuckets(32), caps, () => clock.ms);
+  const limiter = new RateLimiter(allocateBuckets(64), caps, () => clock.ms);
   const all = caps.map((_, index) => index);
   assert.equal(limiter.charge(all, 'eight caps'), 0);
   assert.equal(limiter.charge(all, 'eight caps'), 60, 'all eight buckets are kept, and spent');
-  // 24 more keys fill the region; the next ones take over the slots used longest ago, never the
+  // 56 more keys fill the region; the next ones take over the slots used longest ago, never the
   // key that keeps charging.
   for (let index = 0; index < 200; index++) {
     clock.ms += 10;
