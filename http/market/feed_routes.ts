@@ -18,8 +18,8 @@ import { route, type Route } from '../router.js';
 import { transactionHash } from '../trading/fill_ids.js';
 import type { DepositRecord } from '../trading/treasury.js';
 import { BUY } from './book.js';
-import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor } from './feed_pages.js';
-import type { FeedReader, PublicItem, RedeemItem } from './feed_reader.js';
+import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor, type FeedCursor } from './feed_pages.js';
+import type { FeedReader, PublicItem, RedeemItem, TradeQuery } from './feed_reader.js';
 
 /** The response header of GET /trades that names the next page's cursor (absent on the last page). */
 export const NEXT_CURSOR_HEADER = 'x-next-cursor';
@@ -74,6 +74,11 @@ interface PageMemo {
 
 function newMemo(): PageMemo {
   return { markets: new Map(), profiles: new Map() };
+}
+
+/** Every public item of `user`, as taker or maker. */
+function everyItemOf(user: string): Omit<TradeQuery, 'limit' | 'offset'> {
+  return { takerOnly: false, markets: [], user, side: undefined, accept: () => true };
 }
 
 /** Resolves on the event loop's next turn, after the I/O that is waiting. */
@@ -189,33 +194,44 @@ export function feedRoutes(deps: FeedDeps): Route[] {
             : (item: PublicItem) => item.sizeMicros >= threshold,
       };
       return guarded(context.ip, async () => {
-        // Read in slices of TRADES_SLICE items, each from the cursor the one before ended with, and
-        // let the event loop turn between them: a page of 10 000 (and an offset of 10 000 before
-        // it) never holds the front end's thread for more than a slice. The items the offset
-        // skips are read, never made into answers.
-        let cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'cursor');
-        let skip = q.offset;
-        let remaining = q.limit;
         const memo = newMemo();
         const parts: string[] = [];
-        for (let first = true; ; first = false) {
-          if (!first) await nextTurn();
-          const take = Math.min(TRADES_SLICE, skip + remaining);
-          const page = deps.feeds.trades({ ...query, limit: take, offset: 0 }, cursor);
-          cursor = page.next;
-          const dropped = Math.min(skip, page.items.length);
-          skip -= dropped;
-          const kept = page.items.slice(dropped, dropped + remaining);
-          remaining -= kept.length;
-          if (kept.length > 0) parts.push(JSON.stringify(kept.map((item) => publicFill(item, memo))).slice(1, -1));
-          // A slice shorter than asked looked at all a page may (FEED_SCAN_MAX): answer what was found.
-          if (remaining === 0 || cursor === undefined || page.items.length < take) break;
-        }
+        const start = q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'cursor');
+        const cursor = await readSliced(query, start, q.offset, q.limit, (items) => {
+          parts.push(JSON.stringify(items.map((item) => publicFill(item, memo))).slice(1, -1));
+        });
         const headers: [string, string][] = cursor === undefined ? [] : [[NEXT_CURSOR_HEADER, encodeCursor(cursor)]];
         return { status: 200, body: `[${parts.join(',')}]`, headers };
       });
     },
   });
+
+  /**
+   * Reads the items of a public-fills query, `skip` of them and then up to `limit`, giving the
+   * kept ones to `take`; returns the cursor after the last. It reads TRADES_SLICE items at a time,
+   * each slice from the cursor the one before ended with, and lets the event loop turn between
+   * slices, so a page of 10 000 (after an offset of 10 000) never holds the front end's thread for
+   * more than a slice; the items an offset skips are read, never made into answers.
+   */
+  const readSliced = async (
+    query: Omit<TradeQuery, 'limit' | 'offset'>, start: FeedCursor | undefined, skip: number, limit: number, take: (items: PublicItem[]) => void,
+  ): Promise<FeedCursor | undefined> => {
+    let cursor = start;
+    let remaining = limit;
+    for (let first = true; ; first = false) {
+      if (!first) await nextTurn();
+      const want = Math.min(TRADES_SLICE, skip + remaining);
+      const page = deps.feeds.trades({ ...query, limit: want, offset: 0 }, cursor);
+      cursor = page.next;
+      const dropped = Math.min(skip, page.items.length);
+      skip -= dropped;
+      const kept = page.items.slice(dropped, dropped + remaining);
+      remaining -= kept.length;
+      if (kept.length > 0) take(kept);
+      // A slice shorter than asked looked at all a page may (FEED_SCAN_MAX): answer what was found.
+      if (remaining === 0 || cursor === undefined || page.items.length < want) return cursor;
+    }
+  };
 
   const activityRoute = route({
     method: 'GET', path: '/activity', limits: ['GET /activity'], cost: { limits: ROWS_CAPS, of: (query) => query.offset + query.limit }, unknownQuery: 'reject', clientIp: true, summary: "A user's trades, redemptions and deposits, newest first.",
@@ -231,9 +247,11 @@ export function feedRoutes(deps: FeedDeps): Route[] {
       const wanted = q.offset + q.limit;
       return guarded(context.ip, async () => {
         // The three streams are merged by time, and only the page's items are made.
+        const trades: PublicItem[] = [];
+        await readSliced(everyItemOf(user), undefined, 0, wanted, (items) => trades.push(...items));
         const memo = newMemo();
         const entries: { timeMs: number; order: number; item: (memo: PageMemo) => Record<string, unknown> }[] = [
-          ...deps.feeds.itemsOf(user, wanted).map((item) => ({ timeMs: item.key[0], order: 0, item: (m: PageMemo) => activityOfTrade(item, m) })),
+          ...trades.map((item) => ({ timeMs: item.key[0], order: 0, item: (m: PageMemo) => activityOfTrade(item, m) })),
           ...deps.feeds.redeemsOf(user, wanted).map((redeem) => ({ timeMs: redeem.timeMs, order: 1, item: (m: PageMemo) => activityOfRedeem(redeem, m) })),
           ...deps.deposits(user, wanted).map((deposit) => ({ timeMs: deposit.timeMs, order: 2, item: (m: PageMemo) => activityOfDeposit(deposit, m) })),
         ];
