@@ -2,6 +2,7 @@
 // declaration at boot into a uWS callback that validates everything at the edge, so a handler
 // receives typed values and returns a reply (or a promise of one). `mount()` also answers 405
 // for a known path with the wrong method and 404 for everything else.
+import { clientKey, clientText, RELAYED_FOR_HEADER, type RelayTrust } from './client_address.js';
 import { badRequest, HttpError, type ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
 import { applySchema, parseQuery, type ParamSchema, type ParamsOf } from './params.js';
@@ -34,7 +35,10 @@ export interface Context<Q, P> {
   readonly body: unknown;
   /** The exact body bytes (empty when none), for signatures over the body. */
   readonly rawBody: Buffer;
-  /** The client's address, for routes that declare `clientIp` ('' otherwise: reading it costs). */
+  /**
+   * The client's address, for routes that declare `clientIp` ('' otherwise: reading it costs):
+   * through the compatibility relay, the relay's client (client_address.ts).
+   */
   readonly ip: string;
   /** The request's id: the client's X-Request-Id when it sent a valid one, else one made here. */
   readonly requestId: string;
@@ -107,6 +111,8 @@ export interface Listener {
   readonly lifecycle: Lifecycle;
   /** Request caps: every route of the listener is charged to `caps` per client address. */
   readonly limits?: { readonly limiter: RateLimiter; readonly caps: readonly string[] };
+  /** Set on the listener the compatibility relay fronts: its requests' address is the relay's client. */
+  readonly relay?: RelayTrust;
 }
 
 export interface Route {
@@ -198,10 +204,6 @@ function parseBody(kind: BodyKind, raw: Buffer): unknown {
   }
 }
 
-function remoteAddress(res: HttpResponse): string {
-  return Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
-}
-
 /** A context as captured: a route with a body fills `body` and `rawBody` in once it has read it. */
 type Captured<Q, P> = { -readonly [K in keyof Context<Q, P>]: Context<Q, P>[K] };
 
@@ -226,7 +228,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
   // object for each instead of a parsed query and schema passes per request (POST /order reads
   // no query and no path).
   const readsQuery = queryNames.length > 0 || rejectUnknown;
-  const capture = (req: HttpRequest, res: HttpResponse, rawQuery: string, requestId: string): Captured<ParamsOf<Q>, ParamsOf<P>> => {
+  const capture = (req: HttpRequest, rawQuery: string, requestId: string, ip: string): Captured<ParamsOf<Q>, ParamsOf<P>> => {
     const params = names.length === 0 ? noValues : applySchema(paramSchema, names, (name) => [decodeSegment(req.getParameter(names.indexOf(name)), name)]);
     let query: unknown = noValues;
     if (readsQuery) {
@@ -243,7 +245,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     }
     return {
       method: spec.method, path: declaredHeaders.length > 0 ? req.getUrl() : spec.path, query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers,
-      body: undefined, rawBody: emptyBody, ip: clientIp ? remoteAddress(res) : '', requestId, chargeAccount: noCharge,
+      body: undefined, rawBody: emptyBody, ip, requestId, chargeAccount: noCharge,
     };
   };
 
@@ -267,6 +269,10 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       if (retryAfterS > 0) throw new HttpError(429, 'Too Many Requests', undefined, [['retry-after', String(retryAfterS)]]);
     };
     const metrics = listener.metrics?.route(listener.name, spec.method, spec.path);
+    const trust = listener.relay;
+    // The relay's header is read only on the listener the relay fronts, and there only by routes
+    // that use an address: one lookup a request at most.
+    const readsRelay = trust !== undefined && (capIds.length > 0 || costIds.perClient.length > 0 || clientIp);
     /** Writes an answer at once and counts it. */
     const answer = (res: HttpResponse, reply: Reply, startedMs: number, requestId: string): void => {
       write(res, reply, false, requestId);
@@ -298,10 +304,11 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       const startedMs = metrics === undefined ? 0 : performance.now();
       const requestId = requestIdOf(req);
       if (listener.lifecycle.draining) return answer(res, draining, startedMs, requestId);
+      const relayed = readsRelay ? req.getHeader(RELAYED_FOR_HEADER) : '';
       let address: Int32Array | undefined;
       if (limiter !== undefined && capIds.length > 0) {
         // Charged before anything else is read or done: a refused request costs a lookup.
-        address = new Int32Array(res.getRemoteAddress());
+        address = clientKey(res, relayed, trust);
         const retryAfterS = limiter.charge(capIds, address);
         if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs, requestId);
       }
@@ -320,7 +327,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       }
       let captured: Captured<ParamsOf<Q>, ParamsOf<P>>;
       try {
-        captured = capture(req, res, rawQuery, requestId);
+        captured = capture(req, rawQuery, requestId, clientIp ? clientText(res, relayed, trust) : '');
       } catch (error) {
         return answer(res, fail(error, requestId), startedMs, requestId);
       }
@@ -329,7 +336,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         // What the request may read, once its query says: the client's share, then everyone's.
         const cost = costOf(captured.query);
         if (cost > 0 && costIds.perClient.length > 0) {
-          const retryAfterS = limiter.charge(costIds.perClient, address ?? new Int32Array(res.getRemoteAddress()), Math.min(cost, clientCostMax));
+          const retryAfterS = limiter.charge(costIds.perClient, address ?? clientKey(res, relayed, trust), Math.min(cost, clientCostMax));
           if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs, requestId);
         }
         if (cost > 0 && costIds.shared.length > 0) {

@@ -17,6 +17,7 @@ import { openDataDir, type Inspection } from './data_dir/directory.js';
 import type { Config } from './config.js';
 import type { ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
+import { RelayTrust } from './client_address.js';
 import { startCompatProxy } from './compat_proxy.js';
 import { ProfileStore } from './profiles.js';
 import { bookRoutes, type TokenBook } from './market/book_routes.js';
@@ -254,9 +255,13 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   // One table of buckets for every thread that serves requests (contract §7).
   const limiter = new RateLimiter(allocateBuckets(), config.rateLimits, now);
   const tokenBook = tokenBooks(trading);
+  // The compatibility relay's secret, made at every start and held only here: with it the relay
+  // names its clients' addresses to the CLOB listener (client_address.ts).
+  const relay = config.compatPort === undefined ? undefined : new RelayTrust();
   const channels = resources.add(new LiveChannels({
     tokenBook, market: (conditionId) => store.marketOfCondition(conditionId), keys,
     bookAt: (shard, index) => trading.marketData.bookAt(shard, index), socketsPerIp: config.wsSocketsPerIp,
+    ...(relay === undefined ? {} : { relay }),
   }), (c) => c.close());
   trading.marketData.listen(channels);
   const metrics = config.metrics ? resources.add(operatorMetrics(trading, channels, limiter, verifier), (m) => m.close()) : undefined;
@@ -285,6 +290,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       if (name === 'clob') channels.mount(app);
       mount(app, tables[name].routes, {
         name, style: tables[name].style, log, lifecycle, ...(metrics === undefined ? {} : { metrics }), limits: { limiter, caps: tables[name].caps },
+        ...(name === 'clob' && relay !== undefined ? { relay } : {}),
       });
       const socket = await listen(app, config.host, wanted[name]);
       sockets.push(socket);
@@ -293,9 +299,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   });
   const url = (port: number) => `http://${config.host}:${port}`;
   let compatUrl: string | undefined;
-  if (config.compatPort !== undefined) {
+  if (config.compatPort !== undefined && relay !== undefined) {
     const compatPort = config.compatPort;
-    const proxy = resources.add(await resources.guard(() => startCompatProxy(config.host, compatPort, ports.clob)), (p) => p.close());
+    const proxy = resources.add(await resources.guard(() => startCompatProxy(config.host, compatPort, ports.clob, relay)), (p) => p.close());
     compatUrl = url(proxy.port);
     log.info('compat_listening', { url: compatUrl });
   }

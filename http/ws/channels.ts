@@ -8,6 +8,7 @@
 // socket that falls more than MAX_BACKPRESSURE behind is closed, never buffered without limit).
 import { timingSafeEqual } from 'node:crypto';
 import type { ApiKeyStore } from '../auth/keys.js';
+import { clientText, relayedFor, type RelayTrust } from '../client_address.js';
 import type { MarketRecord } from '../catalog/model.js';
 import type { TokenBook } from '../market/book_routes.js';
 import type { MarketBook } from '../market/book.js';
@@ -64,6 +65,8 @@ export interface ChannelDeps {
   readonly keys: ApiKeyStore;
   /** Open sockets one client address may hold (WS_SOCKETS_PER_IP). */
   readonly socketsPerIp: number;
+  /** Set when the compatibility relay fronts the CLOB listener: a relayed upgrade's address is the relay's client. */
+  readonly relay?: RelayTrust;
 }
 
 const topicOf = (tokenId: string): string => `m:${tokenId}`;
@@ -115,7 +118,8 @@ export class LiveChannels implements MarketDataListener {
         maxPayloadLength: MAX_PAYLOAD, idleTimeout: IDLE_TIMEOUT_S, maxBackpressure: MAX_BACKPRESSURE,
         closeOnBackpressureLimit: 1, sendPingsAutomatically: true,
         upgrade: (res, req, context) => {
-          const ip = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+          const { relay } = this.deps;
+          const ip = clientText(res, relayedFor(req, relay), relay);
           if ((this.perIp.get(ip) ?? 0) >= this.deps.socketsPerIp) {
             res.writeStatus('429 Too Many Requests').end(`{"error":"at most ${this.deps.socketsPerIp} sockets per address"}`);
             return;
