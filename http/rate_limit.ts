@@ -15,13 +15,14 @@
 // grow memory, and the buckets it evicts were idle longest.
 import { HttpError } from './errors.js';
 
-export type CapScope = 'ip' | 'key';
+/** `socket` and `account`: the WebSocket channels' caps (http/ws/caps.ts). */
+export type CapScope = 'ip' | 'key' | 'socket' | 'account';
 
 export interface Cap {
   readonly name: string;
   readonly requests: number;
   readonly windowS: number;
-  /** Per client address, or per API key (the trading writes). */
+  /** Per client address, per API key (the trading writes), per WebSocket or per account (the user channel). */
   readonly scope: CapScope;
 }
 
@@ -47,6 +48,24 @@ export const DEFAULT_CAPS: readonly Cap[] = [
   { name: 'POST /order sustained', requests: 24000, windowS: 600, scope: 'key' },
   { name: 'DELETE /order burst', requests: 2400, windowS: 10, scope: 'key' },
   { name: 'DELETE /order sustained', requests: 24000, windowS: 600, scope: 'key' },
+  // The WebSocket channels (http/ws/caps.ts, issue 39). An honest bot (a few sockets, each
+  // subscribing its few hundred tokens at once or one message each, a PING every 10 s) stays far
+  // below every one: a socket may subscribe its whole ASSETS_PER_SOCKET (500) four times over
+  // in a window, one message per token, and an address may open WS_SOCKETS_PER_IP (64) sockets
+  // twice over. `… ids` count the token or condition ids a subscription names; `… KiB` the
+  // `book` messages it makes the server send.
+  { name: 'WS upgrades', requests: 128, windowS: 10, scope: 'ip' },
+  { name: 'WS messages', requests: 5000, windowS: 10, scope: 'ip' },
+  { name: 'WS subscription ids burst', requests: 10000, windowS: 10, scope: 'ip' },
+  { name: 'WS subscription ids sustained', requests: 100000, windowS: 600, scope: 'ip' },
+  { name: 'WS snapshot KiB burst', requests: 32768, windowS: 10, scope: 'ip' },
+  { name: 'WS snapshot KiB sustained', requests: 262144, windowS: 600, scope: 'ip' },
+  { name: 'WS socket messages', requests: 500, windowS: 10, scope: 'socket' },
+  { name: 'WS socket PINGs', requests: 20, windowS: 10, scope: 'socket' },
+  { name: 'WS socket subscription ids', requests: 2000, windowS: 10, scope: 'socket' },
+  { name: 'WS socket snapshot KiB', requests: 8192, windowS: 10, scope: 'socket' },
+  { name: 'WS account messages', requests: 1000, windowS: 10, scope: 'account' },
+  { name: 'WS account subscription ids', requests: 5000, windowS: 10, scope: 'account' },
 ];
 
 /** The per-API-key caps placing orders is charged to (both windows must admit), and cancelling. */
@@ -55,7 +74,7 @@ export const CANCEL_CAPS = ['DELETE /order burst', 'DELETE /order sustained'] as
 
 /** Slots of the shared table (32 bytes each: 2 MiB). */
 export const BUCKET_SLOTS = 1 << 16;
-/** Slots of a region: the buckets of every key that hashes to it (16 caps exist today). */
+/** Slots of a region: the buckets of every key that hashes to it (an address has 16 HTTP caps today; the WebSocket caps key their buckets apart, at most 6 a key). */
 const REGION_SLOTS = 32;
 const SLOT_INT32 = 8;
 const SLOT_FLOAT64 = 4;
