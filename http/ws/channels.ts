@@ -99,8 +99,6 @@ export class LiveChannels implements MarketDataListener {
   private queuedEvents = 0;
   /** Times the queue passed QUEUED_EVENTS_MAX and every socket was closed. */
   overflows = 0;
-  /** Sockets closed because a cap refused one of their operations (the limiter counts the refusals by cap). */
-  refusedSockets = 0;
 
   /** Sockets closed with 1006 (no close frame: dropped connections, readers cut off for backpressure). */
   closedAbnormally = 0;
@@ -343,7 +341,6 @@ export class LiveChannels implements MarketDataListener {
    * more is read from it).
    */
   private refuse(ws: WebSocket<SocketData>, refusal: Refusal): void {
-    this.refusedSockets++;
     this.send(ws, JSON.stringify({ error: 'Too Many Requests', cap: refusal.cap, retry_after: refusal.retryAfterS }));
     ws.end(CLOSE_TOO_MANY_REQUESTS, `Too Many Requests: ${refusal.cap}`);
   }
