@@ -17,11 +17,11 @@ import { HttpError } from './errors.js';
 
 /**
  * Whose bucket a cap fills: the client's address; the account (the address an API key belongs
- * to, so an account's keys share its caps); or `all`, one bucket for every client together,
+ * to, so an account's keys share its caps); one WebSocket (http/ws/caps.ts); or `all`, one bucket for every client together,
  * the last bound on what costly reads may take of a front end whatever the addresses they come
  * from.
  */
-export type CapScope = 'ip' | 'account' | 'all';
+export type CapScope = 'ip' | 'account' | 'all' | 'socket';
 
 export interface Cap {
   readonly name: string;
@@ -64,6 +64,24 @@ export const DEFAULT_CAPS: readonly Cap[] = [
   { name: 'account', requests: 1500, windowS: 10, scope: 'ip' },
   { name: 'account reads', requests: 600, windowS: 10, scope: 'account' },
   { name: 'admin', requests: 1000, windowS: 10, scope: 'ip' },
+  // The WebSocket channels (http/ws/caps.ts, issue 39). An honest bot (a few sockets, each
+  // subscribing its few hundred tokens at once or one message each, a PING every 10 s) stays far
+  // below every one: a socket may subscribe its whole ASSETS_PER_SOCKET (500) four times over
+  // in a window, one message per token, and an address may open WS_SOCKETS_PER_IP (64) sockets
+  // twice over. `… ids` count the token or condition ids a subscription names; `… KiB` the
+  // `book` messages it makes the server send.
+  { name: 'WS upgrades', requests: 128, windowS: 10, scope: 'ip' },
+  { name: 'WS messages', requests: 5000, windowS: 10, scope: 'ip' },
+  { name: 'WS subscription ids burst', requests: 10000, windowS: 10, scope: 'ip' },
+  { name: 'WS subscription ids sustained', requests: 100000, windowS: 600, scope: 'ip' },
+  { name: 'WS snapshot KiB burst', requests: 32768, windowS: 10, scope: 'ip' },
+  { name: 'WS snapshot KiB sustained', requests: 262144, windowS: 600, scope: 'ip' },
+  { name: 'WS socket messages', requests: 500, windowS: 10, scope: 'socket' },
+  { name: 'WS socket PINGs', requests: 20, windowS: 10, scope: 'socket' },
+  { name: 'WS socket subscription ids', requests: 2000, windowS: 10, scope: 'socket' },
+  { name: 'WS socket snapshot KiB', requests: 8192, windowS: 10, scope: 'socket' },
+  { name: 'WS account messages', requests: 1000, windowS: 10, scope: 'account' },
+  { name: 'WS account subscription ids', requests: 5000, windowS: 10, scope: 'account' },
 ];
 
 /** The caps a list read is charged the rows it may read to: the client's, and everyone's together. */

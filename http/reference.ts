@@ -162,7 +162,7 @@ function operationLines(method: string, path: string, operation: Json): string[]
   const caps = list(operation['x-rate-limits']).map((value) => {
     const cap = record(value);
     const scope = text(cap['scope']);
-    const whose = scope === 'account' ? 'account' : scope === 'all' ? 'all clients together' : 'client address';
+    const whose = scope === 'account' ? 'account' : scope === 'all' ? 'all clients together' : scope === 'socket' ? 'WebSocket' : 'client address';
     return `\`${text(cap['name'])}\` ${text(cap['requests'])} ${text(cap['unit'])} per ${text(cap['windowSeconds'])} s per ${whose}`;
   });
   lines.push(`**Rate limits:** ${caps.length === 0 ? 'none' : caps.join('; ')}`, '');

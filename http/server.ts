@@ -28,6 +28,7 @@ import type { Metrics } from './metrics.js';
 import { openApiDocument, type OpenApiInput } from './openapi.js';
 import { operatorMetrics } from './operator_metrics.js';
 import { allocateBuckets, CANCEL_CAPS, keyCharge, PLACE_CAPS, RateLimiter } from './rate_limit.js';
+import { ChannelCaps } from './ws/caps.js';
 import { LiveChannels } from './ws/channels.js';
 import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
@@ -262,6 +263,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     tokenBook, market: (conditionId) => store.marketOfCondition(conditionId), keys,
     bookAt: (shard, index) => trading.marketData.bookAt(shard, index), socketsPerIp: config.wsSocketsPerIp,
     ...(relay === undefined ? {} : { relay }),
+    caps: new ChannelCaps(limiter),
   }), (c) => c.close());
   trading.marketData.listen(channels);
   const metrics = config.metrics ? resources.add(operatorMetrics(trading, channels, limiter, verifier), (m) => m.close()) : undefined;
