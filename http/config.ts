@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { ORDER_HISTORY_DEFAULT, ORDER_HISTORY_LIMIT } from '../engine/constants.js';
+import { KEY_CACHE_ENTRIES_DEFAULT, KEY_CACHE_ENTRIES_LIMIT } from './auth/key_cache.js';
 import { capsFrom, type Cap } from './rate_limit.js';
 import { bodyTimeoutMsDefault } from './respond.js';
 
@@ -43,6 +44,8 @@ export interface Config {
   readonly metrics: boolean;
   /** clobd's own: finished orders each matching worker keeps in memory (the orders table keeps all). */
   readonly orderHistory: number;
+  /** clobd's own: decoded API keys kept in memory for the L2 check, the least recently used evicted first. */
+  readonly keyCacheEntries: number;
 }
 
 export class ConfigError extends Error {}
@@ -83,6 +86,7 @@ const settings = {
   bodyTimeoutMs: setting('BODY_TIMEOUT_MS'),
   metrics: setting('METRICS'),
   orderHistory: setting('ORDER_HISTORY'),
+  keyCacheEntries: setting('KEY_CACHE_ENTRIES'),
 } as const;
 
 const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
@@ -197,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     bodyTimeoutMs: integer(read, settings.bodyTimeoutMs, bodyTimeoutMsDefault, 100, 600_000),
     metrics: onOff(read, settings.metrics),
     orderHistory: integer(read, settings.orderHistory, ORDER_HISTORY_DEFAULT, 1, ORDER_HISTORY_LIMIT),
+    keyCacheEntries: integer(read, settings.keyCacheEntries, KEY_CACHE_ENTRIES_DEFAULT, 1, KEY_CACHE_ENTRIES_LIMIT),
   };
   return Object.freeze(config);
 }

@@ -9,7 +9,7 @@
 // tokens, and then charged to all of them; otherwise to none.
 //
 // The table has a fixed number of slots in regions of REGION_SLOTS, one lock per region. A key
-// (client address or API key) hashes to one region, and every bucket of that key (one per cap)
+// (client address or account address) hashes to one region, and every bucket of that key (one per cap)
 // lives in it, so a charge takes exactly one lock whatever its caps. When a region has no free
 // slot, the slot used longest ago is taken over: a flood of distinct addresses therefore cannot
 // grow memory, and the buckets it evicts were idle longest.
@@ -82,6 +82,12 @@ export const DEFAULT_CAPS: readonly Cap[] = [
   { name: 'WS socket snapshot KiB', requests: 8192, windowS: 10, scope: 'socket' },
   { name: 'WS account messages', requests: 1000, windowS: 10, scope: 'account' },
   { name: 'WS account subscription ids', requests: 5000, windowS: 10, scope: 'account' },
+  // API keys (issue 39): every /auth route, as Polymarket caps its API key endpoints; and key
+  // creations, each a durable write and a record kept until it is deleted, so that one client
+  // address cannot grow the key store faster than 1000 keys an hour (~0.5 MB) however many
+  // wallets it signs with. A refused creation (a nonce already used) is charged too.
+  { name: 'API keys', requests: 100, windowS: 10, scope: 'ip' },
+  { name: 'POST /auth/api-key', requests: 1000, windowS: 3600, scope: 'ip' },
 ];
 
 /** The caps a list read is charged the rows it may read to: the client's, and everyone's together. */
@@ -90,7 +96,7 @@ export const ROWS_CAPS = ['rows read', 'rows read (all clients)'] as const;
 /** The key of the one bucket of a cap of scope `all`. */
 export const ALL_CLIENTS = '*';
 
-/** The per-API-key caps placing orders is charged to (both windows must admit), and cancelling. */
+/** The per-account caps placing orders is charged to (both windows must admit), and cancelling. */
 export const PLACE_CAPS = ['POST /order burst', 'POST /order sustained'] as const;
 export const CANCEL_CAPS = ['DELETE /order burst', 'DELETE /order sustained'] as const;
 
@@ -323,17 +329,19 @@ export function capsFrom(setting: string | undefined, readFile: (path: string) =
 }
 
 /**
- * Charges a trading write to the caller's API key under the named caps (the burst and sustained
- * windows of POST /order or DELETE /order); `cost` is the orders or ids it carries. Over a cap
- * it throws the 429 the edge answers, and nothing is executed.
+ * Charges a trading write to the caller's account (the address of the API key it is signed
+ * with, so every key of one wallet spends the same tokens) under the named caps (the burst and
+ * sustained windows of POST /order or DELETE /order); `cost` is the orders or ids it carries.
+ * Over a cap it throws the 429 the edge answers, and nothing is executed. It takes the
+ * authenticated key, not a string, so that nothing charges a key's own id by mistake.
  */
-export type KeyCharge = (apiKey: string, cost: number) => void;
+export type AccountCharge = (key: { readonly address: string }, cost: number) => void;
 
-export function keyCharge(limiter: RateLimiter | undefined, names: readonly string[]): KeyCharge {
+export function accountCharge(limiter: RateLimiter | undefined, names: readonly string[]): AccountCharge {
   const ids = names.map((name) => limiter?.capId(name)).filter((id): id is number => id !== undefined);
   if (limiter === undefined || ids.length === 0) return () => undefined;
-  return (apiKey, cost) => {
-    const retryAfterS = limiter.charge(ids, apiKey, cost);
+  return (key, cost) => {
+    const retryAfterS = limiter.charge(ids, key.address, cost);
     if (retryAfterS > 0) throw new HttpError(429, 'Too Many Requests', undefined, [['retry-after', String(retryAfterS)]]);
   };
 }

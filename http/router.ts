@@ -79,7 +79,10 @@ export type RouteSpec<Q extends ParamSchema, P extends ParamSchema> = BodySpec &
   readonly clientIp?: boolean;
   /** Per-client-address caps this route is charged to (names of rate_limit.ts caps), besides its listener's. */
   readonly limits?: readonly string[];
-  /** Per-account caps the handler charges once the key is known, one token per order or id (documented only: the handler charges them). */
+  /**
+   * Per-account caps the handler charges once the API key is known, to the key's account, one
+   * token per order or id (documented only: the handler charges them, rate_limit.ts accountCharge).
+   */
   readonly keyLimits?: readonly string[];
   /** Per-account caps charged, one token a request, when the request authenticates (context.chargeAccount). */
   readonly accountLimits?: readonly string[];
@@ -128,7 +131,7 @@ export interface Route {
   readonly headers: readonly string[];
   /** Per-address caps the route is charged to, besides its listener's. */
   readonly limits: readonly string[];
-  /** Per-account caps its handler charges per order or id. */
+  /** Per-account caps its handler charges per order or id (to the account of the request's API key). */
   readonly keyLimits: readonly string[];
   /** Per-account caps charged a token per authenticated request. */
   readonly accountLimits: readonly string[];

@@ -26,8 +26,8 @@ import { historyRoutes } from './market/history.js';
 import { tradingMarketRoutes } from './market/trading_markets.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument, type OpenApiInput } from './openapi.js';
-import { operatorMetrics } from './operator_metrics.js';
-import { allocateBuckets, CANCEL_CAPS, keyCharge, PLACE_CAPS, RateLimiter } from './rate_limit.js';
+import { apiKeyMetrics, operatorMetrics } from './operator_metrics.js';
+import { accountCharge, allocateBuckets, CANCEL_CAPS, PLACE_CAPS, RateLimiter } from './rate_limit.js';
 import { ChannelCaps } from './ws/caps.js';
 import { LiveChannels } from './ws/channels.js';
 import { json, Lifecycle } from './respond.js';
@@ -155,8 +155,8 @@ function clobRoutes(
       client: trading.client, keys, authWindowS, chainId, domainName: config.orderDomainName,
       exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress, token: trading.token,
       verifier, now,
-      chargePlace: keyCharge(limiter, PLACE_CAPS),
-      chargeCancel: keyCharge(limiter, CANCEL_CAPS),
+      chargePlace: accountCharge(limiter, PLACE_CAPS),
+      chargeCancel: accountCharge(limiter, CANCEL_CAPS),
     }),
     ...accountRoutes({
       keys, authWindowS, now, pool: trading.pool, feeds: trading.feeds, token: trading.token,
@@ -232,7 +232,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const store = resources.add(CatalogStore.open(config.dataDir), (r) => r.close());
   const firstDemoStart = config.seedDemo && store.isEmpty();
   if (firstDemoStart) seedDemo(store, now(), log);
-  const keys = resources.add(await resources.guard(() => new ApiKeyStore(config.dataDir, adopting)), (r) => r.close());
+  const keys = resources.add(await resources.guard(() => new ApiKeyStore(config.dataDir, { adopting, cacheEntries: config.keyCacheEntries })), (r) => r.close());
   const profiles = resources.add(new ProfileStore(config.dataDir), (r) => r.close());
   const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), now, adopting)), (r) => r.stop());
   // Before anything is served: the shards, the treasury and the key store agree. Only then is
@@ -267,6 +267,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   }), (c) => c.close());
   trading.marketData.listen(channels);
   const metrics = config.metrics ? resources.add(operatorMetrics(trading, channels, limiter, verifier), (m) => m.close()) : undefined;
+  if (metrics !== undefined) apiKeyMetrics(metrics, keys);
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[]; caps: string[] }> = {
     clob: { style: 'clob', routes: [
       ...clobRoutes(config, store, keys, profiles, trading, heartbeats, verifier, limiter, tokenBook, now),
