@@ -75,13 +75,15 @@ test('the operations carry parameters with bounds, credentials and rate-limit ca
   assert.deepEqual(clob.paths['/orders']!['delete']!['x-rate-limits'].filter((cap) => cap.scope === 'account').map((cap) => cap.name), ['DELETE /order burst', 'DELETE /order sustained']);
   assert.deepEqual(clob.paths['/admin/events']!['post']!.security, [{ admin: [] }]);
   assert.deepEqual(clob.paths['/auth/api-key']!['post']!.security, [{ l1: [] }]);
-  // Every credential route is capped per client address; creation also by the hour.
-  assert.deepEqual(clob.paths['/auth/api-key']!['post']!['x-rate-limits'], [
-    { name: 'trading', requests: 5000, windowSeconds: 10, scope: 'ip' }, { name: 'API keys', requests: 100, windowSeconds: 10, scope: 'ip' },
-    { name: 'POST /auth/api-key', requests: 1000, windowSeconds: 3600, scope: 'ip' },
+  // Every credential route is capped per client address, the key routes' own cap among them; creation also by the hour.
+  const keyCaps = (path: string, method: string) => clob.paths[path]![method]!['x-rate-limits'].filter((cap) => cap.scope === 'ip').map((cap) => cap.name);
+  assert.deepEqual(keyCaps('/auth/api-key', 'post'), ['trading', 'account', 'API keys', 'POST /auth/api-key']);
+  assert.deepEqual(clob.paths['/auth/api-key']!['post']!['x-rate-limits'].filter((cap) => ['API keys', 'POST /auth/api-key'].includes(cap.name)), [
+    { name: 'API keys', requests: 100, windowSeconds: 10, scope: 'ip', unit: 'requests' },
+    { name: 'POST /auth/api-key', requests: 1000, windowSeconds: 3600, scope: 'ip', unit: 'requests' },
   ]);
   for (const [path, method] of [['/auth/derive-api-key', 'get'], ['/auth/api-keys', 'get'], ['/auth/api-key', 'delete']] as const) {
-    assert.deepEqual(clob.paths[path]![method]!['x-rate-limits'].map((cap) => cap.name), ['trading', 'API keys'], `${method} ${path}`);
+    assert.deepEqual(keyCaps(path, method), ['trading', 'account', 'API keys'], `${method} ${path}`);
   }
   assert.deepEqual(clob.paths['/auth/api-key']!['delete']!.security, [{ l2: [] }]);
   assert.deepEqual((clob.paths['/auth/api-key']!['delete']!.responses['200'] as { content: unknown }).content, { 'application/json': { schema: { const: 'OK' } } });
