@@ -41,9 +41,14 @@ const VICTIM_RATE_DEFAULT = 200;
 /** Addresses of the many-address attacker: more than any per-address cap would let through together. */
 const MANY_ADDRESSES = 32;
 /** The attacker starts before the victim's schedule and ends after it: it covers the whole phase. */
-const ATTACK_MARGIN_MS = 250;
-/** Between phases, the server is idle again once GET /time answers this fast twice in a row... */
-const SETTLED_MS = 20;
+const ATTACK_MARGIN_MS = 150;
+/**
+ * Between phases the server is idle again once its process used less than this share of one
+ * core over SETTLE_WINDOW_MS (what one phase, or the seeding, left running does not spill into
+ * the next phase)...
+ */
+const SETTLED_CORE_SHARE = 0.1;
+const SETTLE_WINDOW_MS = 200;
 /** ...or this long has passed. */
 const SETTLE_MS_MAX = 5_000;
 
@@ -75,19 +80,13 @@ function canBind(address: string, port: number): Promise<boolean> {
   });
 }
 
-/** Waits until the server answers a cheap read quickly again: what one phase left running does not spill into the next. */
-async function settle(clobUrl: string): Promise<void> {
+/** Waits until the server process is nearly idle (SETTLED_CORE_SHARE), at most SETTLE_MS_MAX. */
+async function settle(arena: Arena): Promise<void> {
   const deadline = performance.now() + SETTLE_MS_MAX;
-  let fast = 0;
-  while (fast < 2 && performance.now() < deadline) {
-    const started = performance.now();
-    try {
-      await (await fetch(`${clobUrl}/time`)).arrayBuffer();
-      fast = performance.now() - started < SETTLED_MS ? fast + 1 : 0;
-    } catch {
-      fast = 0;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  while (performance.now() < deadline) {
+    const before = arena.server.cpuSeconds();
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_WINDOW_MS));
+    if (arena.server.cpuSeconds() - before < (SETTLED_CORE_SHARE * SETTLE_WINDOW_MS) / 1000) return;
   }
 }
 
@@ -99,14 +98,13 @@ interface PhaseSpec {
   readonly pattern: string;
   readonly addresses: string;
   readonly url: string;
-  readonly plan: AttackPlan | undefined;
-  readonly baselineP99Ms: number | undefined;
+  readonly plan?: AttackPlan;
 }
 
 async function runPhase(arena: Arena, spec: PhaseSpec, sizes: Sizes, rate: number): Promise<Row> {
   const startedMs = performance.now();
   await arena.victim.cancelAll(arena.server.urls.clob);
-  await settle(arena.server.urls.clob);
+  await settle(arena);
   const attack = spec.plan === undefined ? undefined : await startAttack({ plan: spec.plan, durationMs: sizes.phaseMs + 2 * ATTACK_MARGIN_MS });
   const cpuBefore = arena.server.cpuSeconds();
   attack?.go();
@@ -114,13 +112,14 @@ async function runPhase(arena: Arena, spec: PhaseSpec, sizes: Sizes, rate: numbe
   const victim: VictimFigures = await arena.victim.run({ url: spec.url, ratePerSecond: rate, durationMs: sizes.phaseMs, drainMs: sizes.drainMs });
   const report = await attack?.report;
   const serverCpuSeconds = arena.server.cpuSeconds() - cpuBefore;
-  const row: Row = { pattern: spec.pattern, addresses: spec.addresses, victim, baselineP99Ms: spec.baselineP99Ms, attack: report, serverCpuSeconds };
+  const row: Row = { pattern: spec.pattern, addresses: spec.addresses, victim, baselineP99Ms: undefined, attack: report, serverCpuSeconds };
   const seconds = ((performance.now() - startedMs) / 1000).toFixed(1);
   process.stderr.write(`isolation: ${spec.pattern}${spec.addresses === '' ? '' : `, ${spec.addresses}`}: victim p99 ${victim.latency.p99Ms} ms (phase ${seconds} s)\n`);
   return row;
 }
 
-async function runPatterns(arena: Arena, options: Options, sizes: Sizes, relay: boolean, baselineP99Ms: number, bindable: boolean): Promise<Row[]> {
+/** The pattern's phases, one address and many, unjudged: their baseline is known once every phase ran. */
+async function runPatterns(arena: Arena, options: Options, sizes: Sizes, relay: boolean, bindable: boolean): Promise<Row[]> {
   const rows: Row[] = [];
   const url = relay ? arena.compatUrl : arena.server.urls.clob;
   for (const index of options.patterns) {
@@ -130,11 +129,14 @@ async function runPatterns(arena: Arena, options: Options, sizes: Sizes, relay: 
       const addresses = many ? `many (${MANY_ADDRESSES})` : 'one';
       const attackIndex = 2 * index + (many ? 1 : 0) + 1;
       if (!bindable) {
-        rows.push({ pattern: pattern.name, addresses, victim: emptyVictim(), baselineP99Ms, attack: undefined, serverCpuSeconds: 0, note: 'skipped: this machine does not route 127/8 to the loopback interface' });
+        rows.push({
+          pattern: pattern.name, addresses, victim: emptyVictim(), baselineP99Ms: undefined, attack: undefined, serverCpuSeconds: 0,
+          note: 'skipped: this machine does not route 127/8 to the loopback interface',
+        });
         continue;
       }
       const plan = pattern.plan(arena, addressesOf(attackIndex, many), many, sizes.phaseMs + 2 * ATTACK_MARGIN_MS, attackIndex * 1_000_000);
-      rows.push(await runPhase(arena, { pattern: pattern.name, addresses, url, plan, baselineP99Ms }, sizes, options.rate));
+      rows.push(await runPhase(arena, { pattern: pattern.name, addresses, url, plan }, sizes, options.rate));
     }
   }
   return rows;
@@ -145,21 +147,48 @@ function emptyVictim(): VictimFigures {
   return { sent: 0, answered: 0, statusCounts: {}, skipped: 0, errors: 0, latency: zero, sendLag: zero };
 }
 
-async function measure(arena: Arena, options: Options, sizes: Sizes): Promise<Row[]> {
+/**
+ * The p99 attack rows are judged against: the lower of the baselines' whose every request was
+ * answered 200. On a shared machine one stall in a baseline phase makes its p99; taking the
+ * lower one can make the goal harder to meet, never easier.
+ */
+function judgedP99Ms(baselines: readonly Row[]): number {
+  const clean = baselines.filter((row) => (row.victim.statusCounts['200'] ?? 0) === row.victim.sent + row.victim.skipped);
+  return Math.min(...(clean.length > 0 ? clean : baselines).map((row) => row.victim.latency.p99Ms));
+}
+
+function judged(rows: readonly Row[], baselineP99Ms: number): Row[] {
+  return rows.map((row) => ({ ...row, baselineP99Ms }));
+}
+
+interface Measured {
+  readonly rows: readonly Row[];
+  /** What the direct rows are judged against, and the relay rows (undefined when none ran). */
+  readonly directP99Ms: number;
+  readonly relayP99Ms: number | undefined;
+}
+
+/**
+ * The phases in order: a warm-up, the baseline, every direct pattern, the baseline again (what
+ * the attacks left behind: keys, caches), then the relay's baseline and patterns. The relay's come
+ * last because its attacker spends the per-address caps of the relay's address, which is also the
+ * victim's own address when it sends directly.
+ */
+async function measure(arena: Arena, options: Options, sizes: Sizes): Promise<Measured> {
   const clobUrl = arena.server.urls.clob;
   const bindable = await canBind('127.1.0.1', Number(new URL(clobUrl).port));
+  const baseline = (pattern: string, url: string): Promise<Row> => runPhase(arena, { pattern, addresses: '', url }, sizes, options.rate);
   await arena.victim.run({ url: clobUrl, ratePerSecond: options.rate, durationMs: sizes.warmUpMs, drainMs: sizes.drainMs });
-  const baseline = await runPhase(arena, { pattern: 'baseline, no attacker', addresses: '', url: clobUrl, plan: undefined, baselineP99Ms: undefined }, sizes, options.rate);
-  const rows = [baseline, ...await runPatterns(arena, options, sizes, false, baseline.victim.latency.p99Ms, bindable)];
-  if (options.patterns.some((index) => PATTERNS[index]!.relay)) {
-    const relayBaseline = await runPhase(arena, {
-      pattern: 'baseline through COMPAT_PORT, no attacker', addresses: '', url: arena.compatUrl, plan: undefined, baselineP99Ms: undefined,
-    }, sizes, options.rate);
-    rows.push(relayBaseline, ...await runPatterns(arena, options, sizes, true, relayBaseline.victim.latency.p99Ms, bindable));
-  }
-  // What the attacks left behind (keys, subscriptions, caches) shows in a baseline after them all.
-  rows.push(await runPhase(arena, { pattern: 'baseline again, after the attacks', addresses: '', url: clobUrl, plan: undefined, baselineP99Ms: baseline.victim.latency.p99Ms }, sizes, options.rate));
-  return rows;
+  const first = await baseline('baseline, no attacker', clobUrl);
+  const direct = await runPatterns(arena, options, sizes, false, bindable);
+  const last = await baseline('baseline again, after the attacks', clobUrl);
+  const directP99Ms = judgedP99Ms([first, last]);
+  const rows = [first, ...judged(direct, directP99Ms), last];
+  if (!options.patterns.some((index) => PATTERNS[index]!.relay)) return { rows, directP99Ms, relayP99Ms: undefined };
+  const relayBaseline = await baseline('baseline through COMPAT_PORT, no attacker', arena.compatUrl);
+  const relayP99Ms = relayBaseline.victim.latency.p99Ms;
+  rows.push(relayBaseline, ...judged(await runPatterns(arena, options, sizes, true, bindable), relayP99Ms));
+  return { rows, directP99Ms, relayP99Ms };
 }
 
 async function main(): Promise<void> {
@@ -168,14 +197,15 @@ async function main(): Promise<void> {
   const startedMs = performance.now();
   const arena = await prepareArena();
   process.stderr.write(`isolation: server and accounts ready in ${format1((performance.now() - startedMs) / 1000)} s\n`);
-  let rows: Row[];
+  let measured: Measured;
   try {
-    rows = await measure(arena, options, sizes);
+    measured = await measure(arena, options, sizes);
   } finally {
     await arena.server.stop();
   }
+  const { rows, directP99Ms, relayP99Ms } = measured;
   if (options.json) {
-    console.log(JSON.stringify({ suite: 'isolation', quick: options.quick, rate: options.rate, phaseMs: sizes.phaseMs, rows }));
+    console.log(JSON.stringify({ suite: 'isolation', quick: options.quick, rate: options.rate, phaseMs: sizes.phaseMs, directP99Ms, relayP99Ms, rows }));
     return;
   }
   console.log(`clobd isolation benchmark (${options.quick ? 'quick' : 'full'}), node ${process.version}: a victim places and cancels signed orders at ${options.rate} requests/s`
@@ -183,6 +213,8 @@ async function main(): Promise<void> {
     + ` default request caps; ${format1((performance.now() - startedMs) / 1000)} s in all`);
   console.log();
   console.log(tableOf(rows));
+  const relay = relayP99Ms === undefined ? '' : `; the relay's against its own baseline, ${format1(relayP99Ms)} ms`;
+  console.log(`\nDirect attacks are judged against a victim p99 of ${format1(directP99Ms)} ms, the lower of the two baselines'${relay}.`);
   const notes = notesOf(rows);
   if (notes.length > 0) console.log(`\n${notes.map((note) => `- ${note}`).join('\n')}`);
 }

@@ -37,10 +37,10 @@ export function ratioOf(row: Row): number | undefined {
   return row.victim.latency.p99Ms / Math.max(row.baselineP99Ms, 0.001);
 }
 
-/** PASS or MISS against the goal; undefined for a baseline. */
+/** PASS or MISS against the goal; undefined for a baseline, and for a row whose attacker did not run. */
 export function verdictOf(row: Row): 'PASS' | 'MISS' | undefined {
   const ratio = ratioOf(row);
-  if (ratio === undefined) return undefined;
+  if (ratio === undefined || due(row.victim) === 0 || row.attack?.failure !== undefined) return undefined;
   return ratio <= GOAL_RATIO && answeredOk(row.victim) === due(row.victim) ? 'PASS' : 'MISS';
 }
 

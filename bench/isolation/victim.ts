@@ -12,6 +12,9 @@ import type { BenchTrader } from '../orders/exchange.js';
 const CANCEL_LAG = 4;
 const PRICE_UNITS = 100;
 const SIZE_MICROS = 5_000_000;
+const CANCEL_ALL_ATTEMPTS = 3;
+/** Longest Retry-After the cancel-all waits. */
+const RETRY_AFTER_S_MAX = 5;
 /** Keep-alive connections; a request due while all are busy waits, timed from when it was due. */
 const CONNECTIONS = 32;
 
@@ -69,12 +72,24 @@ export class Victim {
     };
   }
 
-  /** Cancels whatever the last phase left resting (cancels that came before their order), untimed. */
+  /**
+   * Cancels whatever the last phase left resting (cancels that came before their order), untimed.
+   * Refused with 429 (the relay's attacker spends the caps of the address the victim shares with
+   * the relay), it tries again after Retry-After, a few times.
+   */
   async cancelAll(clobUrl: string): Promise<void> {
-    const { method, path, headers } = this.signed('DELETE', '/cancel-all', '');
-    const response = await fetch(`${clobUrl}${path}`, { method, headers: { ...headers } });
-    await response.arrayBuffer();
-    if (response.status !== 200) process.stderr.write(`isolation: the victim's cancel-all answered ${response.status}\n`);
+    for (let attempt = 1; ; attempt++) {
+      const { method, path, headers } = this.signed('DELETE', '/cancel-all', '');
+      const response = await fetch(`${clobUrl}${path}`, { method, headers: { ...headers } });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+      if (response.status !== 429 || attempt === CANCEL_ALL_ATTEMPTS) {
+        process.stderr.write(`isolation: the victim's cancel-all answered ${response.status}\n`);
+        return;
+      }
+      const waitS = Math.min(Number(response.headers.get('retry-after') ?? '1') || 1, RETRY_AFTER_S_MAX);
+      await new Promise((resolve) => setTimeout(resolve, waitS * 1000));
+    }
   }
 
   private signed(method: string, path: string, body: string): RequestSpec {

@@ -104,6 +104,9 @@ test('PASS within 2× of the baseline with every victim request answered 200; MI
   assert.equal(verdictOf(row(victim(20.1, { 200: 100 }), 10)), 'MISS', 'too slow');
   assert.equal(verdictOf(row(victim(5, { 200: 90, 429: 10 }), 10)), 'MISS', 'refused, however fast');
   assert.equal(verdictOf(row(victim(5, { 200: 90 }, 100, 90), 10)), 'MISS', 'left unanswered');
+  assert.equal(verdictOf(row(victim(0, {}, 0, 0), 10)), undefined, 'a phase that did not run is not judged');
+  const failed = row(victim(5, { 200: 100 }), 10);
+  assert.equal(verdictOf({ ...failed, attack: { counts: emptyCounts(), durationMs: 0, failure: 'attacker failed: x' } }), undefined, 'nor one without its attacker');
   const table = tableOf([row(victim(10, { 200: 100 }), undefined), row(victim(30, { 200: 100 }), 10)]).split('\n');
   assert.equal(table.length, 4);
   assert.match(table[3]!, /\| 3\.00× \|.*\| 4 of 10 \(2\/s\) \| 6 \| all \|.*\| MISS \|$/);
