@@ -1,10 +1,11 @@
 // The isolation benchmark (issue 39, "Fair share: no client can starve the others"): a victim
 // bot places and cancels signed orders at a fixed open-loop rate (isolation/victim.ts) while an
 // attacker runs each of the issue's patterns at full speed in turn (isolation/patterns.ts), from
-// one client address and from many; first with no attacker, the baseline every row is judged
-// against, in the same run on the same server. The server runs with the interface's default
-// request caps. Each row: the victim's p50 and p99 (from each request's scheduled send time), its
-// p99 against the baseline's, what the attacker got served and how it was refused (429 and
+// one client address and from many; first with no attacker, and again with none after the
+// attacks, in the same run on the same server: the lower of the two baselines' p99 is what every
+// row is judged against. The server runs with the interface's default request caps. Each row:
+// the victim's p50 and p99 (from each request's scheduled send time), its p99 against the
+// baseline's, what the attacker got served and how it was refused (429 and
 // whether Retry-After came with it, other refusals, closed connections), and PASS/MISS against
 // the goal (victim p99 ≤ 2× baseline, every victim request answered 200). Timing is reported,
 // never asserted.
@@ -15,7 +16,7 @@
 // phase's attacker the next one's. The relay pattern's victim goes through the compatibility
 // listener too and is judged against its own baseline there.
 //
-//   node dist/bench/isolation.js                  full: phases of 5 s (about 2.5 minutes)
+//   node dist/bench/isolation.js                  full: phases of 5 s (about 2 minutes)
 //   node dist/bench/isolation.js --quick          phases of 1.5 s (under a minute)
 //   node dist/bench/isolation.js --rate=N         the victim's requests per second (default 200)
 //   node dist/bench/isolation.js --patterns=1,7   only these patterns (1-based, as listed)

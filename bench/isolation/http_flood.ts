@@ -88,11 +88,16 @@ function encode(spec: RequestSpec, host: string): Buffer {
   return Buffer.concat([Buffer.from(`${head}\r\n`, 'latin1'), body]);
 }
 
-/** The requests, encoded once; `take` gives the next (round-robin, or each once). */
+/**
+ * The requests, encoded once; `take` gives the next (round-robin, or each once). A request that
+ * must go once and was refused with 429 was not executed: it goes again, before the fresh ones,
+ * so a flood that is mostly refused does not use up its signed requests.
+ */
 class RequestSource {
   private readonly encoded: readonly Buffer[];
   private readonly once: boolean;
   private next = 0;
+  private readonly refused: Buffer[] = [];
 
   constructor(plan: HttpFloodPlan, private readonly counts: AttackCounts) {
     const { host } = new URL(plan.url);
@@ -102,11 +107,18 @@ class RequestSource {
   }
 
   take(): Buffer | undefined {
+    const again = this.refused.shift();
+    if (again !== undefined) return again;
     if (this.once && this.next >= this.encoded.length) {
       this.counts.exhausted = true;
       return undefined;
     }
     return this.encoded[this.next++ % this.encoded.length];
+  }
+
+  /** `request` was refused with 429: a request that must go once goes again. */
+  refusedAgain(request: Buffer): void {
+    if (this.once) this.refused.push(request);
   }
 }
 
@@ -117,6 +129,8 @@ class FloodConnection {
   private sending = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
+  /** The request out on this connection, if any. */
+  private inFlight: Buffer | undefined;
 
   constructor(
     index: number,
@@ -187,14 +201,18 @@ class FloodConnection {
     const request = this.source.take();
     if (request === undefined) return;
     this.counts.sent++;
+    this.inFlight = request;
     socket.write(request);
   }
 
   private onAnswer(status: number, retryAfter: boolean): void {
+    const answered = this.inFlight;
+    this.inFlight = undefined;
     if (status >= 200 && status < 300) this.counts.ok++;
     else if (status === 429) {
       this.counts.refused++;
       if (retryAfter) this.counts.retryAfter++;
+      if (answered !== undefined) this.source.refusedAgain(answered);
       if (this.ring.hop && !this.stopped) {
         // Move to a fresh address: the old socket is left behind, its close ignored.
         const old = this.socket;
