@@ -74,6 +74,9 @@ const suites: Record<string, Suite> = {
   bigfill: async (_quick, _asJson, options) => {
     await runScript('./bigfill.js', options);
   },
+  isolation: async (_quick, _asJson, options) => {
+    await runScript('./isolation.js', options);
+  },
   // Starts its runs itself, each with its side's server options.
   ab: async (_quick, _asJson, options) => {
     await runScript('./ab.js', options);

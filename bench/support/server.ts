@@ -6,7 +6,11 @@
 // and markets are on the flow route, and `?stop=1` stops it. The publish route makes uWS publish
 // `count` messages of `bytes` bytes to a topic, `rate` per second, each carrying its send time
 // (the WebSocket benchmark's baseline). BENCH_ORDER_FLOOR=1 adds the order benchmark's floor
-// route (bench/orders/floor.ts). It stops when the benchmark that started it ends.
+// route (bench/orders/floor.ts). BENCH_REST_ROUTE=1 adds the rest route to the CLOB listener:
+// it rests many minimum-size BUYs through the internal trading client, far faster than signed
+// orders over HTTP, so a benchmark can give an account thousands of fills in a second
+// (bench/support/rest_route.ts). With COMPAT_PORT set the ready line also names the
+// compatibility listener. It stops when the benchmark that started it ends.
 import { rmSync } from 'node:fs';
 import { basename } from 'node:path';
 import { loadConfig, parseArgv } from '../../http/config.js';
@@ -15,6 +19,7 @@ import { startServer } from '../../http/server.js';
 import { startOrderFlow, type FlowCounts } from '../market/order_flow.js';
 import { addOrderFloor } from '../orders/floor.js';
 import { BENCH_DATA_DIR_PREFIX, flowPath, helloPath, publishPath } from './spawn.js';
+import type { Server } from '../../http/server.js';
 
 const { flags } = parseArgv(process.argv.slice(2));
 const config = loadConfig(process.env, flags);
@@ -22,9 +27,14 @@ let counts: FlowCounts = { placed: 0, filled: 0, refused: 0 };
 let flowMarkets: string[] = [];
 let stopFlow = (): void => undefined;
 let closeFloor = (): Promise<void> => Promise.resolve();
+// Loaded only when asked for: it brings the trading tests' helpers with it.
+const addRestRoute = process.env['BENCH_REST_ROUTE'] === '1' ? (await import('./rest_route.js')).addRestRoute : undefined;
+// The rest route needs the server, which is not there yet while its listeners are decorated.
+let started: Server | undefined;
 const server = await startServer(config, createLogger(config.logLevel), {
   decorate: (name, app) => {
     if (name === 'clob' && process.env['BENCH_ORDER_FLOOR'] === '1') closeFloor = addOrderFloor(app, config.dataDir);
+    if (name === 'clob' && addRestRoute !== undefined) addRestRoute(app, () => started);
     app.get(helloPath, (res) => {
       res.end('Hello World!');
     });
@@ -51,6 +61,7 @@ const server = await startServer(config, createLogger(config.logLevel), {
     });
   },
 });
+started = server;
 const rate = Number(process.env['BENCH_ORDER_FLOW'] ?? '0');
 const marketsLimit = Number(process.env['BENCH_FLOW_MARKETS'] ?? '0');
 flowMarkets = server.trading.client.marketKeys().slice(0, marketsLimit > 0 ? marketsLimit : undefined);
@@ -59,7 +70,8 @@ if (flow !== undefined) {
   counts = flow.counts;
   stopFlow = () => flow.stop();
 }
-process.stdout.write(`listening clob=${server.urls.clob} catalog=${server.urls.catalog} data=${server.urls.data}\n`);
+const compat = server.compatUrl === undefined ? '' : ` compat=${server.compatUrl}`;
+process.stdout.write(`listening clob=${server.urls.clob} catalog=${server.urls.catalog} data=${server.urls.data}${compat}\n`);
 let stopping = false;
 const stop = (): void => {
   if (stopping) return;

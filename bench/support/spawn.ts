@@ -17,6 +17,8 @@ export const publishPath = '/__bench/publish';
 
 export interface BenchServer {
   readonly urls: { readonly clob: string; readonly catalog: string; readonly data: string };
+  /** The compatibility listener's URL, when the server was started with COMPAT_PORT. */
+  readonly compatUrl: string | undefined;
   readonly pid: number;
   /** CPU seconds (user + system, all threads) the server process has used so far. */
   cpuSeconds(): number;
@@ -78,10 +80,11 @@ export function spawnBenchServer(env: Readonly<Record<string, string>> = {}, nod
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code} before it was ready`)));
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
-      const match = /listening clob=(\S+) catalog=(\S+) data=(\S+)/.exec(stdout);
+      const match = /listening clob=(\S+) catalog=(\S+) data=(\S+)( compat=(\S+))?\n/.exec(stdout);
       if (match === null) return;
       resolve({
         urls: { clob: match[1] ?? '', catalog: match[2] ?? '', data: match[3] ?? '' },
+        compatUrl: match[5],
         pid: child.pid ?? 0,
         cpuSeconds: () => processCpuSeconds(child.pid ?? 0),
         stop: async () => {
