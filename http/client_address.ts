@@ -22,7 +22,7 @@ import type { HttpRequest, HttpResponse } from './uws.js';
 /** The header the relay puts in front of every request it forwards: `<secret hex>:<address bytes hex>`. */
 export const RELAYED_FOR_HEADER = 'x-clobd-relayed-for';
 
-const SECRET_BYTES = 16;
+export const SECRET_BYTES = 16;
 const SECRET_HEX_LENGTH = SECRET_BYTES * 2;
 
 /** An address as bytes: 4 for IPv4, 16 for IPv6, as uWS's getRemoteAddress gives them. */
@@ -72,7 +72,8 @@ export class RelayTrust {
   /** The secret as the header carries it: hex text. */
   private readonly secretHex: Buffer;
 
-  constructor(secret: Buffer = randomBytes(SECRET_BYTES)) {
+  /** `secret`: the process's (the relay's thread is given the same one). */
+  constructor(readonly secret: Buffer = randomBytes(SECRET_BYTES)) {
     if (secret.length !== SECRET_BYTES) throw new RangeError(`a relay secret is ${SECRET_BYTES} bytes`);
     this.secretHex = Buffer.from(secret.toString('hex'), 'latin1');
   }

@@ -56,7 +56,7 @@ export const DEFAULT_CAPS: readonly Cap[] = [
   { name: 'data', requests: 1000, windowS: 10, scope: 'ip' },
   { name: 'GET /activity', requests: 150, windowS: 10, scope: 'ip' },
   { name: 'rows read', requests: 20_000, windowS: 10, scope: 'ip' },
-  { name: 'rows read (all clients)', requests: 60_000, windowS: 10, scope: 'all' },
+  { name: 'rows read (all clients)', requests: 30_000, windowS: 10, scope: 'all' },
   { name: 'market data', requests: 1500, windowS: 10, scope: 'ip' },
   { name: 'catalog items', requests: 2000, windowS: 10, scope: 'ip' },
   { name: 'service', requests: 300, windowS: 10, scope: 'ip' },
@@ -82,12 +82,17 @@ export const DEFAULT_CAPS: readonly Cap[] = [
   { name: 'WS socket snapshot KiB', requests: 8192, windowS: 10, scope: 'socket' },
   { name: 'WS account messages', requests: 1000, windowS: 10, scope: 'account' },
   { name: 'WS account subscription ids', requests: 5000, windowS: 10, scope: 'account' },
+  // Every client together: what subscriptions may make the front end send, whatever the
+  // addresses they come from (a burst of honest bots subscribing at once may be told to come back).
+  { name: 'WS subscription ids (all clients)', requests: 100_000, windowS: 10, scope: 'all' },
+  { name: 'WS snapshot KiB (all clients)', requests: 16_384, windowS: 10, scope: 'all' },
   // API keys (issue 39): every /auth route, as Polymarket caps its API key endpoints; and key
   // creations, each a durable write and a record kept until it is deleted, so that one client
   // address cannot grow the key store faster than 1000 keys an hour (~0.5 MB) however many
   // wallets it signs with. A refused creation (a nonce already used) is charged too.
   { name: 'API keys', requests: 100, windowS: 10, scope: 'ip' },
   { name: 'POST /auth/api-key', requests: 1000, windowS: 3600, scope: 'ip' },
+  { name: 'POST /auth/api-key (all clients)', requests: 100, windowS: 10, scope: 'all' },
 ];
 
 /** The caps a list read is charged the rows it may read to: the client's, and everyone's together. */

@@ -18,7 +18,7 @@ import type { Config } from './config.js';
 import type { ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
 import { RelayTrust } from './client_address.js';
-import { startCompatProxy } from './compat_proxy.js';
+import { startCompatThread } from './compat_thread.js';
 import { ProfileStore } from './profiles.js';
 import { bookRoutes, type TokenBook } from './market/book_routes.js';
 import { feedRoutes } from './market/feed_routes.js';
@@ -304,7 +304,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   let compatUrl: string | undefined;
   if (config.compatPort !== undefined && relay !== undefined) {
     const compatPort = config.compatPort;
-    const proxy = resources.add(await resources.guard(() => startCompatProxy(config.host, compatPort, ports.clob, relay)), (p) => p.close());
+    const proxy = resources.add(await resources.guard(() => startCompatThread(config.host, compatPort, ports.clob, relay)), (p) => p.close());
     compatUrl = url(proxy.port);
     log.info('compat_listening', { url: compatUrl });
   }

@@ -24,9 +24,13 @@ export interface AuthRouteDeps {
 
 const L1_HEADER_NAMES = credentialHeaderNames(['address', 'signature', 'timestamp', 'nonce']);
 
-/** Per-client-address caps of every credential route (rate_limit.ts), and of creating a key. */
+/**
+ * Per-client-address caps of every credential route (rate_limit.ts), and of creating a key: its
+ * own per address, and one for all clients together, so fresh wallets from many addresses cannot
+ * take the front end's thread for signature checks and key writes.
+ */
 export const KEY_CAPS = ['account', 'API keys'] as const;
-export const CREATE_KEY_CAPS = [...KEY_CAPS, 'POST /auth/api-key'] as const;
+export const CREATE_KEY_CAPS = [...KEY_CAPS, 'POST /auth/api-key', 'POST /auth/api-key (all clients)'] as const;
 
 /** The lower-case address and the nonce of a valid L1 request; the 401 otherwise. */
 function authenticateL1(deps: AuthRouteDeps, headers: Readonly<Record<string, string | undefined>>): { address: string; nonce: string } {

@@ -14,7 +14,7 @@
 // an account never share a key with each other or with the address's HTTP buckets: each key's
 // buckets fill one region of the table (rate_limit.ts), and that region stays well under its 32
 // slots.
-import type { RateLimiter } from '../rate_limit.js';
+import { ALL_CLIENTS, type RateLimiter } from '../rate_limit.js';
 
 /**
  * The close code of a socket refused by a cap: 4429, "429 Too Many Requests" in the range RFC 6455
@@ -30,13 +30,16 @@ const CHARGES = {
   ping: { socket: ['WS socket messages', 'WS socket PINGs'], ip: ['WS messages'], account: ['WS account messages'] },
   subscription: {
     socket: ['WS socket subscription ids'], ip: ['WS subscription ids burst', 'WS subscription ids sustained'],
-    account: ['WS account subscription ids'],
+    account: ['WS account subscription ids'], all: ['WS subscription ids (all clients)'],
   },
-  snapshot: { socket: ['WS socket snapshot KiB'], ip: ['WS snapshot KiB burst', 'WS snapshot KiB sustained'], account: [] },
+  snapshot: {
+    socket: ['WS socket snapshot KiB'], ip: ['WS snapshot KiB burst', 'WS snapshot KiB sustained'], account: [],
+    all: ['WS snapshot KiB (all clients)'],
+  },
 } as const;
 
 type Operation = keyof typeof CHARGES;
-type Scope = 'socket' | 'ip' | 'account';
+type Scope = 'socket' | 'ip' | 'account' | 'all';
 
 /** A refused charge: the cap that refused it and the whole seconds until it could be admitted. */
 export interface Refusal {
@@ -66,7 +69,7 @@ export class ChannelCaps {
     const ids = {} as Record<Operation, Record<Scope, number[]>>;
     for (const operation of Object.keys(CHARGES) as Operation[]) {
       const names: Partial<Record<Scope, readonly string[]>> = CHARGES[operation];
-      ids[operation] = { socket: resolve(names.socket), ip: resolve(names.ip), account: resolve(names.account) };
+      ids[operation] = { socket: resolve(names.socket), ip: resolve(names.ip), account: resolve(names.account), all: resolve(names.all) };
     }
     this.ids = ids;
   }
@@ -97,13 +100,15 @@ export class ChannelCaps {
   }
 
   /**
-   * The socket's scope first, then its address's, then its account's: a socket refused on its own
-   * caps spends none of what its address's other sockets share. A scope that admits is charged
-   * even when a later one refuses; the refused socket is closed anyway.
+   * The socket's scope first, then its address's, then its account's, then everyone's: a socket
+   * refused on its own caps spends none of what its address's other sockets share, and a client
+   * over its own caps none of what all clients share. A scope that admits is charged even when a
+   * later one refuses; the refused socket is closed anyway.
    */
   private chargeScopes(ids: Record<Scope, readonly number[]>, keys: SocketKeys, cost: number): Refusal | undefined {
     return this.charge(ids.socket, keys.socket, cost) ?? this.charge(ids.ip, keys.ip, cost)
-      ?? (keys.account === undefined ? undefined : this.charge(ids.account, `ws account ${keys.account}`, cost));
+      ?? (keys.account === undefined ? undefined : this.charge(ids.account, `ws account ${keys.account}`, cost))
+      ?? this.charge(ids.all, ALL_CLIENTS, cost);
   }
 
   private charge(ids: readonly number[], key: string, cost: number): Refusal | undefined {

@@ -98,7 +98,7 @@ test('the operations carry parameters with bounds, credentials and rate-limit ca
     { name: 'GET /trades', requests: 150, windowSeconds: 10, scope: 'ip', unit: 'requests' },
     // What a page and its offset may read, the client's share and everyone's.
     { name: 'rows read', requests: 20_000, windowSeconds: 10, scope: 'ip', unit: 'rows' },
-    { name: 'rows read (all clients)', requests: 60_000, windowSeconds: 10, scope: 'all', unit: 'rows' },
+    { name: 'rows read (all clients)', requests: 30_000, windowSeconds: 10, scope: 'all', unit: 'rows' },
   ]);
   const catalog = await documentOf(server.urls.catalog);
   assert.deepEqual(catalog.paths['/events']!['get']!['x-rate-limits'].map((cap) => cap.name).sort(), ['GET /events', 'catalog', 'catalog listings']);
