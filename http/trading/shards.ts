@@ -184,6 +184,11 @@ export class ShardPool {
   private readonly observers: ShardObserver[] = [];
   /** Frames refused because a shard's command ring was full, by shard. */
   readonly ringFullRejections: Float64Array;
+  /**
+   * Reads asked of the workers (`read`: a message the worker answers on its own thread, between
+   * two batches), by kind, then shard: what the account and market reads cost the order path.
+   */
+  readonly reads = new Map<ShardRead['kind'], Float64Array>();
 
   constructor(private readonly options: ShardPoolOptions, private readonly treasury: Treasury, private readonly log: Logger) {
     this.count = options.shards;
@@ -309,6 +314,9 @@ export class ShardPool {
   }
 
   read<T>(shard: number, read: ShardRead): Promise<T> {
+    let counts = this.reads.get(read.kind);
+    if (counts === undefined) this.reads.set(read.kind, counts = new Float64Array(this.count));
+    counts[shard]!++;
     return this.control(shard, (token) => ({ type: 'read', token, read }));
   }
 
