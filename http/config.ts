@@ -43,7 +43,7 @@ export interface Config {
   readonly metrics: boolean;
   /** clobd's own: finished orders each matching worker keeps in memory (the orders table keeps all). */
   readonly orderHistory: number;
-  /** clobd's own: finished orders the front end's account read model keeps by id (the newest). */
+  /** clobd's own: finished orders the front end's account read model keeps by id (the newest); 0 keeps none. */
   readonly accountOrderHistory: number;
 }
 
@@ -51,7 +51,7 @@ export class ConfigError extends Error {}
 
 const zeroAddress = '0x0000000000000000000000000000000000000000';
 /**
- * Finished orders the account read model keeps by id: ~20 MB (about 300 bytes each), and at the
+ * Finished orders the account read model keeps by id: ~24 MB (about 360 bytes each), and at the
  * order path's peak (~8 000 orders a second here) the last ~8 s of finished orders, when a bot
  * most often asks how its order ended. Older ones are read from the workers' stored orders.
  */

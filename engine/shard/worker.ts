@@ -20,8 +20,8 @@ import { ShardCounters } from './counters.js';
 import { recordFinishedOrders } from './finished_orders.js';
 import { decodeFrame, Frame } from './frame.js';
 import {
-  type AccountData, type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus, type ShardWorkerData, SPIN_US,
-  STORAGE_FAILED_EXIT,
+  type AccountData, type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus,
+  type ShardWorkerData, SPIN_US, STORAGE_FAILED_EXIT,
 } from './protocol.js';
 import type { StoredFill } from './feed_tables.js';
 import { recoverCore } from './recovery.js';

@@ -13,9 +13,9 @@
 // pool tells observers of every answer before its requester hears, so a client that reads after
 // an answer reads what the answer did.
 //
-// Memory is bounded by the engines' own bounds: a live order per order resting in an engine
-// (ORDER_SLOTS per shard, ACCOUNT_ORDERS per account and shard), a balance per non-zero engine
-// balance (ACCOUNTS and POSITIONS per shard), and `finishedMax` finished orders.
+// Memory is bounded by the engines' own bounds: a live order (~310 bytes) per order resting in
+// an engine (its order slots; 10 000 per account and shard), a balance (~100 bytes) per non-zero
+// engine balance (its accounts and positions), and `finishedMax` finished orders (~360 bytes each).
 import { MARKETS_MAX } from '../../engine/constants.js';
 import type { BalanceEvent, EngineEvent, OrderCancelledEvent, OrderUpdatedEvent } from '../../engine/event_objects.js';
 import { CancelReason, finishedStatus, OrderStatus } from '../../engine/order_status.js';
@@ -52,6 +52,29 @@ export class LiveOrder {
 export interface FoundOrder {
   readonly shard: number;
   readonly view: OrderView;
+}
+
+/** A finished order: what its view needs, in one object (its view is made when it is read). */
+class FinishedOrder {
+  constructor(
+    readonly shard: number, readonly orderId: string, readonly owner: string, readonly market: number, readonly outcome: number,
+    readonly side: number, readonly orderType: number, readonly priceUnits: number, readonly originalMicros: number,
+    readonly matchedMicros: number, readonly cancelReason: CancelReason, readonly createdAtMs: number, readonly expirationMs: number,
+    readonly updatedAtMs: number,
+  ) {}
+
+  /** As the engine and the stored orders show a finished order (engine/shard/finished_orders.ts). */
+  found(): FoundOrder {
+    return {
+      shard: this.shard,
+      view: {
+        orderId: this.orderId, owner: this.owner, market: this.market, outcome: this.outcome, side: this.side, orderType: this.orderType,
+        priceUnits: this.priceUnits, originalMicros: this.originalMicros, matchedMicros: this.matchedMicros, remainingMicros: 0,
+        status: finishedStatus(this.cancelReason), cancelReason: this.cancelReason, createdAtMs: this.createdAtMs,
+        expirationMs: this.expirationMs, updatedAtMs: this.updatedAtMs,
+      },
+    };
+  }
 }
 
 /** An account's live orders on every shard: all of them, and those of each market. */
@@ -110,7 +133,7 @@ export class AccountData implements ShardObserver {
   /** By address: accounts with a live order on some shard. */
   private readonly accounts = new Map<string, AccountOrders>();
   /** The newest finished orders by id, oldest first (a Map keeps its insertion order). */
-  private readonly finished = new Map<string, FoundOrder>();
+  private readonly finished = new Map<string, FinishedOrder>();
   private readonly waiting: (() => void)[] = [];
 
   constructor(private readonly pool: ShardPool, private readonly log: Logger, private readonly finishedMax: number) {
@@ -154,7 +177,7 @@ export class AccountData implements ShardObserver {
       const live = state.live.get(orderId);
       if (live !== undefined) return { shard, view: live.view() };
     }
-    return this.finished.get(orderId);
+    return this.finished.get(orderId)?.found();
   }
 
   /** The account's live orders in GET /data/orders' order: all of them, or those of one engine market. */
@@ -203,8 +226,8 @@ export class AccountData implements ShardObserver {
   }
 
   /** The finished orders the model holds, oldest first, for checks. */
-  finishedOrders(): IterableIterator<FoundOrder> {
-    return this.finished.values();
+  *finishedOrders(): IterableIterator<FoundOrder> {
+    for (const order of this.finished.values()) yield order.found();
   }
 
   // ---- Loading and applying. ----
@@ -248,15 +271,17 @@ export class AccountData implements ShardObserver {
     balances.forEach((balance, index) => {
       if (balance !== undefined) state.balances.set(addresses[index]!, balance);
     });
-    const { orderIds, orderAccounts, orderNumbers } = accounts;
-    for (let order = 0; order < orderIds.length; order++) {
+    const { orderIdBytes, orderIdEnds, orderAccounts, orderNumbers } = accounts;
+    const ids = Buffer.from(orderIdBytes.buffer, orderIdBytes.byteOffset, orderIdBytes.byteLength);
+    for (let order = 0; order < orderIdEnds.length; order++) {
       const number = (field: number): number => orderNumbers[order * ORDER_NUMBERS + field]!;
+      const orderId = ids.toString('latin1', order === 0 ? 0 : orderIdEnds[order - 1]!, orderIdEnds[order]!);
+      const owner = this.ordersOf(addresses[orderAccounts[order]!]!).address;
       const original = number(OrderNumber.originalMicros);
       const remaining = number(OrderNumber.remainingMicros);
       this.addLive(state, new LiveOrder(
-        shard, orderIds[order]!, this.ordersOf(addresses[orderAccounts[order]!]!).address, number(OrderNumber.market), number(OrderNumber.outcome),
-        number(OrderNumber.side), number(OrderNumber.orderType), number(OrderNumber.priceUnits), original, original - remaining, remaining,
-        number(OrderNumber.createdAtMs), number(OrderNumber.expirationMs),
+        shard, orderId, owner, number(OrderNumber.market), number(OrderNumber.outcome), number(OrderNumber.side), number(OrderNumber.orderType),
+        number(OrderNumber.priceUnits), original, original - remaining, remaining, number(OrderNumber.createdAtMs), number(OrderNumber.expirationMs),
       ));
     }
   }
@@ -279,12 +304,10 @@ export class AccountData implements ShardObserver {
           ));
         } else if (event.remainingMicros === 0) {
           // A taker filled whole; a remainder that does not rest is cancelled in an ORDER_CANCELLED of its own.
-          this.finish(shard, {
-            orderId: event.orderId, owner: event.account, market: event.market, outcome: event.outcome, side: event.side,
-            orderType: event.orderType, priceUnits: event.priceUnits, originalMicros: event.sizeMicros, matchedMicros: event.matchedMicros,
-            remainingMicros: 0, status: OrderStatus.MATCHED, cancelReason: CancelReason.NONE, createdAtMs: timeMs,
-            expirationMs: event.expirationMs, updatedAtMs: timeMs,
-          });
+          this.finish(new FinishedOrder(
+            shard, event.orderId, event.account, event.market, event.outcome, event.side, event.orderType, event.priceUnits,
+            event.sizeMicros, event.matchedMicros, CancelReason.NONE, timeMs, event.expirationMs, timeMs,
+          ));
         }
         return;
       case 'ORDER_UPDATED': {
@@ -311,19 +334,17 @@ export class AccountData implements ShardObserver {
       state.live.delete(event.orderId);
       this.unlist(live);
     }
-    this.finish(shard, {
-      orderId: event.orderId, owner: event.account, market: event.market, outcome: event.outcome, side: event.side,
-      orderType: event.orderType, priceUnits: event.priceUnits, originalMicros: event.sizeMicros, matchedMicros: event.matchedMicros,
-      remainingMicros: 0, status: finishedStatus(reason), cancelReason: reason, createdAtMs: event.createdAtMs,
-      expirationMs: event.expirationMs, updatedAtMs: timeMs,
-    });
+    this.finish(new FinishedOrder(
+      shard, event.orderId, live?.owner ?? event.account, event.market, event.outcome, event.side, event.orderType, event.priceUnits,
+      event.sizeMicros, event.matchedMicros, reason, event.createdAtMs, event.expirationMs, timeMs,
+    ));
   }
 
-  private finish(shard: number, view: OrderView): void {
+  private finish(order: FinishedOrder): void {
     if (this.finishedMax === 0) return;
     const finished = this.finished;
-    finished.delete(view.orderId);
-    finished.set(view.orderId, { shard, view });
+    finished.delete(order.orderId);
+    finished.set(order.orderId, order);
     if (finished.size > this.finishedMax) finished.delete(finished.keys().next().value!);
   }
 

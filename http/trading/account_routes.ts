@@ -122,43 +122,54 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
   };
 
   /**
-   * A page of the caller's live orders (filtered by market and token), oldest first, as account
-   * orders, and whether more follow. A page is a slice of the account's list (or of its list in
-   * one market), reached by skipping whole chunks; a token's page steps over the market's orders
-   * of the other token. Orders in a market the catalog lacks (only the trading client can place
-   * them) are not shown and take no place in the offsets, as when the route sorted every order:
-   * an account that has some is paged by filtering its whole list.
+   * Up to a page of `list` from `offset` on, of the orders `keep` keeps (all when undefined), and
+   * whether more follow. Unfiltered, a page is a slice reached by skipping whole chunks; filtered,
+   * it steps over what the filter leaves out up to the page's end.
    */
-  const livePage = (key: ApiKeyRecord, offset: number, market: string | undefined, assetId: string | undefined): { rows: Record<string, unknown>[]; more: boolean } => {
+  const pageOf = (list: OrderList<LiveOrder> | undefined, offset: number, keep?: (order: LiveOrder) => boolean): { orders: LiveOrder[]; more: boolean } => {
+    if (list === undefined) return { orders: [], more: false };
+    if (keep === undefined) return { orders: list.page(offset, ORDERS_PAGE), more: offset + ORDERS_PAGE < list.size };
+    const orders: LiveOrder[] = [];
+    let kept = 0;
+    for (const order of list.values()) {
+      if (!keep(order) || kept++ < offset) continue;
+      if (orders.length === ORDERS_PAGE) return { orders, more: true };
+      orders.push(order);
+    }
+    return { orders, more: false };
+  };
+
+  /**
+   * A page of the caller's live orders, oldest first, all of them or in one market or token: a
+   * page of the account's list, or of its list in that market (for a token, stepping over the
+   * other token's). Orders in a market the catalog lacks (only the trading client can place them)
+   * are not shown and take no place in the offsets, as when the route sorted every order: an
+   * account that has some is paged by stepping over them.
+   */
+  const livePage = (key: ApiKeyRecord, offset: number, market: string | undefined, assetId: string | undefined): { orders: LiveOrder[]; more: boolean } => {
     const { accounts } = deps;
-    const visible = (order: LiveOrder): boolean => marketOf(order.shard, order.market) !== undefined;
-    let lists: (OrderList<LiveOrder> | undefined)[];
-    let outcome = -1;
+    const listed = (conditionId: string): OrderList<LiveOrder> | undefined => {
+      const place = deps.placeOf(conditionId);
+      return place === undefined || marketOf(place.shard, place.market) === undefined ? undefined : accounts.liveOrders(key.address, place);
+    };
     if (assetId !== undefined) {
       const token = deps.token(assetId);
       const conditionId = token?.market.conditionId;
-      if (token === undefined || (market !== undefined && conditionId !== market && conditionId !== market.toLowerCase())) return { rows: [], more: false };
-      const place = deps.placeOf(token.market.conditionId);
-      lists = [place === undefined ? undefined : accounts.liveOrders(key.address, place)];
-      outcome = token.outcome;
-    } else if (market !== undefined) {
-      const places = [...new Set([market, market.toLowerCase()])].map((candidate) => deps.placeOf(candidate));
-      lists = places.map((place) => (place === undefined ? undefined : accounts.liveOrders(key.address, place)));
-    } else {
-      const all = accounts.liveOrders(key.address);
-      const hidden = [...accounts.liveMarkets(key.address)].some(([shard, index]) => marketOf(shard, index) === undefined);
-      lists = [all];
-      if (!hidden && all !== undefined) {
-        const orders = all.page(offset, ORDERS_PAGE);
-        return { rows: orders.map((order) => accountOrder(order.view(), order.shard, key, false)!), more: offset + ORDERS_PAGE < all.size };
+      if (token === undefined || conditionId === undefined || (market !== undefined && conditionId !== market && conditionId !== market.toLowerCase())) {
+        return { orders: [], more: false };
       }
+      return pageOf(listed(conditionId), offset, (order) => order.outcome === token.outcome);
     }
-    // The filtered paths: step over what the filter leaves out, up to the page's end (and one more).
-    const present = lists.filter((list): list is OrderList<LiveOrder> => list !== undefined);
-    let orders = present.length === 1 ? [...present[0]!.values()] : present.flatMap((list) => [...list.values()]).sort(compareListed);
-    orders = orders.filter((order) => (outcome === -1 || order.outcome === outcome) && visible(order));
-    const page = orders.slice(offset, offset + ORDERS_PAGE);
-    return { rows: page.map((order) => accountOrder(order.view(), order.shard, key, false)!), more: offset + ORDERS_PAGE < orders.length };
+    if (market !== undefined) {
+      // Catalog condition ids are lower case; a market key of another case would be a second market.
+      const lists = [...new Set([market, market.toLowerCase()])].map(listed).filter((list) => list !== undefined);
+      if (lists.length < 2) return pageOf(lists[0], offset);
+      const orders = lists.flatMap((list) => [...list.values()]).sort(compareListed);
+      return { orders: orders.slice(offset, offset + ORDERS_PAGE), more: offset + ORDERS_PAGE < orders.length };
+    }
+    const all = accounts.liveOrders(key.address);
+    const hidden = [...accounts.liveMarkets(key.address)].some(([shard, index]) => marketOf(shard, index) === undefined);
+    return pageOf(all, offset, hidden ? (order) => marketOf(order.shard, order.market) !== undefined : undefined);
   };
 
   /** One fill as an account trade, from the reader's side. */
@@ -253,7 +264,8 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
           return json({ data: page, next_cursor: '', limit: ORDERS_PAGE, count: page.length });
         }
         await whenReadable();
-        const { rows, more } = livePage(key, offset, market, assetId);
+        const { orders, more } = livePage(key, offset, market, assetId);
+        const rows = orders.map((order) => accountOrder(order.view(), order.shard, key, false)!);
         const next = more ? cursorOf(offset + ORDERS_PAGE) : '';
         return json({ data: rows, next_cursor: next, limit: ORDERS_PAGE, count: rows.length });
       },

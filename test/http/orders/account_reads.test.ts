@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { removeDataDir, request, type RunningServer } from '../../support/server.js';
-import { startTrading, type PlainMarket, type Trader } from './trader.js';
+import { restMany, startTrading, type PlainMarket, type Trader } from './trader.js';
 
 interface Page {
   data: Record<string, unknown>[];
@@ -51,11 +51,12 @@ describe('account reads on the read model', () => {
   let markets: readonly PlainMarket[];
   let maker: Trader;
   let taker: Trader;
+  let deep: Trader;
 
   before(async () => {
-    const setup = await startTrading([41, 42]);
+    const setup = await startTrading([41, 42, 44]);
     ({ server, markets } = setup);
-    [maker, taker] = setup.traders as [Trader, Trader];
+    [maker, taker, deep] = setup.traders as [Trader, Trader, Trader];
   });
 
   after(async () => {
@@ -102,6 +103,51 @@ describe('account reads on the read model', () => {
     assert.equal(gone.body.order['status'], 'CANCELED');
     assert.equal((await taker.send('GET', `/data/order/${placed[0]}`)).status, 404, 'never another account\'s order');
 
+    assert.deepEqual(moved(before, await workerReads(server.urls.clob)), {}, 'no read asked a worker');
+  });
+
+  test('pages of 500 in creation order, all, by market and by token, with their cursors', async () => {
+    const before = await workerReads(server.urls.clob);
+    await restMany(deep, markets[0]!, 600, 10_000);
+    await restMany(deep, markets[1]!, 420, 20_000);
+    // NO bids in markets[1] too, so a token's pages step over the other token's orders.
+    for (let index = 0; index < 90; index++) {
+      const order = await deep.place({ tokenId: markets[1]!.no, side: 'BUY', priceUnits: 100, sizeMicros: 5_000_000, salt: 30_000 + index });
+      assert.equal(order.status, 200, order.text);
+    }
+    const pages = async (query: string): Promise<[Record<string, unknown>[], string[]]> => {
+      const rows: Record<string, unknown>[] = [];
+      const cursors: string[] = [];
+      let cursor = 'MA==';
+      while (cursor !== '') {
+        const page = await deep.send<Page>('GET', `/data/orders?${query}next_cursor=${encodeURIComponent(cursor)}`);
+        assert.equal(page.status, 200, page.text);
+        assert.ok(page.body.count <= 500 && page.body.count === page.body.data.length);
+        rows.push(...page.body.data);
+        cursor = page.body.next_cursor;
+        cursors.push(cursor);
+      }
+      return [rows, cursors];
+    };
+    // Creation time, then id: the order the route gave when it sorted every order.
+    const sorted = (rows: Record<string, unknown>[]): boolean => rows.every((row, index) => index === 0
+      || (String(rows[index - 1]!['createdAt']).localeCompare(String(row['createdAt'])) || String(rows[index - 1]!['id']).localeCompare(String(row['id']))) < 0);
+    const [all, allCursors] = await pages('');
+    assert.equal(all.length, 1_110);
+    assert.equal(new Set(all.map((row) => row['id'])).size, 1_110);
+    assert.deepEqual(allCursors, [Buffer.from('500').toString('base64'), Buffer.from('1000').toString('base64'), '']);
+    assert.ok(sorted(all));
+    const [inFirst, firstCursors] = await pages(`market=${markets[0]!.conditionId}&`);
+    assert.deepEqual(inFirst.map((row) => row['id']), all.filter((row) => row['market'] === markets[0]!.conditionId).map((row) => row['id']));
+    assert.equal(firstCursors.length, 2);
+    const [noBids] = await pages(`asset_id=${markets[1]!.no}&`);
+    assert.deepEqual(noBids.map((row) => row['id']), all.filter((row) => row['assetId'] === markets[1]!.no).map((row) => row['id']));
+    assert.equal(noBids.length, 90);
+    const [yesBids, yesCursors] = await pages(`market=${markets[1]!.conditionId.toUpperCase().replace('0X', '0x')}&asset_id=${markets[1]!.yes}&`);
+    assert.equal(yesBids.length, 420);
+    assert.deepEqual(yesCursors, ['']);
+    const past = await deep.send<Page>('GET', `/data/orders?next_cursor=${Buffer.from('5000').toString('base64')}`);
+    assert.deepEqual([past.body.count, past.body.next_cursor], [0, '']);
     assert.deepEqual(moved(before, await workerReads(server.urls.clob)), {}, 'no read asked a worker');
   });
 });
