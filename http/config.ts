@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { ORDER_HISTORY_DEFAULT, ORDER_HISTORY_LIMIT } from '../engine/constants.js';
+import { KEY_CACHE_ENTRIES_DEFAULT, KEY_CACHE_ENTRIES_LIMIT } from './auth/key_cache.js';
 import { capsFrom, type Cap } from './rate_limit.js';
 import { bodyTimeoutMsDefault } from './respond.js';
 
@@ -45,6 +46,8 @@ export interface Config {
   readonly orderHistory: number;
   /** clobd's own: finished orders the front end's account read model keeps by id (the newest); 0 keeps none. */
   readonly accountOrderHistory: number;
+  /** clobd's own: decoded API keys kept in memory for the L2 check, the least recently used evicted first. */
+  readonly keyCacheEntries: number;
 }
 
 export class ConfigError extends Error {}
@@ -92,6 +95,7 @@ const settings = {
   metrics: setting('METRICS'),
   orderHistory: setting('ORDER_HISTORY'),
   accountOrderHistory: setting('ACCOUNT_ORDER_HISTORY'),
+  keyCacheEntries: setting('KEY_CACHE_ENTRIES'),
 } as const;
 
 const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
@@ -207,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     metrics: onOff(read, settings.metrics),
     orderHistory: integer(read, settings.orderHistory, ORDER_HISTORY_DEFAULT, 1, ORDER_HISTORY_LIMIT),
     accountOrderHistory: integer(read, settings.accountOrderHistory, accountOrderHistoryDefault, 0, ORDER_HISTORY_LIMIT),
+    keyCacheEntries: integer(read, settings.keyCacheEntries, KEY_CACHE_ENTRIES_DEFAULT, 1, KEY_CACHE_ENTRIES_LIMIT),
   };
   return Object.freeze(config);
 }

@@ -110,9 +110,12 @@ export function openApiDocument(input: OpenApiInput): Record<string, unknown> {
       summary: route.summary, operationId: `${route.method.toLowerCase()} ${route.path}`,
       parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
       responses,
-      'x-rate-limits': [...input.listenerCaps, ...route.limits, ...route.keyLimits].flatMap((name) => {
+      'x-rate-limits': [
+        ...[...input.listenerCaps, ...route.limits, ...route.keyLimits, ...route.accountLimits].map((name) => [name, 'requests'] as const),
+        ...route.costLimits.map((name) => [name, 'rows'] as const),
+      ].flatMap(([name, unit]) => {
         const cap = capsByName.get(name);
-        return cap === undefined ? [] : [{ name, requests: cap.requests, windowSeconds: cap.windowS, scope: cap.scope }];
+        return cap === undefined ? [] : [{ name, requests: cap.requests, windowSeconds: cap.windowS, scope: cap.scope, unit }];
       }),
     };
     if (secured !== undefined) operation['security'] = secured;

@@ -4,6 +4,7 @@
 // caps' refusals, and the WebSocket channels. Everything here is read at scrape time from
 // counters kept where the work happens; nothing is computed per request.
 import { threadIds, threadTimes, type ThreadTimes } from '../engine/shard/thread_times.js';
+import type { ApiKeyStore } from './auth/keys.js';
 import type { SignatureVerifier } from './auth/verifier.js';
 import type { LiveChannels } from './ws/channels.js';
 import { Metrics } from './metrics.js';
@@ -150,4 +151,21 @@ export function operatorMetrics(trading: TradingRuntime, channels: LiveChannels,
     type: 'counter', samples: () => [[{}, channels.closedAbnormally]],
   });
   return metrics;
+}
+
+/** The API key cache (auth/key_cache.ts): how full it is, and how often an L2 check found its key there. */
+export function apiKeyMetrics(metrics: Metrics, keys: ApiKeyStore): void {
+  const { cache } = keys;
+  metrics.gauge({
+    name: 'clobd_api_key_cache_entries', help: `Decoded API keys kept in memory for the L2 check (at most KEY_CACHE_ENTRIES, ${cache.entriesMax} here).`,
+    type: 'gauge', samples: () => [[{}, cache.size]],
+  });
+  metrics.gauge({
+    name: 'clobd_api_key_cache_lookups_total', help: 'Lookups of an API key by the L2 check: found in the cache (hit), or read from the key store (miss; unknown keys too).',
+    type: 'counter', samples: () => [[{ result: 'hit' }, cache.hits], [{ result: 'miss' }, cache.misses]],
+  });
+  metrics.gauge({
+    name: 'clobd_api_key_cache_evictions_total', help: 'Keys dropped from the full cache to make room, the least recently used first.',
+    type: 'counter', samples: () => [[{}, cache.evictions]],
+  });
 }

@@ -9,23 +9,28 @@
 // tokens, and then charged to all of them; otherwise to none.
 //
 // The table has a fixed number of slots in regions of REGION_SLOTS, one lock per region. A key
-// (client address or API key) hashes to one region, and every bucket of that key (one per cap)
+// (client address or account address) hashes to one region, and every bucket of that key (one per cap)
 // lives in it, so a charge takes exactly one lock whatever its caps. When a region has no free
 // slot, the slot used longest ago is taken over: a flood of distinct addresses therefore cannot
 // grow memory, and the buckets it evicts were idle longest.
 import { HttpError } from './errors.js';
 
-export type CapScope = 'ip' | 'key';
+/**
+ * Whose bucket a cap fills: the client's address; the account (the address an API key belongs
+ * to, so an account's keys share its caps); one WebSocket (http/ws/caps.ts); or `all`, one bucket for every client together,
+ * the last bound on what costly reads may take of a front end whatever the addresses they come
+ * from.
+ */
+export type CapScope = 'ip' | 'account' | 'all' | 'socket';
 
 export interface Cap {
   readonly name: string;
   readonly requests: number;
   readonly windowS: number;
-  /** Per client address, or per API key (the trading writes). */
   readonly scope: CapScope;
 }
 
-/** The interface's Limits table: the defaults. */
+/** The caps of the interface's Limits table (their defaults), then clobd's own for every other route. */
 export const DEFAULT_CAPS: readonly Cap[] = [
   { name: 'catalog', requests: 4000, windowS: 10, scope: 'ip' },
   { name: 'GET /events', requests: 500, windowS: 10, scope: 'ip' },
@@ -43,20 +48,62 @@ export const DEFAULT_CAPS: readonly Cap[] = [
   { name: 'GET /prices-history', requests: 100, windowS: 10, scope: 'ip' },
   { name: 'POST /batch-prices-history', requests: 80, windowS: 10, scope: 'ip' },
   { name: 'GET /trades', requests: 150, windowS: 10, scope: 'ip' },
-  { name: 'POST /order burst', requests: 2400, windowS: 10, scope: 'key' },
-  { name: 'POST /order sustained', requests: 24000, windowS: 600, scope: 'key' },
-  { name: 'DELETE /order burst', requests: 2400, windowS: 10, scope: 'key' },
-  { name: 'DELETE /order sustained', requests: 24000, windowS: 600, scope: 'key' },
+  { name: 'POST /order burst', requests: 2400, windowS: 10, scope: 'account' },
+  { name: 'POST /order sustained', requests: 24000, windowS: 600, scope: 'account' },
+  { name: 'DELETE /order burst', requests: 2400, windowS: 10, scope: 'account' },
+  { name: 'DELETE /order sustained', requests: 24000, windowS: 600, scope: 'account' },
+  // clobd's own: every route the table does not name has one too (test/http/route_caps.test.ts).
+  { name: 'data', requests: 1000, windowS: 10, scope: 'ip' },
+  { name: 'GET /activity', requests: 150, windowS: 10, scope: 'ip' },
+  { name: 'rows read', requests: 20_000, windowS: 10, scope: 'ip' },
+  { name: 'rows read (all clients)', requests: 60_000, windowS: 10, scope: 'all' },
+  { name: 'market data', requests: 1500, windowS: 10, scope: 'ip' },
+  { name: 'catalog items', requests: 2000, windowS: 10, scope: 'ip' },
+  { name: 'service', requests: 300, windowS: 10, scope: 'ip' },
+  { name: 'order writes', requests: 5000, windowS: 10, scope: 'ip' },
+  { name: 'account', requests: 1500, windowS: 10, scope: 'ip' },
+  { name: 'account reads', requests: 600, windowS: 10, scope: 'account' },
+  { name: 'admin', requests: 1000, windowS: 10, scope: 'ip' },
+  // The WebSocket channels (http/ws/caps.ts, issue 39). An honest bot (a few sockets, each
+  // subscribing its few hundred tokens at once or one message each, a PING every 10 s) stays far
+  // below every one: a socket may subscribe its whole ASSETS_PER_SOCKET (500) four times over
+  // in a window, one message per token, and an address may open WS_SOCKETS_PER_IP (64) sockets
+  // twice over. `… ids` count the token or condition ids a subscription names; `… KiB` the
+  // `book` messages it makes the server send.
+  { name: 'WS upgrades', requests: 128, windowS: 10, scope: 'ip' },
+  { name: 'WS messages', requests: 5000, windowS: 10, scope: 'ip' },
+  { name: 'WS subscription ids burst', requests: 10000, windowS: 10, scope: 'ip' },
+  { name: 'WS subscription ids sustained', requests: 100000, windowS: 600, scope: 'ip' },
+  { name: 'WS snapshot KiB burst', requests: 32768, windowS: 10, scope: 'ip' },
+  { name: 'WS snapshot KiB sustained', requests: 262144, windowS: 600, scope: 'ip' },
+  { name: 'WS socket messages', requests: 500, windowS: 10, scope: 'socket' },
+  { name: 'WS socket PINGs', requests: 20, windowS: 10, scope: 'socket' },
+  { name: 'WS socket subscription ids', requests: 2000, windowS: 10, scope: 'socket' },
+  { name: 'WS socket snapshot KiB', requests: 8192, windowS: 10, scope: 'socket' },
+  { name: 'WS account messages', requests: 1000, windowS: 10, scope: 'account' },
+  { name: 'WS account subscription ids', requests: 5000, windowS: 10, scope: 'account' },
+  // API keys (issue 39): every /auth route, as Polymarket caps its API key endpoints; and key
+  // creations, each a durable write and a record kept until it is deleted, so that one client
+  // address cannot grow the key store faster than 1000 keys an hour (~0.5 MB) however many
+  // wallets it signs with. A refused creation (a nonce already used) is charged too.
+  { name: 'API keys', requests: 100, windowS: 10, scope: 'ip' },
+  { name: 'POST /auth/api-key', requests: 1000, windowS: 3600, scope: 'ip' },
 ];
 
-/** The per-API-key caps placing orders is charged to (both windows must admit), and cancelling. */
+/** The caps a list read is charged the rows it may read to: the client's, and everyone's together. */
+export const ROWS_CAPS = ['rows read', 'rows read (all clients)'] as const;
+
+/** The key of the one bucket of a cap of scope `all`. */
+export const ALL_CLIENTS = '*';
+
+/** The per-account caps placing orders is charged to (both windows must admit), and cancelling. */
 export const PLACE_CAPS = ['POST /order burst', 'POST /order sustained'] as const;
 export const CANCEL_CAPS = ['DELETE /order burst', 'DELETE /order sustained'] as const;
 
 /** Slots of the shared table (32 bytes each: 2 MiB). */
 export const BUCKET_SLOTS = 1 << 16;
-/** Slots of a region: the buckets of every key that hashes to it (16 caps exist today). */
-const REGION_SLOTS = 32;
+/** Slots of a region: the buckets of every key that hashes to it (a key uses a bucket per cap it is charged to). */
+const REGION_SLOTS = 64;
 const SLOT_INT32 = 8;
 const SLOT_FLOAT64 = 4;
 // Int32 words of a slot: lock (used in a region's first slot), key hash (two words), cap id + 1
@@ -282,17 +329,19 @@ export function capsFrom(setting: string | undefined, readFile: (path: string) =
 }
 
 /**
- * Charges a trading write to the caller's API key under the named caps (the burst and sustained
- * windows of POST /order or DELETE /order); `cost` is the orders or ids it carries. Over a cap
- * it throws the 429 the edge answers, and nothing is executed.
+ * Charges a trading write to the caller's account (the address of the API key it is signed
+ * with, so every key of one wallet spends the same tokens) under the named caps (the burst and
+ * sustained windows of POST /order or DELETE /order); `cost` is the orders or ids it carries.
+ * Over a cap it throws the 429 the edge answers, and nothing is executed. It takes the
+ * authenticated key, not a string, so that nothing charges a key's own id by mistake.
  */
-export type KeyCharge = (apiKey: string, cost: number) => void;
+export type AccountCharge = (key: { readonly address: string }, cost: number) => void;
 
-export function keyCharge(limiter: RateLimiter | undefined, names: readonly string[]): KeyCharge {
+export function accountCharge(limiter: RateLimiter | undefined, names: readonly string[]): AccountCharge {
   const ids = names.map((name) => limiter?.capId(name)).filter((id): id is number => id !== undefined);
   if (limiter === undefined || ids.length === 0) return () => undefined;
-  return (apiKey, cost) => {
-    const retryAfterS = limiter.charge(ids, apiKey, cost);
+  return (key, cost) => {
+    const retryAfterS = limiter.charge(ids, key.address, cost);
     if (retryAfterS > 0) throw new HttpError(429, 'Too Many Requests', undefined, [['retry-after', String(retryAfterS)]]);
   };
 }

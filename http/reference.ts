@@ -161,7 +161,9 @@ function operationLines(method: string, path: string, operation: Json): string[]
   lines.push(`**Credentials:** ${security.length === 0 ? 'none' : security.map((name) => `[${name.toUpperCase()}](#credentials)`).join(' or ')}`, '');
   const caps = list(operation['x-rate-limits']).map((value) => {
     const cap = record(value);
-    return `\`${text(cap['name'])}\` ${text(cap['requests'])} per ${text(cap['windowSeconds'])} s per ${text(cap['scope']) === 'key' ? 'API key' : 'client address'}`;
+    const scope = text(cap['scope']);
+    const whose = scope === 'account' ? 'account' : scope === 'all' ? 'all clients together' : scope === 'socket' ? 'WebSocket' : 'client address';
+    return `\`${text(cap['name'])}\` ${text(cap['requests'])} ${text(cap['unit'])} per ${text(cap['windowSeconds'])} s per ${whose}`;
   });
   lines.push(`**Rate limits:** ${caps.length === 0 ? 'none' : caps.join('; ')}`, '');
   const parameters = parameterRows(operation);

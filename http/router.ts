@@ -2,14 +2,15 @@
 // declaration at boot into a uWS callback that validates everything at the edge, so a handler
 // receives typed values and returns a reply (or a promise of one). `mount()` also answers 405
 // for a known path with the wrong method and 404 for everything else.
-import { badRequest, type ErrorStyle } from './errors.js';
+import { clientKey, clientText, RELAYED_FOR_HEADER, type RelayTrust } from './client_address.js';
+import { badRequest, HttpError, type ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
 import { applySchema, parseQuery, type ParamSchema, type ParamsOf } from './params.js';
 import { bodyBytesMax, errorReply, Pending, readBody, write, type Lifecycle, type Reply } from './respond.js';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Metrics, RouteMetrics } from './metrics.js';
-import type { RateLimiter } from './rate_limit.js';
+import { ALL_CLIENTS, type RateLimiter } from './rate_limit.js';
 import type { ResponseCache } from './response_cache.js';
 import type { JsonSchema, Responses } from './response_schemas.js';
 import { PASSES_UNDERSCORE_HEADER_NAMES, type HttpRequest, type HttpResponse, type TemplatedApp } from './uws.js';
@@ -34,10 +35,19 @@ export interface Context<Q, P> {
   readonly body: unknown;
   /** The exact body bytes (empty when none), for signatures over the body. */
   readonly rawBody: Buffer;
-  /** The client's address, for routes that declare `clientIp` ('' otherwise: reading it costs). */
+  /**
+   * The client's address, for routes that declare `clientIp` ('' otherwise: reading it costs):
+   * through the compatibility relay, the relay's client (client_address.ts).
+   */
   readonly ip: string;
   /** The request's id: the client's X-Request-Id when it sent a valid one, else one made here. */
   readonly requestId: string;
+  /**
+   * Charges the route's per-account caps to the account the request's credentials name; throws
+   * the 429 the edge answers when one refuses. Authentication calls it (auth/l2.ts), so every
+   * authenticated request is counted against its account, whichever of its keys signed it.
+   */
+  readonly chargeAccount: (address: string) => void;
 }
 
 /** Lets a route serve serialized responses from a cache while the data version is unchanged. */
@@ -69,8 +79,19 @@ export type RouteSpec<Q extends ParamSchema, P extends ParamSchema> = BodySpec &
   readonly clientIp?: boolean;
   /** Per-client-address caps this route is charged to (names of rate_limit.ts caps), besides its listener's. */
   readonly limits?: readonly string[];
-  /** Per-API-key caps the handler charges once the key is known, one token per order or id (documented only: the handler charges them). */
+  /**
+   * Per-account caps the handler charges once the API key is known, to the key's account, one
+   * token per order or id (documented only: the handler charges them, rate_limit.ts accountCharge).
+   */
   readonly keyLimits?: readonly string[];
+  /** Per-account caps charged, one token a request, when the request authenticates (context.chargeAccount). */
+  readonly accountLimits?: readonly string[];
+  /**
+   * What a request costs beyond being one, in rows it may read, charged once its query is read
+   * (before the handler runs) to `limits`: per client address, and once for every client
+   * together for caps of scope `all`. A list read charges what its page and offset may read.
+   */
+  readonly cost?: { readonly limits: readonly string[]; readonly of: (query: ParamsOf<Q>) => number };
   /** `reject`: a query parameter outside the schema is 400 `unknown_field: <name>` (the feeds). Default: ignored. */
   readonly unknownQuery?: 'ignore' | 'reject';
   readonly cached?: CachePolicy;
@@ -93,6 +114,8 @@ export interface Listener {
   readonly lifecycle: Lifecycle;
   /** Request caps: every route of the listener is charged to `caps` per client address. */
   readonly limits?: { readonly limiter: RateLimiter; readonly caps: readonly string[] };
+  /** Set on the listener the compatibility relay fronts: its requests' address is the relay's client. */
+  readonly relay?: RelayTrust;
 }
 
 export interface Route {
@@ -108,12 +131,31 @@ export interface Route {
   readonly headers: readonly string[];
   /** Per-address caps the route is charged to, besides its listener's. */
   readonly limits: readonly string[];
-  /** Per-API-key caps its handler charges. */
+  /** Per-account caps its handler charges per order or id (to the account of the request's API key). */
   readonly keyLimits: readonly string[];
+  /** Per-account caps charged a token per authenticated request. */
+  readonly accountLimits: readonly string[];
+  /** Caps charged the rows a request may read. */
+  readonly costLimits: readonly string[];
   readonly unknownQuery: 'ignore' | 'reject';
   readonly response: Responses;
   readonly serve: (listener: Listener) => (res: HttpResponse, req: HttpRequest) => void;
 }
+
+/** The ids of the caps named, split by scope; names not configured (limits off, or overridden away) are left out. */
+function capIdsOf(limiter: RateLimiter | undefined, names: readonly string[]): { perClient: number[]; shared: number[]; perAccount: number[] } {
+  const ids = { perClient: [] as number[], shared: [] as number[], perAccount: [] as number[] };
+  if (limiter === undefined) return ids;
+  for (const name of names) {
+    const id = limiter.capId(name);
+    if (id === undefined) continue;
+    const scope = limiter.caps[id]!.scope;
+    (scope === 'ip' ? ids.perClient : scope === 'all' ? ids.shared : ids.perAccount).push(id);
+  }
+  return ids;
+}
+
+const noCharge = (): void => undefined;
 
 const draining: Reply = { status: 503, body: '{"error":"server is shutting down"}', headers: [['retry-after', '1']] };
 const tooManyBody = '{"error":"Too Many Requests"}';
@@ -165,10 +207,6 @@ function parseBody(kind: BodyKind, raw: Buffer): unknown {
   }
 }
 
-function remoteAddress(res: HttpResponse): string {
-  return Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
-}
-
 /** A context as captured: a route with a body fills `body` and `rawBody` in once it has read it. */
 type Captured<Q, P> = { -readonly [K in keyof Context<Q, P>]: Context<Q, P>[K] };
 
@@ -193,7 +231,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
   // object for each instead of a parsed query and schema passes per request (POST /order reads
   // no query and no path).
   const readsQuery = queryNames.length > 0 || rejectUnknown;
-  const capture = (req: HttpRequest, res: HttpResponse, rawQuery: string, requestId: string): Captured<ParamsOf<Q>, ParamsOf<P>> => {
+  const capture = (req: HttpRequest, rawQuery: string, requestId: string, ip: string): Captured<ParamsOf<Q>, ParamsOf<P>> => {
     const params = names.length === 0 ? noValues : applySchema(paramSchema, names, (name) => [decodeSegment(req.getParameter(names.indexOf(name)), name)]);
     let query: unknown = noValues;
     if (readsQuery) {
@@ -210,16 +248,34 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     }
     return {
       method: spec.method, path: declaredHeaders.length > 0 ? req.getUrl() : spec.path, query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers,
-      body: undefined, rawBody: emptyBody, ip: clientIp ? remoteAddress(res) : '', requestId,
+      body: undefined, rawBody: emptyBody, ip, requestId, chargeAccount: noCharge,
     };
   };
 
   const serve = (listener: Listener) => {
     const fail = (error: unknown, requestId = ''): Reply => errorReply(listener.style, error, listener.log, spec.path, requestId);
     const limiter = listener.limits?.limiter;
-    const capIds = [...(listener.limits?.caps ?? []), ...(spec.limits ?? [])]
-      .map((name) => limiter?.capId(name)).filter((id): id is number => id !== undefined);
+    const entry = capIdsOf(limiter, [...(listener.limits?.caps ?? []), ...(spec.limits ?? [])]);
+    const capIds = entry.perClient;
+    const sharedIds = entry.shared;
+    const accountIds = capIdsOf(limiter, spec.accountLimits ?? []).perAccount;
+    const costIds = capIdsOf(limiter, spec.cost?.limits ?? []);
+    const costOf = spec.cost?.of;
+    // A request may cost more than a cap holds (an operator's lower cap): it then needs the full
+    // bucket, instead of never being admitted.
+    const costCeiling = (ids: readonly number[]): number => Math.min(...ids.map((id) => limiter!.caps[id]!.requests));
+    const clientCostMax = costIds.perClient.length === 0 ? 0 : costCeiling(costIds.perClient);
+    const sharedCostMax = costIds.shared.length === 0 ? 0 : costCeiling(costIds.shared);
+    /** Charges the route's per-account caps to an account; a refusal is the 429 the edge answers. */
+    const chargeAccount = limiter === undefined || accountIds.length === 0 ? noCharge : (address: string): void => {
+      const retryAfterS = limiter.charge(accountIds, address);
+      if (retryAfterS > 0) throw new HttpError(429, 'Too Many Requests', undefined, [['retry-after', String(retryAfterS)]]);
+    };
     const metrics = listener.metrics?.route(listener.name, spec.method, spec.path);
+    const trust = listener.relay;
+    // The relay's header is read only on the listener the relay fronts, and there only by routes
+    // that use an address: one lookup a request at most.
+    const readsRelay = trust !== undefined && (capIds.length > 0 || costIds.perClient.length > 0 || clientIp);
     /** Writes an answer at once and counts it. */
     const answer = (res: HttpResponse, reply: Reply, startedMs: number, requestId: string): void => {
       write(res, reply, false, requestId);
@@ -251,9 +307,16 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       const startedMs = metrics === undefined ? 0 : performance.now();
       const requestId = requestIdOf(req);
       if (listener.lifecycle.draining) return answer(res, draining, startedMs, requestId);
+      const relayed = readsRelay ? req.getHeader(RELAYED_FOR_HEADER) : '';
+      let address: Int32Array | undefined;
       if (limiter !== undefined && capIds.length > 0) {
         // Charged before anything else is read or done: a refused request costs a lookup.
-        const retryAfterS = limiter.charge(capIds, new Int32Array(res.getRemoteAddress()));
+        address = clientKey(res, relayed, trust);
+        const retryAfterS = limiter.charge(capIds, address);
+        if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs, requestId);
+      }
+      if (limiter !== undefined && sharedIds.length > 0) {
+        const retryAfterS = limiter.charge(sharedIds, ALL_CLIENTS);
         if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs, requestId);
       }
       const rawQuery = req.getQuery() ?? '';
@@ -267,9 +330,22 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       }
       let captured: Captured<ParamsOf<Q>, ParamsOf<P>>;
       try {
-        captured = capture(req, res, rawQuery, requestId);
+        captured = capture(req, rawQuery, requestId, clientIp ? clientText(res, relayed, trust) : '');
       } catch (error) {
         return answer(res, fail(error, requestId), startedMs, requestId);
+      }
+      captured.chargeAccount = chargeAccount;
+      if (costOf !== undefined && limiter !== undefined) {
+        // What the request may read, once its query says: the client's share, then everyone's.
+        const cost = costOf(captured.query);
+        if (cost > 0 && costIds.perClient.length > 0) {
+          const retryAfterS = limiter.charge(costIds.perClient, address ?? clientKey(res, relayed, trust), Math.min(cost, clientCostMax));
+          if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs, requestId);
+        }
+        if (cost > 0 && costIds.shared.length > 0) {
+          const retryAfterS = limiter.charge(costIds.shared, ALL_CLIENTS, Math.min(cost, sharedCostMax));
+          if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs, requestId);
+        }
       }
       const bodyKind = spec.body;
       if (bodyKind === undefined) return finish(res, undefined, captured, cacheKey, version, startedMs);
@@ -290,7 +366,8 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
 
   return {
     method: spec.method, path: spec.path, summary: spec.summary, params: paramSchema, query: querySchema, body: spec.body, request: spec.request,
-    headers: declaredHeaders, limits: spec.limits ?? [], keyLimits: spec.keyLimits ?? [], unknownQuery: spec.unknownQuery ?? 'ignore', response: spec.response, serve,
+    headers: declaredHeaders, limits: spec.limits ?? [], keyLimits: spec.keyLimits ?? [], accountLimits: spec.accountLimits ?? [],
+    costLimits: spec.cost?.limits ?? [], unknownQuery: spec.unknownQuery ?? 'ignore', response: spec.response, serve,
   };
 }
 

@@ -17,6 +17,7 @@ import { openDataDir, type Inspection } from './data_dir/directory.js';
 import type { Config } from './config.js';
 import type { ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
+import { RelayTrust } from './client_address.js';
 import { startCompatProxy } from './compat_proxy.js';
 import { ProfileStore } from './profiles.js';
 import { bookRoutes, type TokenBook } from './market/book_routes.js';
@@ -25,8 +26,9 @@ import { historyRoutes } from './market/history.js';
 import { tradingMarketRoutes } from './market/trading_markets.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument, type OpenApiInput } from './openapi.js';
-import { operatorMetrics } from './operator_metrics.js';
-import { allocateBuckets, CANCEL_CAPS, keyCharge, PLACE_CAPS, RateLimiter } from './rate_limit.js';
+import { apiKeyMetrics, operatorMetrics } from './operator_metrics.js';
+import { accountCharge, allocateBuckets, CANCEL_CAPS, PLACE_CAPS, RateLimiter } from './rate_limit.js';
+import { ChannelCaps } from './ws/caps.js';
 import { LiveChannels } from './ws/channels.js';
 import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
@@ -124,15 +126,15 @@ function clobRoutes(
       method: 'GET', path: '/', limits: ['GET /'], summary: 'Health check: the JSON string "OK".', response: ok({ const: 'OK' }), handler: () => json('OK'),
     }),
     route({
-      method: 'GET', path: '/version', summary: "The order version the exchange verifies: {version: 2}, contract §4's Order type (Polymarket's V2 client asks it before signing).",
+      method: 'GET', path: '/version', limits: ['service'], summary: "The order version the exchange verifies: {version: 2}, contract §4's Order type (Polymarket's V2 client asks it before signing).",
       response: ok(ref('Version')), handler: () => json({ version: 2 }),
     }),
     route({
-      method: 'GET', path: '/health', summary: 'Liveness for orchestrators: 200 while the process serves.', response: ok(ref('StatusOk')),
+      method: 'GET', path: '/health', limits: ['service'], summary: 'Liveness for orchestrators: 200 while the process serves.', response: ok(ref('StatusOk')),
       handler: () => json({ status: 'ok' }),
     }),
     route({
-      method: 'GET', path: '/ready', summary: 'Readiness: 200 when every matching worker has recovered and the read models are loaded, else 503.',
+      method: 'GET', path: '/ready', limits: ['service'], summary: 'Readiness: 200 when every matching worker has recovered and the read models are loaded, else 503.',
       response: { ...ok(ref('Ready')), 503: { description: 'Not ready yet: which workers are, and the read models.', schema: ref('NotReady'), headers: ['retry-after'] } },
       handler: () => {
         const { pool } = trading;
@@ -154,8 +156,8 @@ function clobRoutes(
       client: trading.client, keys, authWindowS, chainId, domainName: config.orderDomainName,
       exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress, token: trading.token,
       verifier, now,
-      chargePlace: keyCharge(limiter, PLACE_CAPS),
-      chargeCancel: keyCharge(limiter, CANCEL_CAPS),
+      chargePlace: accountCharge(limiter, PLACE_CAPS),
+      chargeCancel: accountCharge(limiter, CANCEL_CAPS),
     }),
     ...accountRoutes({
       keys, authWindowS, now, pool: trading.pool, accounts: trading.accountData, placeOf: (key) => trading.client.placeOf(key),
@@ -180,7 +182,7 @@ function clobRoutes(
 function openApiRoute(input: OpenApiInput): Route {
   let body: string | undefined;
   return route({
-    method: 'GET', path: '/openapi.json', summary: "This listener's OpenAPI 3.1 document, made from its route table.", response: ok(ref('OpenApiDocument')),
+    method: 'GET', path: '/openapi.json', limits: ['service'], summary: "This listener's OpenAPI 3.1 document, made from its route table.", response: ok(ref('OpenApiDocument')),
     handler: () => ({ status: 200, body: (body ??= JSON.stringify(openApiDocument(input))) }),
   });
 }
@@ -189,7 +191,7 @@ const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4';
 
 function metricsRoute(metrics: Metrics): Route {
   return route({
-    method: 'GET', path: '/metrics', summary: 'Operator metrics in the Prometheus text format.',
+    method: 'GET', path: '/metrics', limits: ['service'], summary: 'Operator metrics in the Prometheus text format.',
     response: { 200: { description: 'The Prometheus text exposition.', schema: { type: 'string' }, contentType: METRICS_CONTENT_TYPE } },
     handler: async () => ({ status: 200, body: await metrics.render(), contentType: METRICS_CONTENT_TYPE }),
   });
@@ -232,7 +234,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const store = resources.add(CatalogStore.open(config.dataDir), (r) => r.close());
   const firstDemoStart = config.seedDemo && store.isEmpty();
   if (firstDemoStart) seedDemo(store, now(), log);
-  const keys = resources.add(await resources.guard(() => new ApiKeyStore(config.dataDir, adopting)), (r) => r.close());
+  const keys = resources.add(await resources.guard(() => new ApiKeyStore(config.dataDir, { adopting, cacheEntries: config.keyCacheEntries })), (r) => r.close());
   const profiles = resources.add(new ProfileStore(config.dataDir), (r) => r.close());
   const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), now, adopting)), (r) => r.stop());
   // Before anything is served: the shards, the treasury and the key store agree. Only then is
@@ -256,19 +258,25 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   // One table of buckets for every thread that serves requests (contract §7).
   const limiter = new RateLimiter(allocateBuckets(), config.rateLimits, now);
   const tokenBook = tokenBooks(trading);
+  // The compatibility relay's secret, made at every start and held only here: with it the relay
+  // names its clients' addresses to the CLOB listener (client_address.ts).
+  const relay = config.compatPort === undefined ? undefined : new RelayTrust();
   const channels = resources.add(new LiveChannels({
     tokenBook, market: (conditionId) => store.marketOfCondition(conditionId), keys,
     bookAt: (shard, index) => trading.marketData.bookAt(shard, index), socketsPerIp: config.wsSocketsPerIp,
+    ...(relay === undefined ? {} : { relay }),
+    caps: new ChannelCaps(limiter),
   }), (c) => c.close());
   trading.marketData.listen(channels);
   const metrics = config.metrics ? resources.add(operatorMetrics(trading, channels, limiter, verifier), (m) => m.close()) : undefined;
+  if (metrics !== undefined) apiKeyMetrics(metrics, keys);
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[]; caps: string[] }> = {
     clob: { style: 'clob', routes: [
       ...clobRoutes(config, store, keys, profiles, trading, heartbeats, verifier, limiter, tokenBook, now),
       ...(metrics === undefined ? [] : [metricsRoute(metrics)]),
     ], caps: ['trading'] },
     catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }), caps: ['catalog'] },
-    data: { style: 'clob', routes: publicFeeds(config, store, profiles, trading), caps: [] },
+    data: { style: 'clob', routes: publicFeeds(config, store, profiles, trading), caps: ['data'] },
   };
   for (const name of ['clob', 'catalog', 'data'] as const) {
     const table = tables[name];
@@ -287,6 +295,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       if (name === 'clob') channels.mount(app);
       mount(app, tables[name].routes, {
         name, style: tables[name].style, log, lifecycle, ...(metrics === undefined ? {} : { metrics }), limits: { limiter, caps: tables[name].caps },
+        ...(name === 'clob' && relay !== undefined ? { relay } : {}),
       });
       const socket = await listen(app, config.host, wanted[name]);
       sockets.push(socket);
@@ -295,9 +304,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   });
   const url = (port: number) => `http://${config.host}:${port}`;
   let compatUrl: string | undefined;
-  if (config.compatPort !== undefined) {
+  if (config.compatPort !== undefined && relay !== undefined) {
     const compatPort = config.compatPort;
-    const proxy = resources.add(await resources.guard(() => startCompatProxy(config.host, compatPort, ports.clob)), (p) => p.close());
+    const proxy = resources.add(await resources.guard(() => startCompatProxy(config.host, compatPort, ports.clob, relay)), (p) => p.close());
     compatUrl = url(proxy.port);
     log.info('compat_listening', { url: compatUrl });
   }

@@ -79,7 +79,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
     method: 'POST',
     path: `/admin/markets/:condition_id/${action}`,
     summary: action === 'pause' ? 'Stop accepting orders in a market (resting orders stay).' : 'Accept orders in a market again.',
-    headers: ['authorization'],
+    headers: ['authorization'], limits: ['admin'],
     params: conditionParam,
     body: 'optional-json',
     request: requestRef('IgnoredBody'),
@@ -102,7 +102,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
       path: '/admin/markets/:condition_id/resolve',
       response: ok(ref('MarketResolution')),
       summary: 'Resolve a market: {"winner": "<outcome>"}; cancels its orders and pays 1.00 per winning share. Repeating it with the same winner answers the same (idempotent); another winner is a 400.',
-      headers: ['authorization'],
+      headers: ['authorization'], limits: ['admin'],
       params: conditionParam,
       body: 'json',
       request: {
@@ -135,7 +135,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
       path: '/admin/events',
       response: { 201: { description: 'The created event, as GET /events/{id} shows it.', schema: ref('Event') } },
       summary: 'Create an event with its markets from a Gamma-shaped body; the server assigns ids.',
-      headers: ['authorization'],
+      headers: ['authorization'], limits: ['admin'],
       body: 'json',
       request: requestRef('GammaEvent'),
       handler: async ({ headers, body }) => {
@@ -151,7 +151,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
       path: '/admin/profiles/:address',
       response: ok(ref('Profile')),
       summary: 'Set the public profile of an address: any of name, pseudonym, bio, profileImage.',
-      headers: ['authorization'],
+      headers: ['authorization'], limits: ['admin'],
       params: { address: string({ description: '0x address', maxLength: 42, required: true }) },
       body: 'json',
       request: {
@@ -175,7 +175,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
       path: '/admin/status',
       response: ok(ref('AdminStatus')),
       summary: "Every shard's state hash, sequence number, engine totals and whether the ledger invariants hold (checked now).",
-      headers: ['authorization'],
+      headers: ['authorization'], limits: ['admin'],
       handler: async ({ headers }) => {
         requireAdmin(adminToken, headers['authorization'] ?? '');
         const shards = await trading.statuses();
@@ -190,7 +190,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
       path: '/admin/deposits',
       response: ok(ref('Deposit')),
       summary: 'Credit collateral to an address: {"address", "amount"} with amount in integer millionths.',
-      headers: ['authorization'],
+      headers: ['authorization'], limits: ['admin'],
       body: 'json',
       request: {
         type: 'object',

@@ -1,13 +1,22 @@
-// API credentials (contract §3), in their own LMDB environment (DATA_DIR/auth), synced on every
-// write, each record with a checksum that every read checks (data_dir/checksum.ts). A key is made once per (address, nonce) and derived again from the same pair; deleting
-// a key frees its pair for a new one. The secret is kept because every L2 request needs it as
-// the HMAC key; it never leaves this module except to the L2 check and to its owner at creation
-// or derivation, and nothing here logs it.
+// API credentials (contract §3), in their own LMDB environment (DATA_DIR/auth), each record with a
+// checksum that every read checks (data_dir/checksum.ts). A key is made once per (address, nonce)
+// and derived again from the same pair; deleting a key frees its pair for a new one. The secret
+// is kept because every L2 request needs it as the HMAC key; it never leaves this module except
+// to the L2 check and to its owner at creation or derivation, and nothing here logs it.
+//
+// Writes (creating and revoking a key) are LMDB asynchronous transactions: the check and the
+// writes run in a callback on this thread, inside the write transaction, so two creations for
+// one address at once are checked one after the other against everything written before them
+// (the per-address limit holds and no key is lost); the commit and its sync run on lmdb-js's
+// write thread, so the front end never waits for the disk. The promise resolves once the commit
+// is synced (openDurable: no overlapping sync), which is when a route may answer: a key answered
+// survives kill -9. Concurrent writes share one commit.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { type Database, type RootDatabase } from 'lmdb';
 import { openDurable } from '../../engine/durable_env.js';
 import { checksumOf } from '../data_dir/checksum.js';
+import { KEY_CACHE_ENTRIES_DEFAULT, KeyCache } from './key_cache.js';
 import type { ApiKeyRecord } from './l2.js';
 
 /** What the client receives (contract §3). */
@@ -33,39 +42,53 @@ export const KEYS_STORE = 'auth';
 /** Keys per address: a wallet looping on POST /auth/api-key with new nonces stops here. */
 export const KEYS_PER_ADDRESS_MAX = 100;
 
+export interface ApiKeyStoreOptions {
+  /**
+   * The directory is being adopted (data_dir/directory.ts), so a key an older version stored
+   * without a checksum is taken as it is until stampChecksums.
+   */
+  readonly adopting?: boolean;
+  /** Decoded keys kept in memory (KEY_CACHE_ENTRIES). */
+  readonly cacheEntries?: number;
+}
+
 export class ApiKeyStore {
   private readonly root: RootDatabase;
   private readonly keys: Database<StoredKey, string>;
   private readonly byOwner: Database<string, string>;
-  /** Decoded secrets of keys in use, so an L2 check does not decode base64 every time. */
-  private readonly records = new Map<string, ApiKeyRecord>();
+  private adopting: boolean;
+  /** Decoded keys in use, bounded, so an L2 check does not read and decode the record every time. */
+  readonly cache: KeyCache;
 
-  /**
-   * `adopting`: the directory is being adopted (data_dir/directory.ts), so a key an older version
-   * stored without a checksum is taken as it is until stampChecksums.
-   */
-  constructor(dataDir: string, private adopting = false) {
+  constructor(dataDir: string, options: ApiKeyStoreOptions = {}) {
+    this.adopting = options.adopting ?? false;
+    this.cache = new KeyCache(options.cacheEntries ?? KEY_CACHE_ENTRIES_DEFAULT);
     const path = join(dataDir, KEYS_STORE);
     this.root = openDurable(path, 4);
     this.keys = this.root.openDB({ name: 'keys', encoding: 'msgpack' });
     this.byOwner = this.root.openDB({ name: 'by-owner', encoding: 'msgpack' });
   }
 
-  /** New credentials for (address, nonce); undefined when that pair already has a key or the address has too many. */
-  create(address: string, nonce: string, nowMs: number): ApiCredentials | undefined {
+  /**
+   * New credentials for (address, nonce), once they are stored durably; undefined when that pair
+   * already has a key or the address has KEYS_PER_ADDRESS_MAX.
+   */
+  async create(address: string, nonce: string, nowMs: number): Promise<ApiCredentials | undefined> {
     const owner = ownerKey(address, nonce);
-    if (this.byOwner.get(owner) !== undefined) return undefined;
-    if (this.list(address).length >= KEYS_PER_ADDRESS_MAX) return undefined;
+    // Refused at once when the committed keys already refuse it; the transaction checks again.
+    if (this.byOwner.get(owner) !== undefined || this.countOf(address) >= KEYS_PER_ADDRESS_MAX) return undefined;
     const apiKey = randomUUID();
     const stored = withCheck(apiKey, {
       address: address.toLowerCase(), nonce, secret: randomBytes(32).toString('base64url'),
       passphrase: randomBytes(32).toString('hex'), createdAtMs: nowMs,
     });
-    this.root.transactionSync(() => {
+    const made = await this.root.transaction(() => {
+      if (this.byOwner.get(owner) !== undefined || this.countOf(address) >= KEYS_PER_ADDRESS_MAX) return false;
       this.keys.putSync(apiKey, stored);
       this.byOwner.putSync(owner, apiKey);
+      return true;
     });
-    return { apiKey, secret: stored.secret, passphrase: stored.passphrase };
+    return made ? { apiKey, secret: stored.secret, passphrase: stored.passphrase } : undefined;
   }
 
   /** The credentials made earlier for (address, nonce). */
@@ -78,20 +101,20 @@ export class ApiKeyStore {
 
   /** The key as the L2 check needs it; undefined when unknown or revoked. */
   lookup(apiKey: string): ApiKeyRecord | undefined {
-    const cached = this.records.get(apiKey);
+    const cached = this.cache.get(apiKey);
     if (cached !== undefined) return cached;
     const stored = this.read(apiKey);
     if (stored === undefined) return undefined;
     const record: ApiKeyRecord = {
       apiKey, address: stored.address, secretBytes: Buffer.from(stored.secret, 'base64url'), passphrase: stored.passphrase,
     };
-    this.records.set(apiKey, record);
+    this.cache.set(record);
     return record;
   }
 
   /** Every API key id of `address`, oldest first. */
   list(address: string): string[] {
-    const prefix = `${address.toLowerCase()}\n`;
+    const prefix = ownerPrefix(address);
     const found: { apiKey: string; createdAtMs: number }[] = [];
     for (const { key, value } of this.byOwner.getRange({ start: prefix })) {
       if (!key.startsWith(prefix)) break;
@@ -100,16 +123,23 @@ export class ApiKeyStore {
     return found.sort((a, b) => a.createdAtMs - b.createdAtMs).map(({ apiKey }) => apiKey);
   }
 
-  /** Revokes a key; false when it did not exist. */
-  revoke(apiKey: string): boolean {
-    const stored = this.read(apiKey);
-    if (stored === undefined) return false;
-    this.root.transactionSync(() => {
+  /**
+   * Revokes a key, once that is stored durably, and drops it from the cache; false when it did
+   * not exist. Until the promise resolves the key still works (the revocation is not answered yet).
+   */
+  async revoke(apiKey: string): Promise<boolean> {
+    const revoked = await this.root.transaction(() => {
+      const stored = this.read(apiKey);
+      if (stored === undefined) return false;
       this.keys.removeSync(apiKey);
       this.byOwner.removeSync(ownerKey(stored.address, stored.nonce));
+      return true;
     });
-    this.records.delete(apiKey);
-    return true;
+    // After the commit: a lookup between the callback and the commit read the key as committed
+    // then, and may have cached it again. lmdb-js renews its read transaction before it resolves
+    // the commit, so from here on a lookup reads the key as gone.
+    this.cache.delete(apiKey);
+    return revoked;
   }
 
   /**
@@ -153,6 +183,16 @@ export class ApiKeyStore {
     return this.root.close();
   }
 
+  /** Keys of `address`, up to KEYS_PER_ADDRESS_MAX (inside a write transaction: what it wrote too). */
+  private countOf(address: string): number {
+    const prefix = ownerPrefix(address);
+    let count = 0;
+    for (const key of this.byOwner.getKeys({ start: prefix })) {
+      if (typeof key !== 'string' || !key.startsWith(prefix) || ++count >= KEYS_PER_ADDRESS_MAX) break;
+    }
+    return count;
+  }
+
   /** The stored key, checked; throws when its record fails its checksum. */
   private read(apiKey: string): StoredKey | undefined {
     const stored: unknown = this.keys.get(apiKey);
@@ -188,6 +228,11 @@ function isStoredKey(apiKey: string, value: unknown): value is StoredKey {
   return key.check === checkOf(apiKey, value as StoredKey);
 }
 
+/** Owner entries are `address\nnonce`: one address's are adjacent, after this prefix. */
+function ownerPrefix(address: string): string {
+  return `${address.toLowerCase()}\n`;
+}
+
 function ownerKey(address: string, nonce: string): string {
-  return `${address.toLowerCase()}\n${nonce}`;
+  return `${ownerPrefix(address)}${nonce}`;
 }

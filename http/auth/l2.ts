@@ -142,12 +142,19 @@ export interface SignedRequest {
   readonly method: string;
   readonly path: string;
   readonly rawBody: Uint8Array;
+  /** Charges the route's per-account caps (router.ts); a refusal throws the 429. */
+  readonly chargeAccount?: (address: string) => void;
 }
 
-/** The caller's key for a routed request, or the 401. */
+/**
+ * The caller's key for a routed request, or the 401; then the request is charged to the key's
+ * account (its caps are the account's, shared by all its keys), or the 429.
+ */
 export function authenticateRequest(deps: L2Deps, request: SignedRequest): ApiKeyRecord {
-  return authenticateL2(
+  const key = authenticateL2(
     readL2Headers(request.headers), request.method, request.path, request.rawBody, Math.floor(deps.now() / 1000),
     deps.authWindowS, (apiKey) => deps.keys.lookup(apiKey),
   );
+  request.chargeAccount?.(key.address);
+  return key;
 }

@@ -1,5 +1,8 @@
 // Credential endpoints (contract §3). L1 (wallet signature over ClobAuth) creates and derives
-// API keys; L2 lists and revokes them. A bad L1 request is one 401 whatever was wrong.
+// API keys; L2 lists and revokes them. A bad L1 request is one 401 whatever was wrong. Every one
+// is capped per client address ('API keys'), creation also by the hour ('POST /auth/api-key'):
+// the caps are charged before the signature is recovered. Creating and revoking answer once the
+// write is synced, which happens off the front end's thread (keys.ts).
 import { HttpError } from '../errors.js';
 import { json, type Reply } from '../respond.js';
 import { requestRef } from '../request_schemas.js';
@@ -20,6 +23,10 @@ export interface AuthRouteDeps {
 }
 
 const L1_HEADER_NAMES = credentialHeaderNames(['address', 'signature', 'timestamp', 'nonce']);
+
+/** Per-client-address caps of every credential route (rate_limit.ts), and of creating a key. */
+export const KEY_CAPS = ['account', 'API keys'] as const;
+export const CREATE_KEY_CAPS = [...KEY_CAPS, 'POST /auth/api-key'] as const;
 
 /** The lower-case address and the nonce of a valid L1 request; the 401 otherwise. */
 function authenticateL1(deps: AuthRouteDeps, headers: Readonly<Record<string, string | undefined>>): { address: string; nonce: string } {
@@ -47,33 +54,38 @@ export function authRoutes(deps: AuthRouteDeps): Route[] {
   return [
     route({
       method: 'POST', path: '/auth/api-key', summary: 'Create API credentials for the wallet and nonce (L1).',
-      headers: L1_HEADER_NAMES, body: 'optional-json', request: requestRef('IgnoredBody'), response: ok(ref('ApiCredentials')),
-      handler: ({ headers }): Reply => {
+      limits: CREATE_KEY_CAPS, accountLimits: ['account reads'], headers: L1_HEADER_NAMES, body: 'optional-json', request: requestRef('IgnoredBody'),
+      response: ok(ref('ApiCredentials')),
+      handler: async ({ headers, chargeAccount }): Promise<Reply> => {
         const { address, nonce } = authenticateL1(deps, headers);
-        const made = deps.keys.create(address, nonce, deps.now());
+        chargeAccount(address);
+        const made = await deps.keys.create(address, nonce, deps.now());
         if (made === undefined) throw new HttpError(400, 'Could not create api key');
         return json(made);
       },
     }),
     route({
       method: 'GET', path: '/auth/derive-api-key', summary: 'The API credentials made earlier for the wallet and nonce (L1).',
-      headers: L1_HEADER_NAMES, response: ok(ref('ApiCredentials')),
-      handler: ({ headers }): Reply => {
+      limits: KEY_CAPS, accountLimits: ['account reads'], headers: L1_HEADER_NAMES, response: ok(ref('ApiCredentials')),
+      handler: ({ headers, chargeAccount }): Reply => {
         const { address, nonce } = authenticateL1(deps, headers);
+        chargeAccount(address);
         const found = deps.keys.derive(address, nonce);
         if (found === undefined) throw new HttpError(400, 'Could not derive api key!');
         return json(found);
       },
     }),
     route({
-      method: 'GET', path: '/auth/api-keys', summary: "The caller's API keys (L2).", headers: L2_HEADER_NAMES, response: ok(ref('ApiKeys')),
+      method: 'GET', path: '/auth/api-keys', summary: "The caller's API keys (L2).", limits: KEY_CAPS, accountLimits: ['account reads'], headers: L2_HEADER_NAMES,
+      response: ok(ref('ApiKeys')),
       handler: (context): Reply => json({ apiKeys: deps.keys.list(l2(context).address) }),
     }),
     route({
-      method: 'DELETE', path: '/auth/api-key', summary: 'Revoke the API key the request is made with (L2).', headers: L2_HEADER_NAMES,
-      response: ok({ const: 'OK' }),
-      handler: (context): Reply => {
-        deps.keys.revoke(l2(context).apiKey);
+      method: 'DELETE', path: '/auth/api-key', summary: 'Revoke the API key the request is made with (L2); answered once that is durable.',
+      limits: KEY_CAPS, accountLimits: ['account reads'], headers: L2_HEADER_NAMES,
+      response: ok({ const: 'OK' }, 'The key is revoked, durably: every request signed with it is refused from now on.'),
+      handler: async (context): Promise<Reply> => {
+        await deps.keys.revoke(l2(context).apiKey);
         return json('OK');
       },
     }),

@@ -75,6 +75,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/events/slug/:slug',
+      limits: ['catalog items'],
       response: ok(ref('Event')),
       summary: 'One event by slug, with markets, series and metadata.',
       cached,
@@ -90,6 +91,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/events/:id',
+      limits: ['catalog items'],
       response: ok(ref('Event')),
       summary: 'One event by numeric id, with markets, series and metadata.',
       cached,
@@ -129,6 +131,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/markets/slug/:slug',
+      limits: ['catalog items'],
       response: ok(ref('CatalogMarketWithEvents')),
       summary: 'One market by slug, with its event.',
       cached,
@@ -143,6 +146,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/markets/:id',
+      limits: ['catalog items'],
       response: ok(ref('CatalogMarketWithEvents')),
       summary: 'One market by numeric id or condition id, with its event.',
       cached,
@@ -161,6 +165,7 @@ export function catalogRoutes({ store, queries, search, cached }: CatalogDeps): 
     route({
       method: 'GET',
       path: '/series',
+      limits: ['catalog items'],
       response: ok(arrayOf(ref('SeriesWithEvents'))),
       summary: 'List series with their events.',
       cached,

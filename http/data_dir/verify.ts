@@ -75,7 +75,7 @@ export async function verifyDataDir(config: Config): Promise<string> {
   await checkStores(inspection, config.shards);
   const adopting = inspection.state === 'adopting';
   const catalog = CatalogStore.open(dataDir);
-  const keys = new ApiKeyStore(dataDir, adopting);
+  const keys = new ApiKeyStore(dataDir, { adopting });
   const treasury = new Treasury(dataDir, config.shards, adopting);
   try {
     const markets = catalog.allMarkets().length;

@@ -239,7 +239,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       handler: (context): Reply => byToken(context.body, midpointOf),
     }),
     route({
-      method: 'GET', path: '/spread', summary: 'Best ask minus best bid of a token.', query: tokenQuery,
+      method: 'GET', path: '/spread', limits: ['market data'], summary: 'Best ask minus best bid of a token.', query: tokenQuery,
       response: tokenRead(ref('Spread')),
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
@@ -252,7 +252,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       handler: (context): Reply => byToken(context.body, spreadOf),
     }),
     route({
-      method: 'GET', path: '/last-trade-price', summary: "A token's last trade price and the taker's side.", query: tokenQuery,
+      method: 'GET', path: '/last-trade-price', limits: ['market data'], summary: "A token's last trade price and the taker's side.", query: tokenQuery,
       response: tokenRead(ref('LastTradePrice')),
       handler: (context): Reply => {
         const token = tokenBook(context.query.token_id);
@@ -268,27 +268,27 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       })),
     }),
     route({
-      method: 'GET', path: '/tick-size', summary: "A token's minimum tick size.", query: tokenQuery,
+      method: 'GET', path: '/tick-size', limits: ['market data'], summary: "A token's minimum tick size.", query: tokenQuery,
       response: tokenRead(ref('TickSize')),
       handler: (context): Reply => json({ minimum_tick_size: unitsNumber(tokenBook(context.query.token_id).book.tickUnits, 4) }),
     }),
     route({
-      method: 'GET', path: '/neg-risk', summary: "Whether a token's market is negative-risk.", query: tokenQuery,
+      method: 'GET', path: '/neg-risk', limits: ['market data'], summary: "Whether a token's market is negative-risk.", query: tokenQuery,
       response: tokenRead(ref('NegRisk')),
       handler: (context): Reply => json({ neg_risk: tokenBook(context.query.token_id).market.negRisk }),
     }),
     route({
-      method: 'GET', path: '/fee-rate', summary: "The taker fee of a token's market in basis points: {base_fee}.", query: tokenQuery,
+      method: 'GET', path: '/fee-rate', limits: ['market data'], summary: "The taker fee of a token's market in basis points: {base_fee}.", query: tokenQuery,
       response: tokenRead(ref('FeeRate')),
       handler: (context): Reply => feeRate(context.query.token_id),
     }),
     route({
-      method: 'GET', path: '/fee-rate/:token_id', summary: 'GET /fee-rate with the token id in the path.', params: { token_id: string({ required: true, description: 'token id', maxLength: 100 }) },
+      method: 'GET', path: '/fee-rate/:token_id', limits: ['market data'], summary: 'GET /fee-rate with the token id in the path.', params: { token_id: string({ required: true, description: 'token id', maxLength: 100 }) },
       response: ok(ref('FeeRate')),
       handler: (context): Reply => feeRate(context.params.token_id),
     }),
     route({
-      method: 'GET', path: '/markets-by-token/:token_id', summary: "The market a token belongs to: its condition id and both token ids (Polymarket's; the V2 client asks it before a market order).",
+      method: 'GET', path: '/markets-by-token/:token_id', limits: ['market data'], summary: "The market a token belongs to: its condition id and both token ids (Polymarket's; the V2 client asks it before a market order).",
       params: { token_id: string({ required: true, description: 'token id', maxLength: 100 }) },
       response: ok(ref('MarketByToken')),
       handler: (context): Reply => {
@@ -297,7 +297,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       },
     }),
     route({
-      method: 'GET', path: '/time', summary: 'Server time: unix seconds as a bare JSON number.',
+      method: 'GET', path: '/time', limits: ['market data'], summary: 'Server time: unix seconds as a bare JSON number.',
       response: ok({ type: 'integer', minimum: 0 }, 'Unix seconds.'),
       handler: (): Reply => json(Math.floor(deps.now() / 1000)),
     }),

@@ -141,13 +141,6 @@ export class FeedReader {
     return readPage({ streams, wanted: query.offset + query.limit, skip: query.offset, passes, order: byItemKey, entryOf: itemEntry }, cursor);
   }
 
-  /** The address's public items (as taker and maker), newest first, at most `count`. */
-  itemsOf(address: string, count: number): PublicItem[] {
-    this.refresh();
-    const streams = Array.from({ length: this.tables.length }, (_, shard) => (after: FillEntry | undefined) => this.itemsOfAccount(shard, address, after));
-    return readPage({ streams, wanted: count, skip: 0, passes: () => true, order: byItemKey, entryOf: itemEntry }, undefined).items;
-  }
-
   /**
    * The fills of `address` (as taker or maker; a self-trade once), newest first: `limit` of those
    * that pass, from where `cursor` says; each with its shard.

@@ -13,17 +13,20 @@ import { boolean, integer, number, oneOf, string, stringList } from '../params.j
 import type { Profile } from '../profiles.js';
 import { json, type Reply } from '../respond.js';
 import { arrayOf, failure, ok, ref } from '../response_schemas.js';
+import { ROWS_CAPS } from '../rate_limit.js';
 import { route, type Route } from '../router.js';
 import { transactionHash } from '../trading/fill_ids.js';
 import type { DepositRecord } from '../trading/treasury.js';
 import { BUY } from './book.js';
-import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor } from './feed_pages.js';
-import type { FeedReader, PublicItem, RedeemItem } from './feed_reader.js';
+import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor, type FeedCursor } from './feed_pages.js';
+import type { FeedReader, PublicItem, RedeemItem, TradeQuery } from './feed_reader.js';
 
 /** The response header of GET /trades that names the next page's cursor (absent on the last page). */
 export const NEXT_CURSOR_HEADER = 'x-next-cursor';
 
 export const TRADES_LIMIT_MAX = 10_000;
+/** Items GET /trades reads between turns of the event loop (~5 ms of the front end's thread here). */
+const TRADES_SLICE = 500;
 export const TRADES_OFFSET_MAX = 10_000;
 export const ACTIVITY_LIMIT_MAX = 500;
 export const ACTIVITY_OFFSET_MAX = 10_000;
@@ -63,6 +66,26 @@ function profileFields(profile: Profile) {
   };
 }
 
+/** What one read looked up: the fields of each market outcome and each address it named. */
+interface PageMemo {
+  readonly markets: Map<string, { conditionId: string; title: string; slug: string; icon: string; eventSlug: string; outcome: string }>;
+  readonly profiles: Map<string, ReturnType<typeof profileFields>>;
+}
+
+function newMemo(): PageMemo {
+  return { markets: new Map(), profiles: new Map() };
+}
+
+/** Every public item of `user`, as taker or maker. */
+function everyItemOf(user: string): Omit<TradeQuery, 'limit' | 'offset'> {
+  return { takerOnly: false, markets: [], user, side: undefined, accept: () => true };
+}
+
+/** Resolves on the event loop's next turn, after the I/O that is waiting. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 function sha256(text: string): string {
   return `0x${createHash('sha256').update(text).digest('hex')}`;
 }
@@ -70,62 +93,76 @@ function sha256(text: string): string {
 export function feedRoutes(deps: FeedDeps): Route[] {
   const allowed = new Set(deps.allowlist.map(plainIp));
   /** Runs a feed read: allow-list first, then the read, with any backend failure as internal_error. */
-  const guarded = (ip: string, read: () => Reply): Reply => {
+  const guarded = async (ip: string, read: () => Promise<Reply>): Promise<Reply> => {
     if (allowed.size > 0 && !allowed.has(plainIp(ip))) throw unauthorized;
     try {
-      return read();
+      return await read();
     } catch (error) {
       if (error instanceof HttpError) throw error;
       throw new HttpError(500, `internal_error: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
-  const marketFields = (conditionId: string, outcome: number) => {
-    const market = deps.market(conditionId);
-    return {
-      conditionId, title: market?.question ?? '', slug: market?.slug ?? '', icon: market?.icon ?? '',
-      eventSlug: market === undefined ? '' : deps.eventSlug(market), outcome: market?.outcomes[outcome] ?? '',
-    };
+  const marketFields = (conditionId: string, outcome: number, memo: PageMemo) => {
+    const key = `${conditionId}:${outcome}`;
+    let fields = memo.markets.get(key);
+    if (fields === undefined) {
+      const market = deps.market(conditionId);
+      fields = {
+        conditionId, title: market?.question ?? '', slug: market?.slug ?? '', icon: market?.icon ?? '',
+        eventSlug: market === undefined ? '' : deps.eventSlug(market), outcome: market?.outcomes[outcome] ?? '',
+      };
+      memo.markets.set(key, fields);
+    }
+    return fields;
   };
-  const publicFill = (item: PublicItem) => {
+  const profileOf = (address: string, memo: PageMemo) => {
+    let fields = memo.profiles.get(address);
+    if (fields === undefined) {
+      fields = profileFields(deps.profile(address));
+      memo.profiles.set(address, fields);
+    }
+    return fields;
+  };
+  const publicFill = (item: PublicItem, memo: PageMemo) => {
     const [timeMs, shard, seq, fillIndex] = item.key;
-    const market = marketFields(item.conditionId, item.outcome);
+    const market = marketFields(item.conditionId, item.outcome, memo);
     return {
       proxyWallet: item.address, side: item.side === BUY ? 'BUY' : 'SELL', asset: `${item.conditionId}:${item.outcome}`,
       conditionId: item.conditionId, size: unitsNumber(item.sizeMicros, 6), price: unitsNumber(item.priceUnits, 4),
       usdcSize: unitsNumber(notionalMicros(item.priceUnits, item.sizeMicros), 6), timestamp: Math.floor(timeMs / 1000),
       title: market.title, slug: market.slug, icon: market.icon, eventSlug: market.eventSlug, outcome: market.outcome,
-      outcomeIndex: item.outcome, ...profileFields(deps.profile(item.address)), transactionHash: transactionHash(shard, seq, fillIndex),
+      outcomeIndex: item.outcome, ...profileOf(item.address, memo), transactionHash: transactionHash(shard, seq, fillIndex),
     };
   };
-  const activityOfTrade = (item: PublicItem) => {
-    const fill = publicFill(item);
+  const activityOfTrade = (item: PublicItem, memo: PageMemo) => {
+    const fill = publicFill(item, memo);
     return {
       proxyWallet: fill.proxyWallet, timestamp: fill.timestamp, conditionId: fill.conditionId, type: 'TRADE', size: fill.size,
       usdcSize: fill.usdcSize, transactionHash: fill.transactionHash, price: fill.price, asset: fill.asset, side: fill.side,
       outcomeIndex: fill.outcomeIndex, title: fill.title, slug: fill.slug, icon: fill.icon, eventSlug: fill.eventSlug,
-      outcome: fill.outcome, ...profileFields(deps.profile(fill.proxyWallet)),
+      outcome: fill.outcome, ...profileOf(fill.proxyWallet, memo),
     };
   };
-  const activityOfRedeem = (redeem: RedeemItem) => {
-    const market = marketFields(redeem.conditionId, redeem.winner);
+  const activityOfRedeem = (redeem: RedeemItem, memo: PageMemo) => {
+    const market = marketFields(redeem.conditionId, redeem.winner, memo);
     const [yes, no] = redeem.sharesMicros;
     return {
       proxyWallet: redeem.address, timestamp: Math.floor(redeem.timeMs / 1000), conditionId: redeem.conditionId, type: 'REDEEM',
       size: unitsNumber(yes + no, 6), usdcSize: unitsNumber(redeem.sharesMicros[redeem.winner]!, 6),
       transactionHash: sha256(`redeem:${redeem.shard}:${redeem.seq}:${redeem.address}`), price: 0, asset: '', side: '',
       outcomeIndex: NOT_A_TOKEN, title: market.title, slug: market.slug, icon: market.icon, eventSlug: market.eventSlug, outcome: '',
-      ...profileFields(deps.profile(redeem.address)),
+      ...profileOf(redeem.address, memo),
     };
   };
-  const activityOfDeposit = (deposit: DepositRecord) => ({
+  const activityOfDeposit = (deposit: DepositRecord, memo: PageMemo) => ({
     proxyWallet: deposit.address, timestamp: Math.floor(deposit.timeMs / 1000), conditionId: '', type: 'DEPOSIT',
     size: unitsNumber(deposit.micros, 6), usdcSize: unitsNumber(deposit.micros, 6), transactionHash: sha256(`deposit:${deposit.number}`),
     price: 0, asset: '', side: '', outcomeIndex: NOT_A_TOKEN, title: '', slug: '', icon: '', eventSlug: '', outcome: '',
-    ...profileFields(deps.profile(deposit.address)),
+    ...profileOf(deposit.address, memo),
   });
 
   const tradesRoute = route({
-    method: 'GET', path: '/trades', limits: ['GET /trades'], unknownQuery: 'reject', clientIp: true, summary: 'Public fills, newest first.',
+    method: 'GET', path: '/trades', limits: ['GET /trades'], cost: { limits: ROWS_CAPS, of: (query) => query.offset + query.limit }, unknownQuery: 'reject', clientIp: true, summary: 'Public fills, newest first.',
     response: { 200: { description: 'The page of items; X-Next-Cursor names the next page while there is one.', schema: arrayOf(ref('PublicTrade')), headers: [NEXT_CURSOR_HEADER] }, 401: notAllowlisted },
     query: {
       limit: integer({ min: 0, max: TRADES_LIMIT_MAX, default: 100, description: 'items to return' }),
@@ -141,49 +178,86 @@ export function feedRoutes(deps: FeedDeps): Route[] {
         maxLength: CURSOR_LENGTH_MAX,
       }),
     },
-    handler: (context): Reply => {
+    handler: async (context): Promise<Reply> => {
       const q = context.query;
       if ((q.filterType === undefined) !== (q.filterAmount === undefined)) throw badRequest('filterType and filterAmount go together');
       // The threshold in micros, compared with integers (cash and shares both have 6 decimals).
       const threshold = q.filterAmount === undefined ? 0 : jsonUnits(q.filterAmount, 6);
       if (threshold === undefined) throw badRequest('filterAmount must have at most 6 decimals');
       if (q.cursor !== undefined && q.offset > 0) throw badRequest('cursor and offset do not go together');
-      const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'cursor');
       const user = address(q.user, 'user');
-      return guarded(context.ip, () => {
-        const page = deps.feeds.trades({
-          limit: q.limit, offset: q.offset, takerOnly: q.takerOnly, markets: q.market.map((id) => id.toLowerCase()), user,
-          side: q.side === undefined ? undefined : q.side === 'BUY' ? 0 : 1,
-          accept: q.filterType === undefined ? () => true
-            : q.filterType === 'CASH' ? (item) => notionalMicros(item.priceUnits, item.sizeMicros) >= threshold
-              : (item) => item.sizeMicros >= threshold,
-        }, cursor);
-        return json(page.items.map(publicFill), 200, page.next === undefined ? [] : [[NEXT_CURSOR_HEADER, encodeCursor(page.next)]]);
+      const query = {
+        takerOnly: q.takerOnly, markets: q.market.map((id) => id.toLowerCase()), user,
+        side: q.side === undefined ? undefined : q.side === 'BUY' ? 0 as const : 1 as const,
+        accept: q.filterType === undefined ? () => true
+          : q.filterType === 'CASH' ? (item: PublicItem) => notionalMicros(item.priceUnits, item.sizeMicros) >= threshold
+            : (item: PublicItem) => item.sizeMicros >= threshold,
+      };
+      return guarded(context.ip, async () => {
+        const memo = newMemo();
+        const parts: string[] = [];
+        const start = q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'cursor');
+        const cursor = await readSliced(query, start, q.offset, q.limit, (items) => {
+          parts.push(JSON.stringify(items.map((item) => publicFill(item, memo))).slice(1, -1));
+        });
+        const headers: [string, string][] = cursor === undefined ? [] : [[NEXT_CURSOR_HEADER, encodeCursor(cursor)]];
+        return { status: 200, body: `[${parts.join(',')}]`, headers };
       });
     },
   });
 
+  /**
+   * Reads the items of a public-fills query, `skip` of them and then up to `limit`, giving the
+   * kept ones to `take`; returns the cursor after the last. It reads TRADES_SLICE items at a time,
+   * each slice from the cursor the one before ended with, and lets the event loop turn between
+   * slices, so a page of 10 000 (after an offset of 10 000) never holds the front end's thread for
+   * more than a slice; the items an offset skips are read, never made into answers.
+   */
+  const readSliced = async (
+    query: Omit<TradeQuery, 'limit' | 'offset'>, start: FeedCursor | undefined, skip: number, limit: number, take: (items: PublicItem[]) => void,
+  ): Promise<FeedCursor | undefined> => {
+    let cursor = start;
+    let remaining = limit;
+    for (let first = true; ; first = false) {
+      if (!first) await nextTurn();
+      const want = Math.min(TRADES_SLICE, skip + remaining);
+      const page = deps.feeds.trades({ ...query, limit: want, offset: 0 }, cursor);
+      cursor = page.next;
+      const dropped = Math.min(skip, page.items.length);
+      skip -= dropped;
+      const kept = page.items.slice(dropped, dropped + remaining);
+      remaining -= kept.length;
+      if (kept.length > 0) take(kept);
+      // A slice shorter than asked looked at all a page may (FEED_SCAN_MAX): answer what was found.
+      if (remaining === 0 || cursor === undefined || page.items.length < want) return cursor;
+    }
+  };
+
   const activityRoute = route({
-    method: 'GET', path: '/activity', unknownQuery: 'reject', clientIp: true, summary: "A user's trades, redemptions and deposits, newest first.",
+    method: 'GET', path: '/activity', limits: ['GET /activity'], cost: { limits: ROWS_CAPS, of: (query) => query.offset + query.limit }, unknownQuery: 'reject', clientIp: true, summary: "A user's trades, redemptions and deposits, newest first.",
     response: { ...ok(arrayOf(ref('Activity'))), 401: notAllowlisted },
     query: {
       user: string({ required: true, description: 'wallet address', maxLength: 42 }),
       limit: integer({ min: 0, max: ACTIVITY_LIMIT_MAX, default: 100, description: 'items to return' }),
       offset: integer({ min: 0, max: ACTIVITY_OFFSET_MAX, default: 0, description: 'items to skip' }),
     },
-    handler: (context): Reply => {
+    handler: (context): Promise<Reply> => {
       const q = context.query;
       const user = address(q.user, 'user')!;
       const wanted = q.offset + q.limit;
-      return guarded(context.ip, () => {
-        const items: { timeMs: number; order: number; item: Record<string, unknown> }[] = [
-          ...deps.feeds.itemsOf(user, wanted).map((item) => ({ timeMs: item.key[0], order: 0, item: activityOfTrade(item) })),
-          ...deps.feeds.redeemsOf(user, wanted).map((redeem) => ({ timeMs: redeem.timeMs, order: 1, item: activityOfRedeem(redeem) })),
-          ...deps.deposits(user, wanted).map((deposit) => ({ timeMs: deposit.timeMs, order: 2, item: activityOfDeposit(deposit) })),
+      return guarded(context.ip, async () => {
+        // The three streams are merged by time, and only the page's items are made.
+        const trades: PublicItem[] = [];
+        await readSliced(everyItemOf(user), undefined, 0, wanted, (items) => trades.push(...items));
+        const memo = newMemo();
+        const entries: { timeMs: number; order: number; item: (memo: PageMemo) => Record<string, unknown> }[] = [
+          ...trades.map((item) => ({ timeMs: item.key[0], order: 0, item: (m: PageMemo) => activityOfTrade(item, m) })),
+          ...deps.feeds.redeemsOf(user, wanted).map((redeem) => ({ timeMs: redeem.timeMs, order: 1, item: (m: PageMemo) => activityOfRedeem(redeem, m) })),
+          ...deps.deposits(user, wanted).map((deposit) => ({ timeMs: deposit.timeMs, order: 2, item: (m: PageMemo) => activityOfDeposit(deposit, m) })),
         ];
         // Newest first; within one millisecond a deposit before a redemption before a trade.
-        items.sort((a, b) => b.timeMs - a.timeMs || a.order - b.order);
-        return json(items.slice(q.offset, wanted).map((entry) => entry.item));
+        entries.sort((a, b) => b.timeMs - a.timeMs || a.order - b.order);
+        return json(entries.slice(q.offset, wanted).map((entry) => entry.item(memo)));
       });
     },
   });

@@ -149,32 +149,32 @@ export function tradingMarketRoutes(deps: TradingMarketDeps): Route[] {
   };
   return [
     route({
-      method: 'GET', path: '/markets', summary: 'Trading markets (list variant), 1000 per page.', query: cursorQuery,
+      method: 'GET', path: '/markets', limits: ['market data'], summary: 'Trading markets (list variant), 1000 per page.', query: cursorQuery,
       response: ok(ref('TradingMarketListedPage')),
       handler: (context) => page(deps.store.allMarkets(), context.query.next_cursor, (market) => views.listed(market)),
     }),
     route({
-      method: 'GET', path: '/markets/:condition_id', summary: 'One trading market (full variant).', params: conditionParams,
+      method: 'GET', path: '/markets/:condition_id', limits: ['market data'], summary: 'One trading market (full variant).', params: conditionParams,
       response: ok(ref('TradingMarket')),
       handler: (context) => json(views.full(byCondition(context.params.condition_id))),
     }),
     route({
-      method: 'GET', path: '/sampling-markets', summary: 'Markets accepting orders now (full variant), 1000 per page.', query: cursorQuery,
+      method: 'GET', path: '/sampling-markets', limits: ['market data'], summary: 'Markets accepting orders now (full variant), 1000 per page.', query: cursorQuery,
       response: ok(ref('TradingMarketPage')),
       handler: (context) => page(deps.store.allMarkets().filter((market) => isSampling(deps, market)), context.query.next_cursor, (market) => views.full(market)),
     }),
     route({
-      method: 'GET', path: '/simplified-markets', summary: 'Every trading market (simplified), 1000 per page.', query: cursorQuery,
+      method: 'GET', path: '/simplified-markets', limits: ['market data'], summary: 'Every trading market (simplified), 1000 per page.', query: cursorQuery,
       response: ok(ref('SimplifiedMarketPage')),
       handler: (context) => page(deps.store.allMarkets(), context.query.next_cursor, (market) => views.simplified(market)),
     }),
     route({
-      method: 'GET', path: '/sampling-simplified-markets', summary: 'Markets accepting orders now (simplified), 1000 per page.', query: cursorQuery,
+      method: 'GET', path: '/sampling-simplified-markets', limits: ['market data'], summary: 'Markets accepting orders now (simplified), 1000 per page.', query: cursorQuery,
       response: ok(ref('SimplifiedMarketPage')),
       handler: (context) => page(deps.store.allMarkets().filter((market) => isSampling(deps, market)), context.query.next_cursor, (market) => views.simplified(market)),
     }),
     route({
-      method: 'GET', path: '/clob-markets/:condition_id', summary: "A market's trading settings (abbreviated keys).", params: conditionParams,
+      method: 'GET', path: '/clob-markets/:condition_id', limits: ['market data'], summary: "A market's trading settings (abbreviated keys).", params: conditionParams,
       response: ok(ref('MarketSettings')),
       handler: (context) => json(views.settings(byCondition(context.params.condition_id))),
     }),

@@ -20,6 +20,7 @@ import { badRequest, notFound } from '../errors.js';
 import { oneOf, string } from '../params.js';
 import { json, type Reply } from '../respond.js';
 import { ok, ref } from '../response_schemas.js';
+import { ROWS_CAPS } from '../rate_limit.js';
 import { route, type Route } from '../router.js';
 import type { AccountData, FoundOrder, LiveOrder } from './account_data.js';
 import { tradeId, transactionHash } from './fill_ids.js';
@@ -197,7 +198,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
 
   return [
     route({
-      method: 'GET', path: '/balance-allowance',
+      method: 'GET', path: '/balance-allowance', limits: ['account'], accountLimits: ['account reads'],
       summary: 'What the caller holds of collateral or one token (free + reserved) and what new orders can still use (free), in millionths.',
       headers: L2_HEADER_NAMES, response: ok(ref('BalanceAllowance')),
       query: {
@@ -227,7 +228,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'GET', path: '/data/order/:id', summary: "One of the caller's orders, any status.", headers: L2_HEADER_NAMES,
+      method: 'GET', path: '/data/order/:id', limits: ['account'], accountLimits: ['account reads'], summary: "One of the caller's orders, any status.", headers: L2_HEADER_NAMES,
       response: ok(ref('AccountOrderRead')),
       params: { id: string({ description: 'order id (0x hash)', maxLength: 128, required: true }) },
       handler: async (context): Promise<Reply> => {
@@ -239,7 +240,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'GET', path: '/data/orders', summary: "The caller's live orders (or one, by id), paged 500.", headers: L2_HEADER_NAMES,
+      method: 'GET', path: '/data/orders', limits: ['account'], accountLimits: ['account reads'], summary: "The caller's live orders (or one, by id), paged 500.", headers: L2_HEADER_NAMES,
       response: ok(ref('AccountOrderPage')),
       query: {
         id: string({ description: 'order id', maxLength: 128 }),
@@ -271,7 +272,7 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'GET', path: '/data/trades', summary: "The caller's trades as taker or maker, newest first, paged 500.", headers: L2_HEADER_NAMES,
+      method: 'GET', path: '/data/trades', limits: ['account'], accountLimits: ['account reads'], cost: { limits: ROWS_CAPS, of: () => TRADES_PAGE }, summary: "The caller's trades as taker or maker, newest first, paged 500.", headers: L2_HEADER_NAMES,
       response: ok(ref('AccountTradePage')),
       query: {
         id: string({ description: 'trade id', maxLength: 64 }),

@@ -61,7 +61,7 @@ export async function seedDemoQuotes(
   markets: readonly MarketRecord[], config: Config, keys: ApiKeyStore, client: TradingClient,
   token: (tokenId: string) => TokenPlace | undefined, now: () => number, log: Logger,
 ): Promise<void> {
-  const credentials = keys.create(DEMO_MAKER_ADDRESS, '0', now()) ?? keys.derive(DEMO_MAKER_ADDRESS, '0');
+  const credentials = (await keys.create(DEMO_MAKER_ADDRESS, '0', now())) ?? keys.derive(DEMO_MAKER_ADDRESS, '0');
   const key = credentials === undefined ? undefined : keys.lookup(credentials.apiKey);
   if (key === undefined) throw new Error('demo market maker has no API key');
   client.deposit(DEMO_MAKER_ADDRESS, DEPOSIT_MICROS);

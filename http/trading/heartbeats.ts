@@ -89,7 +89,7 @@ export class Heartbeats {
 export function heartbeatRoutes(deps: L2Deps & { readonly heartbeats: Heartbeats }): Route[] {
   return [
     route({
-      method: 'POST', path: '/v1/heartbeats', summary: 'Session heartbeat: send the id answered last ("" the first time).',
+      method: 'POST', path: '/v1/heartbeats', limits: ['account'], accountLimits: ['account reads'], summary: 'Session heartbeat: send the id answered last ("" the first time).',
       headers: L2_HEADER_NAMES, body: 'optional-json',
       // null, like no body, is the first beat.
       request: {
@@ -110,7 +110,7 @@ export function heartbeatRoutes(deps: L2Deps & { readonly heartbeats: Heartbeats
       },
     }),
     route({
-      method: 'POST', path: '/heartbeats', summary: 'Plain heartbeat; resets the session id to "".', headers: L2_HEADER_NAMES,
+      method: 'POST', path: '/heartbeats', limits: ['account'], accountLimits: ['account reads'], summary: 'Plain heartbeat; resets the session id to "".', headers: L2_HEADER_NAMES,
       response: ok(ref('StatusOk')),
       handler: (context): Reply => {
         deps.heartbeats.ping(authenticateRequest(deps, context));

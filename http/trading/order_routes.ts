@@ -13,7 +13,7 @@ import { badRequest, HttpError } from '../errors.js';
 import { json, type Reply } from '../respond.js';
 import { requestRef } from '../request_schemas.js';
 import { arrayOf, ok, ref } from '../response_schemas.js';
-import { CANCEL_CAPS, PLACE_CAPS, type KeyCharge } from '../rate_limit.js';
+import { CANCEL_CAPS, PLACE_CAPS, type AccountCharge } from '../rate_limit.js';
 import { route, type Route } from '../router.js';
 import type { TradingClient, TradeResult } from './client.js';
 import { ShardUnavailable } from './shards.js';
@@ -35,9 +35,9 @@ export interface OrderRouteDeps {
   readonly token: (tokenId: string) => TokenPlace | undefined;
   readonly verifier: SignatureVerifier;
   readonly now: () => number;
-  /** The per-key caps of placing (POST /order windows) and of cancelling (DELETE /order windows). */
-  readonly chargePlace: KeyCharge;
-  readonly chargeCancel: KeyCharge;
+  /** The per-account caps of placing (POST /order windows) and of cancelling (DELETE /order windows). */
+  readonly chargePlace: AccountCharge;
+  readonly chargeCancel: AccountCharge;
 }
 
 const authenticate = authenticateRequest;
@@ -130,18 +130,18 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
   const cancelled = ok(ref('CancelResult'));
   return [
     route({
-      method: 'POST', path: '/order', summary: 'Place one signed order.', keyLimits: PLACE_CAPS, headers, body: 'json',
+      method: 'POST', path: '/order', limits: ['order writes'], summary: 'Place one signed order.', keyLimits: PLACE_CAPS, headers, body: 'json',
       request: requestRef('OrderRequest'), response: ok(ref('OrderPlacement')),
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
-        deps.chargePlace(key.apiKey, 1);
+        deps.chargePlace(key, 1);
         const placement = await placeOne(deps, key, context.body);
         if (typeof placement === 'string') throw badRequest(placement);
         return json(placement);
       },
     }),
     route({
-      method: 'POST', path: '/orders', summary: `Place up to ${BATCH_ORDERS_MAX} signed orders; each answers on its own.`, keyLimits: PLACE_CAPS, headers, body: 'json',
+      method: 'POST', path: '/orders', limits: ['order writes'], summary: `Place up to ${BATCH_ORDERS_MAX} signed orders; each answers on its own.`, keyLimits: PLACE_CAPS, headers, body: 'json',
       // An entry the order parser refuses is answered in its place ({success: false}), not with a 400: the route takes any entries.
       request: {
         type: 'array', items: { anyOf: [requestRef('OrderRequest'), { description: 'Anything else: answered {success: false, errorMsg} in its place.' }] },
@@ -153,7 +153,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
         const body = context.body;
         if (!Array.isArray(body) || body.length === 0) throw badRequest('body must be a non-empty array of orders');
         if (body.length > BATCH_ORDERS_MAX) throw badRequest(`at most ${BATCH_ORDERS_MAX} orders per request`);
-        deps.chargePlace(key.apiKey, body.length);
+        deps.chargePlace(key, body.length);
         const answers = await Promise.all(body.map(async (entry) => {
           try {
             return await placeOne(deps, key, entry);
@@ -168,18 +168,18 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'DELETE', path: '/order', summary: 'Cancel one order of the caller: {orderID}.', keyLimits: CANCEL_CAPS, headers, body: 'json',
+      method: 'DELETE', path: '/order', limits: ['order writes'], summary: 'Cancel one order of the caller: {orderID}.', keyLimits: CANCEL_CAPS, headers, body: 'json',
       request: { type: 'object', properties: { orderID: requestRef('OrderId') }, required: ['orderID'] }, response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
-        deps.chargeCancel(key.apiKey, 1);
+        deps.chargeCancel(key, 1);
         if (!isObject(context.body)) throw badRequest('body must be {"orderID": "..."}');
         const orderId = orderIdOf(context.body['orderID']);
         return json(cancelAnswer((await deps.client.cancelOrder(key.address, orderId)).events));
       },
     }),
     route({
-      method: 'DELETE', path: '/orders', summary: `Cancel up to ${CANCEL_IDS_MAX} orders of the caller: [ids].`, keyLimits: CANCEL_CAPS, headers, body: 'json',
+      method: 'DELETE', path: '/orders', limits: ['order writes'], summary: `Cancel up to ${CANCEL_IDS_MAX} orders of the caller: [ids].`, keyLimits: CANCEL_CAPS, headers, body: 'json',
       request: { type: 'array', items: requestRef('OrderId'), maxItems: CANCEL_IDS_MAX }, response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
@@ -187,7 +187,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
         if (!Array.isArray(body)) throw badRequest('body must be an array of order ids');
         if (body.length > CANCEL_IDS_MAX) throw badRequest(`at most ${CANCEL_IDS_MAX} order ids per request`);
         const ids = [...new Set(body.map(orderIdOf))];
-        deps.chargeCancel(key.apiKey, Math.max(1, ids.length));
+        deps.chargeCancel(key, Math.max(1, ids.length));
         const answer: CancelAnswer = { canceled: [], not_canceled: {} };
         // Each id on its own: one whose shard is down is not_canceled with the 503's reason (retry
         // it), and the others' cancels, committed, are answered as done. All down: the 503 itself.
@@ -202,16 +202,16 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
     }),
     route({
-      method: 'DELETE', path: '/cancel-all', summary: 'Cancel every open order of the caller.', keyLimits: CANCEL_CAPS, headers, body: 'optional-json',
+      method: 'DELETE', path: '/cancel-all', limits: ['order writes'], summary: 'Cancel every open order of the caller.', keyLimits: CANCEL_CAPS, headers, body: 'optional-json',
       request: requestRef('IgnoredBody'), response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
-        deps.chargeCancel(key.apiKey, 1);
+        deps.chargeCancel(key, 1);
         return json(cancelAnswer((await deps.client.cancelAll(key.address)).events));
       },
     }),
     route({
-      method: 'DELETE', path: '/cancel-market-orders', summary: 'Cancel the caller\'s orders in one market or token: {market?, asset_id?}.',
+      method: 'DELETE', path: '/cancel-market-orders', limits: ['order writes'], summary: 'Cancel the caller\'s orders in one market or token: {market?, asset_id?}.',
       keyLimits: CANCEL_CAPS, headers, body: 'optional-json', response: cancelled,
       request: {
         type: 'object',
@@ -221,7 +221,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       },
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
-        deps.chargeCancel(key.apiKey, 1);
+        deps.chargeCancel(key, 1);
         const body = context.body ?? {};
         if (!isObject(body)) throw badRequest('body must be {"market"?: "...", "asset_id"?: "..."}');
         const market = body['market'];

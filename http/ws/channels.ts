@@ -5,15 +5,19 @@
 // `book` and then every `price_change` of a token holds the book GET /book serves.
 //
 // Bounds: sockets per client address, tokens per socket, message size, and backpressure (a
-// socket that falls more than MAX_BACKPRESSURE behind is closed, never buffered without limit).
+// socket that falls more than MAX_BACKPRESSURE behind is closed, never buffered without limit);
+// every upgrade, message, ping and subscription is charged to the caps of caps.ts, and a socket
+// one of them refuses is sent an error and closed.
 import { timingSafeEqual } from 'node:crypto';
 import type { ApiKeyStore } from '../auth/keys.js';
+import { clientText, relayedFor, type RelayTrust } from '../client_address.js';
 import type { MarketRecord } from '../catalog/model.js';
 import type { TokenBook } from '../market/book_routes.js';
 import type { MarketBook } from '../market/book.js';
 import type { AppliedAnswer, MarketDataListener } from '../market/market_data.js';
 import type { TemplatedApp } from '../uws.js';
 import type { WebSocket } from '@trufflesuite/uws-js-unofficial';
+import { CLOSE_TOO_MANY_REQUESTS, type ChannelCaps, type Refusal, type SocketKeys } from './caps.js';
 import {
   bookMessage, lastTradeMessage, orderMessage, priceChangeMessage, resolvedMessage, tickSizeMessage, tradeMessage,
 } from './messages.js';
@@ -46,6 +50,8 @@ type Channel = 'market' | 'user';
 interface SocketData {
   readonly channel: Channel;
   readonly ip: string;
+  /** The keys its operations are charged under (its account's is set when it authenticates). */
+  readonly keys: SocketKeys;
   readonly assets: Set<string>;
   user: { readonly address: string; readonly apiKey: string; readonly markets: ReadonlySet<string> } | undefined;
   /** A send found the socket over MAX_BACKPRESSURE: uWS drops the message and closes it. */
@@ -64,6 +70,10 @@ export interface ChannelDeps {
   readonly keys: ApiKeyStore;
   /** Open sockets one client address may hold (WS_SOCKETS_PER_IP). */
   readonly socketsPerIp: number;
+  /** Set when the compatibility relay fronts the CLOB listener: a relayed upgrade's address is the relay's client. */
+  readonly relay?: RelayTrust;
+  /** The caps every upgrade, message, ping and subscription is charged to. */
+  readonly caps: ChannelCaps;
 }
 
 const topicOf = (tokenId: string): string => `m:${tokenId}`;
@@ -115,13 +125,19 @@ export class LiveChannels implements MarketDataListener {
         maxPayloadLength: MAX_PAYLOAD, idleTimeout: IDLE_TIMEOUT_S, maxBackpressure: MAX_BACKPRESSURE,
         closeOnBackpressureLimit: 1, sendPingsAutomatically: true,
         upgrade: (res, req, context) => {
-          const ip = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+          const { relay } = this.deps;
+          const ip = clientText(res, relayedFor(req, relay), relay);
+          const refusal = this.deps.caps.upgrade(ip);
+          if (refusal !== undefined) {
+            res.writeStatus('429 Too Many Requests').writeHeader('retry-after', String(refusal.retryAfterS)).end('{"error":"Too Many Requests"}');
+            return;
+          }
           if ((this.perIp.get(ip) ?? 0) >= this.deps.socketsPerIp) {
             res.writeStatus('429 Too Many Requests').end(`{"error":"at most ${this.deps.socketsPerIp} sockets per address"}`);
             return;
           }
           res.upgrade<SocketData>(
-            { channel, ip, assets: new Set(), user: undefined, slow: false },
+            { channel, ip, keys: this.deps.caps.keysOf(ip), assets: new Set(), user: undefined, slow: false },
             req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context,
           );
         },
@@ -131,6 +147,11 @@ export class LiveChannels implements MarketDataListener {
           this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
         },
         message: (ws, message) => this.receive(ws, Buffer.from(message).toString('utf8')),
+        // uWS has answered a ws-level ping by itself already; it is charged as a text PING is.
+        ping: (ws) => {
+          const refusal = this.deps.caps.message(ws.getUserData().keys, true);
+          if (refusal !== undefined) this.refuse(ws, refusal);
+        },
         close: (ws, code) => {
           if (code === 1006) this.closedAbnormally++;
           this.forget(ws);
@@ -318,7 +339,22 @@ export class LiveChannels implements MarketDataListener {
     }
   }
 
+  /**
+   * A cap refused one of the socket's operations: nothing of it was done; the socket is told which
+   * cap and when its tokens are back, and closed (uWS calls the close handler at once, so nothing
+   * more is read from it).
+   */
+  private refuse(ws: WebSocket<SocketData>, refusal: Refusal): void {
+    this.send(ws, JSON.stringify({ error: 'Too Many Requests', cap: refusal.cap, retry_after: refusal.retryAfterS }));
+    ws.end(CLOSE_TOO_MANY_REQUESTS, `Too Many Requests: ${refusal.cap}`);
+  }
+
   private receive(ws: WebSocket<SocketData>, text: string): void {
+    const refusal = this.deps.caps.message(ws.getUserData().keys, text === 'PING');
+    if (refusal !== undefined) {
+      this.refuse(ws, refusal);
+      return;
+    }
     if (text === 'PING') {
       this.send(ws, 'PONG');
       return;
@@ -347,6 +383,11 @@ export class LiveChannels implements MarketDataListener {
     }
     const operation = request['operation'] ?? 'subscribe';
     const data = ws.getUserData();
+    const refusal = this.deps.caps.subscription(data.keys, ids.length);
+    if (refusal !== undefined) {
+      this.refuse(ws, refusal);
+      return;
+    }
     if (operation === 'unsubscribe') {
       for (const id of ids as string[]) {
         if (data.assets.delete(id)) ws.unsubscribe(topicOf(id));
@@ -357,24 +398,50 @@ export class LiveChannels implements MarketDataListener {
       this.send(ws, '{"error":"operation must be subscribe or unsubscribe"}');
       return;
     }
+    this.subscribe(ws, data, ids as string[]);
+  }
+
+  /**
+   * Follows the new known tokens of `ids`, up to ASSETS_PER_SOCKET, and sends each one's `book`.
+   * The books are made first and their bytes charged: a refused subscription follows nothing.
+   * Making, charging, following and sending happen in one turn, so no change falls between a
+   * token's book and its topic.
+   */
+  private subscribe(ws: WebSocket<SocketData>, data: SocketData, ids: readonly string[]): void {
     const unknown: string[] = [];
+    const books: { id: string; token: TokenBook; message: string }[] = [];
+    const adding = new Set<string>();
+    let full = false;
+    let bytes = 0;
+    for (const id of ids) {
+      if (data.assets.has(id) || adding.has(id)) continue;
+      const token = this.deps.tokenBook(id);
+      if (token === undefined) {
+        unknown.push(id);
+        continue;
+      }
+      if (data.assets.size + books.length >= ASSETS_PER_SOCKET) {
+        full = true;
+        break;
+      }
+      const message = bookMessage(token, id);
+      bytes += Buffer.byteLength(message);
+      books.push({ id, token, message });
+      adding.add(id);
+    }
+    const refusal = this.deps.caps.snapshot(data.keys, bytes);
+    if (refusal !== undefined) {
+      this.refuse(ws, refusal);
+      return;
+    }
     ws.cork(() => {
-      for (const id of ids as string[]) {
-        if (data.assets.has(id)) continue;
-        const token = this.deps.tokenBook(id);
-        if (token === undefined) {
-          unknown.push(id);
-          continue;
-        }
-        if (data.assets.size >= ASSETS_PER_SOCKET) {
-          this.send(ws, `{"error":"at most ${ASSETS_PER_SOCKET} assets per socket"}`);
-          break;
-        }
+      for (const { id, token, message } of books) {
         if (!this.announced.has(token.book)) this.announced.set(token.book, { tickUnits: token.book.tickUnits, resolved: token.book.resolved });
         data.assets.add(id);
         ws.subscribe(topicOf(id));
-        this.send(ws, bookMessage(token, id));
+        this.send(ws, message);
       }
+      if (full) this.send(ws, `{"error":"at most ${ASSETS_PER_SOCKET} assets per socket"}`);
       if (unknown.length > 0) this.send(ws, JSON.stringify({ error: 'unknown assets_ids', assets_ids: unknown.slice(0, 10) }));
     });
   }
@@ -398,6 +465,13 @@ export class LiveChannels implements MarketDataListener {
     const markets = request['markets'] ?? [];
     if (!Array.isArray(markets) || !markets.every((id) => typeof id === 'string') || markets.length > MARKETS_PER_SOCKET) {
       this.send(ws, `{"error":"markets must be an array of at most ${MARKETS_PER_SOCKET} condition ids"}`);
+      return;
+    }
+    // Charged once the credentials prove the account: to the socket, its address and the account.
+    data.keys.account = record.address;
+    const refusal = this.deps.caps.subscription(data.keys, markets.length);
+    if (refusal !== undefined) {
+      this.refuse(ws, refusal);
       return;
     }
     data.user = { address: record.address, apiKey: record.apiKey, markets: new Set((markets as string[]).map((id) => id.toLowerCase())) };

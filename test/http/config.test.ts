@@ -27,6 +27,7 @@ test('defaults are the contract §1 values', () => {
   assert.deepEqual(config.rateLimits, DEFAULT_CAPS, 'the interface\'s caps by default');
   assert.equal(config.logLevel, 'info');
   assert.equal(config.seedDemo, true);
+  assert.equal(config.keyCacheEntries, 16_384);
 });
 
 test('the configuration is frozen', () => {
@@ -59,6 +60,7 @@ test('every setting is read from the environment', () => {
       COMPAT_PORT: '9003',
       ORDER_HISTORY: '1000',
       ACCOUNT_ORDER_HISTORY: '0',
+      KEY_CACHE_ENTRIES: '500',
     },
     none,
   );
@@ -89,6 +91,7 @@ test('every setting is read from the environment', () => {
       metrics: true,
       orderHistory: 1000,
       accountOrderHistory: 0,
+      keyCacheEntries: 500,
     },
   );
 });
@@ -112,6 +115,7 @@ test('invalid values are refused with the setting named', () => {
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of debug, info, warn, error, silent/],
     [{ SEED_DEMO: 'yes' }, /^SEED_DEMO must be 1 or 0/],
     [{ HOST: '' }, /^HOST must not be empty/],
+    [{ KEY_CACHE_ENTRIES: '0' }, /^KEY_CACHE_ENTRIES must be an integer from 1 to 16777216/],
     [{ RATE_LIMITS: '/nonexistent/caps.json' }, /^RATE_LIMITS: cannot read \/nonexistent\/caps.json/],
   ];
   for (const [env, message] of cases) assert.throws(() => loadConfig(env, none), (error: unknown) => error instanceof ConfigError && message.test(error.message));

@@ -1,7 +1,7 @@
 // GET /metrics: Prometheus text that parses line by line, whose counters move for real causes:
 // orders placed, filled and cancelled, books read, commits (commands per commit and their time),
-// a request cap's 429, a slow WebSocket reader closed, the threads' CPU time (Linux); METRICS=off
-// removes the route.
+// a request cap's 429, API keys found in their cache, a slow WebSocket reader closed, the
+// threads' CPU time (Linux); METRICS=off removes the route.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -94,6 +94,11 @@ test('metrics parse as Prometheus text and move with orders, reads, commits and 
     assert.equal(delta('clobd_signatures_recovered_total'), 3, 'one signature recovered per order placed, on the pool or the front end');
     assert.equal(delta('clobd_rate_limit_refusals_total', 'cap="GET /price"', 'scope="ip"'), 1);
     assert.equal(delta('clobd_rate_limit_refusals_total'), 1, 'no other cap refused anything');
+    // Each trader's key is read from the store at its first L2 request, then found in the cache.
+    assert.equal(delta('clobd_api_key_cache_entries'), 2);
+    assert.equal(delta('clobd_api_key_cache_lookups_total', 'result="miss"'), 2);
+    assert.equal(delta('clobd_api_key_cache_lookups_total', 'result="hit"'), 2);
+    assert.equal(find(after, 'clobd_api_key_cache_evictions_total'), 0);
     // Four orders' frames (3 placements, 1 cancel) were committed, in at least one commit.
     const commits = delta('clobd_shard_commits_total');
     assert.ok(commits >= 1, 'commits move');

@@ -17,7 +17,7 @@ type Operation = {
   security?: Record<string, string[]>[];
   responses: Record<string, unknown>;
   requestBody?: { required: boolean; content: Record<string, { schema?: Record<string, unknown> }> };
-  'x-rate-limits': { name: string; requests: number; windowSeconds: number; scope: string }[];
+  'x-rate-limits': { name: string; requests: number; windowSeconds: number; scope: string; unit: string }[];
 };
 type Document = {
   openapi: string; info: { title: string }; paths: Record<string, Record<string, Operation>>;
@@ -67,23 +67,64 @@ test('the operations carry parameters with bounds, credentials and rate-limit ca
   const order = clob.paths['/order']!['post']!;
   assert.deepEqual(order.security, [{ l2: [] }]);
   assert.ok('401' in order.responses && '413' in order.responses);
-  // The per-API-key caps its handler charges, one token per order, besides the address caps.
-  assert.deepEqual(order['x-rate-limits'].filter((cap) => cap.scope === 'key'), [
-    { name: 'POST /order burst', requests: 2400, windowSeconds: 10, scope: 'key' },
-    { name: 'POST /order sustained', requests: 24000, windowSeconds: 600, scope: 'key' },
+  // The per-account caps its handler charges, one token per order, besides the address caps.
+  assert.deepEqual(order['x-rate-limits'].filter((cap) => cap.scope === 'account'), [
+    { name: 'POST /order burst', requests: 2400, windowSeconds: 10, scope: 'account', unit: 'requests' },
+    { name: 'POST /order sustained', requests: 24000, windowSeconds: 600, scope: 'account', unit: 'requests' },
   ]);
-  assert.deepEqual(clob.paths['/orders']!['delete']!['x-rate-limits'].filter((cap) => cap.scope === 'key').map((cap) => cap.name), ['DELETE /order burst', 'DELETE /order sustained']);
+  assert.deepEqual(clob.paths['/orders']!['delete']!['x-rate-limits'].filter((cap) => cap.scope === 'account').map((cap) => cap.name), ['DELETE /order burst', 'DELETE /order sustained']);
   assert.deepEqual(clob.paths['/admin/events']!['post']!.security, [{ admin: [] }]);
   assert.deepEqual(clob.paths['/auth/api-key']!['post']!.security, [{ l1: [] }]);
+  // Every credential route is capped per client address, the key routes' own cap among them; creation also by the hour.
+  const keyCaps = (path: string, method: string) => clob.paths[path]![method]!['x-rate-limits'].filter((cap) => cap.scope === 'ip').map((cap) => cap.name);
+  assert.deepEqual(keyCaps('/auth/api-key', 'post'), ['trading', 'account', 'API keys', 'POST /auth/api-key']);
+  assert.deepEqual(clob.paths['/auth/api-key']!['post']!['x-rate-limits'].filter((cap) => ['API keys', 'POST /auth/api-key'].includes(cap.name)), [
+    { name: 'API keys', requests: 100, windowSeconds: 10, scope: 'ip', unit: 'requests' },
+    { name: 'POST /auth/api-key', requests: 1000, windowSeconds: 3600, scope: 'ip', unit: 'requests' },
+  ]);
+  for (const [path, method] of [['/auth/derive-api-key', 'get'], ['/auth/api-keys', 'get'], ['/auth/api-key', 'delete']] as const) {
+    assert.deepEqual(keyCaps(path, method), ['trading', 'account', 'API keys'], `${method} ${path}`);
+  }
+  assert.deepEqual(clob.paths['/auth/api-key']!['delete']!.security, [{ l2: [] }]);
+  assert.deepEqual((clob.paths['/auth/api-key']!['delete']!.responses['200'] as { content: unknown }).content, { 'application/json': { schema: { const: 'OK' } } });
   assert.ok(clob.paths['/markets/{condition_id}']!['get']!.parameters.some((p) => p.name === 'condition_id' && p.in === 'path' && p.required));
   assert.deepEqual(Object.keys(clob.components.securitySchemes).sort(), ['admin', 'l1', 'l2']);
   const data = await documentOf(server.urls.data);
   const trades = data.paths['/trades']!['get']!;
   const limit = trades.parameters.find((p) => p.name === 'limit')!;
   assert.deepEqual([limit.schema['minimum'], limit.schema['maximum'], limit.schema['default']], [0, 10_000, 100]);
-  assert.deepEqual(trades['x-rate-limits'], [{ name: 'GET /trades', requests: 150, windowSeconds: 10, scope: 'ip' }]);
+  assert.deepEqual(trades['x-rate-limits'], [
+    { name: 'data', requests: 1000, windowSeconds: 10, scope: 'ip', unit: 'requests' },
+    { name: 'GET /trades', requests: 150, windowSeconds: 10, scope: 'ip', unit: 'requests' },
+    // What a page and its offset may read, the client's share and everyone's.
+    { name: 'rows read', requests: 20_000, windowSeconds: 10, scope: 'ip', unit: 'rows' },
+    { name: 'rows read (all clients)', requests: 60_000, windowSeconds: 10, scope: 'all', unit: 'rows' },
+  ]);
   const catalog = await documentOf(server.urls.catalog);
   assert.deepEqual(catalog.paths['/events']!['get']!['x-rate-limits'].map((cap) => cap.name).sort(), ['GET /events', 'catalog', 'catalog listings']);
+});
+
+// Fair share (issue 39): no route is uncapped. Each has a cap of its own per client address,
+// besides its listener's combined one, and each that reads credentials (L1 or L2) a cap per
+// account too, which every key of the account shares. A route added without them fails here.
+test('every operation has a cap of its own per client address, and one per account where it authenticates', async () => {
+  for (const [name, base] of Object.entries(server.urls)) {
+    const document = await documentOf(base);
+    const listenerCaps = new Set(document.paths['/openapi.json']!['get']!['x-rate-limits']
+      .filter((cap) => !['service'].includes(cap.name)).map((cap) => cap.name));
+    assert.ok(listenerCaps.size > 0, `${name} has a combined cap`);
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const caps = operation['x-rate-limits'];
+        const own = caps.filter((cap) => cap.scope === 'ip' && !listenerCaps.has(cap.name));
+        assert.ok(own.length > 0, `${name}: ${method.toUpperCase()} ${path} has a per-address cap of its own`);
+        const credentials = (operation.security ?? []).flatMap((entry) => Object.keys(entry));
+        if (credentials.includes('l1') || credentials.includes('l2')) {
+          assert.ok(caps.some((cap) => cap.scope === 'account'), `${name}: ${method.toUpperCase()} ${path} has a per-account cap`);
+        }
+      }
+    }
+  }
 });
 
 test('each document is valid OpenAPI 3.1, and Ajv compiles every response schema in strict mode', async () => {

@@ -83,14 +83,14 @@ test('the table is bounded: a flood of distinct keys neither grows it nor breaks
 });
 
 test('every bucket of one key lives in its region: a charge of many caps never evicts its own, and floods evict the idlest', () => {
-  // 32 slots: a single region, so every key below shares it.
+  // 64 slots: a single region, so every key below shares it.
   const clock = { ms: 0 };
   const caps = Array.from({ length: 8 }, (_, index) => cap(`one per minute ${index}`, 1, 60));
-  const limiter = new RateLimiter(allocateBuckets(32), caps, () => clock.ms);
+  const limiter = new RateLimiter(allocateBuckets(64), caps, () => clock.ms);
   const all = caps.map((_, index) => index);
   assert.equal(limiter.charge(all, 'eight caps'), 0);
   assert.equal(limiter.charge(all, 'eight caps'), 60, 'all eight buckets are kept, and spent');
-  // 24 more keys fill the region; the next ones take over the slots used longest ago, never the
+  // 56 more keys fill the region; the next ones take over the slots used longest ago, never the
   // key that keeps charging.
   for (let index = 0; index < 200; index++) {
     clock.ms += 10;
@@ -125,7 +125,7 @@ test('RATE_LIMITS: defaults, off, overrides from a JSON file, and refusals namin
   assert.throws(() => capsFrom('x', () => 'not json'), /cannot read x as JSON/);
 });
 
-test('the server enforces caps per client address and per API key, in real time', async () => {
+test('the server enforces caps per client address and per account, in real time', async () => {
   const dir = temporaryDataDir();
   const capsFile = join(dir, 'caps.json');
   writeFileSync(capsFile, JSON.stringify({
@@ -155,7 +155,7 @@ test('the server enforces caps per client address and per API key, in real time'
     assert.equal((await catalog('/markets?limit=1')).status, 429, 'the combined cap refuses what each own cap allows');
     assert.equal((await catalog('/series')).status, 200, 'other catalog routes are not in the listings cap');
 
-    // Trading writes are charged per API key, after authentication; a refused order does not run.
+    // Trading writes are charged per account, after authentication; a refused order does not run.
     const placed = [];
     for (let index = 0; index < 3; index++) {
       const answer = await first.place({ tokenId: token, side: 'BUY', priceUnits: 1000 + 100 * index, sizeMicros: 5_000_000 });
@@ -169,7 +169,7 @@ test('the server enforces caps per client address and per API key, in real time'
     const never = await first.send('GET', `/data/order/${over.orderId}`);
     assert.equal(never.status, 404, 'the refused order was never placed');
     const other = await second.place({ tokenId: token, side: 'BUY', priceUnits: 1600, sizeMicros: 5_000_000 });
-    assert.equal(other.status, 200, 'another key is not throttled');
+    assert.equal(other.status, 200, 'another account is not throttled');
   } finally {
     await server.stop();
     removeDataDir(server.dataDir);

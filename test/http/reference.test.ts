@@ -39,7 +39,7 @@ test('a page shows parameters, bodies, $ref schemas, errors, credentials and cap
             429: { description: 'Over a cap.', headers: { 'Retry-After': { schema: { type: 'integer' } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
             400: { description: 'Invalid input.', content: { 'application/json': { schema: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } } } },
           },
-          'x-rate-limits': [{ name: 'POST /things', requests: 10, windowSeconds: 60, scope: 'key' }],
+          'x-rate-limits': [{ name: 'POST /things', requests: 10, windowSeconds: 60, scope: 'account', unit: 'requests' }],
         },
       },
     },
@@ -64,7 +64,7 @@ test('a page shows parameters, bodies, $ref schemas, errors, credentials and cap
   has('| POST | [`/things/{id}`](#post-thingsid) | Make a thing. |');
   has('### POST /things/{id}');
   has('**Credentials:** [L2](#credentials)');
-  has('**Rate limits:** `POST /things` 10 per 60 s per API key');
+  has('**Rate limits:** `POST /things` 10 requests per 60 s per account');
   has('| `id` | path | string | yes | ≤ 100 chars |  |  | thing id |');
   has('| `side` | query | array of string | no | ≤ 2 items |  | BUY, SELL | which side |');
   has('| `limit` | query | integer | no | 0–500 | 100 |  | rows |');

@@ -1,8 +1,8 @@
 // Polymarket's official TypeScript client (@polymarket/clob-client, unchanged) against the real
 // server through the compatibility listener (its POLY_ header names need it, see
 // http/compat_proxy.ts): key creation and derivation with a viem wallet, key listing, open-order
-// and trade reads, cancels one / many / all, and heartbeats. Orders are placed with the test
-// trader, signed by the same wallet key.
+// and trade reads, cancels one / many / all, heartbeats, and deleting the key. Orders are placed
+// with the test trader, signed by the same wallet key.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Chain, ClobClient, type ApiKeyCreds } from '@polymarket/clob-client';
@@ -75,4 +75,14 @@ test('cancels one, many and all, and heartbeats', async () => {
   assert.match(beat.heartbeat_id, /^[0-9a-f-]{36}$/);
   const next = await official.postHeartbeat(beat.heartbeat_id);
   assert.notEqual(next.heartbeat_id, beat.heartbeat_id);
+});
+
+test('deleteApiKey: the official client gets "OK", the key is refused afterwards, and a key made again works', async () => {
+  assert.equal(await official.deleteApiKey(), 'OK');
+  assert.deepEqual(await official.getApiKeys(), { error: 'Unauthorized/Invalid api key', status: 401 });
+  const l1 = new ClobClient(compatUrl, Chain.POLYGON, walletOf(trader.secret));
+  const again = await l1.createOrDeriveApiKey(0);
+  assert.notEqual(again.key, creds.key, 'the deleted key\'s nonce makes a new key');
+  const renewed = new ClobClient(compatUrl, Chain.POLYGON, walletOf(trader.secret), again);
+  assert.deepEqual((await renewed.getApiKeys()).apiKeys, [again.key]);
 });
