@@ -15,8 +15,8 @@ import { checkInvariants } from './invariants.js';
 import { addMarket, resolveMarket, setMarketAccepting, setTickSize } from './market_admin.js';
 import { placeOrder } from './placement.js';
 import {
-  balanceOf, bestPrice, bookLevels, getOrder, holdersOf, marketView, openOrdersOf,
-  type BalanceView, type BookView, type HolderView, type MarketView, type OrderView,
+  accountsView, balanceOf, bestPrice, bookLevels, getOrder, holdersOf, marketView, openOrdersOf,
+  type AccountsView, type BalanceView, type BookView, type HolderView, type MarketView, type OrderView,
 } from './reads.js';
 import type { BookSide } from './book.js';
 import { restoreState, takeColumnarSnapshot, takeSnapshot, type ColumnarSnapshot, type EngineSnapshot } from './snapshot.js';
@@ -146,6 +146,11 @@ export class Engine {
 
   balanceOf(account: string): BalanceView | undefined {
     return balanceOf(this.state, account);
+  }
+
+  /** Every account's live orders and balances, in columns (O(state): the account read model's start). */
+  accounts(): AccountsView {
+    return accountsView(this.state);
   }
 
   bookLevels(market: number): BookView | undefined {

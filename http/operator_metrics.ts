@@ -60,6 +60,10 @@ function shardMetrics(metrics: Metrics, trading: TradingRuntime): void {
     samples: () => perShard((shard) => trading.pool.storageFailures(shard)),
   });
   metrics.gauge({
+    name: 'clobd_shard_reads_total', help: 'Reads the front end asked a matching worker for (answered on its thread between two batches), by kind.', type: 'counter',
+    samples: () => [...trading.pool.reads].flatMap(([kind, counts]) => shards.map((shard): [{ shard: number; kind: string }, number] => [{ shard, kind }, counts[shard]!])),
+  });
+  metrics.gauge({
     name: 'clobd_shard_collateral_micros', help: 'Collateral the shard holds (free, reserved and in sets), in micros.', type: 'gauge',
     samples: () => perShard((shard) => counters(shard).collateralMicros),
   });

@@ -99,6 +99,7 @@ const schemaTable = {
       },
     }),
     marketData: boolean,
+    accountData: boolean,
   }),
   /** GET /openapi.json: an OpenAPI 3.1 document (its own schema is the OpenAPI specification's). */
   OpenApiDocument: fields({ openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } }),

@@ -134,12 +134,12 @@ function clobRoutes(
       handler: () => json({ status: 'ok' }),
     }),
     route({
-      method: 'GET', path: '/ready', limits: ['service'], summary: 'Readiness: 200 when every matching worker has recovered and the read model is loaded, else 503.',
-      response: { ...ok(ref('Ready')), 503: { description: 'Not ready yet: which workers are, and the read model.', schema: ref('NotReady'), headers: ['retry-after'] } },
+      method: 'GET', path: '/ready', limits: ['service'], summary: 'Readiness: 200 when every matching worker has recovered and the read models are loaded, else 503.',
+      response: { ...ok(ref('Ready')), 503: { description: 'Not ready yet: which workers are, and the read models.', schema: ref('NotReady'), headers: ['retry-after'] } },
       handler: () => {
         const { pool } = trading;
         const shards = Array.from({ length: pool.count }, (_, shard) => pool.isReady(shard));
-        if (shards.every(Boolean) && trading.marketData.loaded()) return json({ status: 'ready', shards: shards.length });
+        if (shards.every(Boolean) && trading.marketData.loaded() && trading.accountData.loaded()) return json({ status: 'ready', shards: shards.length });
         return json({
           error: 'not ready',
           shards: shards.map((ready, shard) => {
@@ -147,6 +147,7 @@ function clobRoutes(
             return failure === undefined ? { shard, ready } : { shard, ready, storageError: failure.message, storageErrorSince: new Date(failure.sinceMs).toISOString() };
           }),
           marketData: trading.marketData.loaded(),
+          accountData: trading.accountData.loaded(),
         }, 503, [['retry-after', '1']]);
       },
     }),
@@ -159,7 +160,8 @@ function clobRoutes(
       chargeCancel: accountCharge(limiter, CANCEL_CAPS),
     }),
     ...accountRoutes({
-      keys, authWindowS, now, pool: trading.pool, feeds: trading.feeds, token: trading.token,
+      keys, authWindowS, now, pool: trading.pool, accounts: trading.accountData, placeOf: (key) => trading.client.placeOf(key),
+      feeds: trading.feeds, token: trading.token,
       freeCollateral: (address) => trading.treasury.freeOf(address),
       market: (conditionId) => store.marketOfCondition(conditionId),
     }),

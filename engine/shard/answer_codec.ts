@@ -5,14 +5,18 @@
 //
 // An answer: u32 requestId, f64 timeMs, i32 market, str16 error (utf-8), u32 credits
 // [str address, f64 micros], u32 redemptions [f64 seq, str account, i32 market, u8 winner,
-// f64 yes, f64 no], u32 events [u8 kind, then the kind's fields]. Every count is 32-bit: a
-// resolution pays up to POSITIONS_LIMIT holders, and a taker fills up to ORDER_SLOTS_LIMIT makers.
-// An answer of any size travels on the ring in fragments (answer_stream.ts). Strings (ids, addresses) are
-// u8-length latin1; the edge and the frame codec keep them ASCII. BALANCE events stay in the
-// shard: the front end reads balances from the shards when asked, and they are half of all events.
+// f64 yes, f64 no], u32 events [u8 kind, then the kind's fields], u32 balances [f64 seq, str
+// account, i32 market, u8 outcome + 1 (0: collateral), f64 free, f64 reserved]. Every count is
+// 32-bit: a resolution pays up to POSITIONS_LIMIT holders, and a taker fills up to
+// ORDER_SLOTS_LIMIT makers. An answer of any size travels on the ring in fragments
+// (answer_stream.ts). Strings (ids, addresses) are u8-length latin1; the edge and the frame codec
+// keep them ASCII. BALANCE events (about half of all events) go in a section of their own and are
+// decoded into `balances`, not `events`: the account read model (http/trading/account_data.ts)
+// is their only reader, and every other reader of the events (the market read model, the live
+// channels, the order routes) would only step over them.
 import { ByteReader, ByteWriter } from '../bytes.js';
 import type { Command } from '../command.js';
-import type { EngineEvent } from '../event_objects.js';
+import type { BalanceEvent, EngineEvent } from '../event_objects.js';
 import { ACCEPTED_RESTS, EventKind, Field, MARKET_ACCEPTING, MARKET_RESOLVED, Text, type EventBuffer, type FillKind } from '../events.js';
 import type { BookSide } from '../book.js';
 import type { CancelReason } from '../order_status.js';
@@ -34,10 +38,16 @@ export class AnswerWriter extends ByteWriter {
   write(outcome: FrameOutcome, events: EventBuffer | undefined): number {
     const start = this.at;
     this.writeOutcome(outcome);
-    this.u32(events === undefined ? 0 : countAnswered(events));
-    if (events !== undefined) {
-      for (let row = 0; row < events.count; row++) this.writeEvent(events, row);
+    if (events === undefined) {
+      this.u32(0);
+      this.u32(0);
+      return start;
     }
+    const balances = countBalances(events);
+    this.u32(events.count - balances);
+    for (let row = 0; row < events.count; row++) this.writeEvent(events, row);
+    this.u32(balances);
+    if (balances > 0) for (let row = 0; row < events.count; row++) this.writeBalance(events, row);
     return start;
   }
 
@@ -53,6 +63,7 @@ export class AnswerWriter extends ByteWriter {
     this.orderTail(command.market, command.outcome, command.side, command.priceUnits, command.sizeMicros);
     this.u8(command.orderType);
     this.u8(Reject.DUPLICATE_ORDER);
+    this.u32(0);
     return start;
   }
 
@@ -146,6 +157,17 @@ export class AnswerWriter extends ByteWriter {
     }
   }
 
+  /** A BALANCE row (nothing for the other kinds). */
+  private writeBalance(events: EventBuffer, row: number): void {
+    if (events.kindOf(row) !== EventKind.BALANCE) return;
+    this.f64(events.get(row, Field.seq));
+    this.str(events.text(row, Text.account));
+    this.i32(events.get(row, Field.market));
+    this.u8(events.get(row, Field.outcome) + 1);
+    this.f64(events.get(row, Field.freeMicros));
+    this.f64(events.get(row, Field.reservedMicros));
+  }
+
   /** Order id, account, market, token, side, price and size of an order row. */
   private orderHead(events: EventBuffer, row: number): void {
     this.str(events.text(row, Text.orderId));
@@ -165,10 +187,10 @@ export class AnswerWriter extends ByteWriter {
   }
 }
 
-/** Rows the answer carries: all but BALANCE. */
-function countAnswered(events: EventBuffer): number {
+/** BALANCE rows, which the answer carries in their own section. */
+function countBalances(events: EventBuffer): number {
   let count = 0;
-  for (let row = 0; row < events.count; row++) if (events.kindOf(row) !== EventKind.BALANCE) count++;
+  for (let row = 0; row < events.count; row++) if (events.kindOf(row) === EventKind.BALANCE) count++;
   return count;
 }
 
@@ -207,8 +229,19 @@ export class AnswerDecoder extends ByteReader {
     }
     const events: EngineEvent[] = [];
     for (let count = this.u32(); count > 0; count--) events.push(this.event());
+    const balances: BalanceEvent[] = [];
+    for (let count = this.u32(); count > 0; count--) balances.push(this.balance());
     if (this.at !== end) throw new Error(`answer of ${length} bytes decoded ${this.at - offset}`);
-    return { requestId, timeMs, error, market, credits, events, redemptions };
+    return { requestId, timeMs, error, market, credits, events, balances, redemptions };
+  }
+
+  private balance(): BalanceEvent {
+    const seq = this.f64();
+    const account = this.str();
+    const market = this.i32();
+    const outcome = this.u8() - 1;
+    const freeMicros = this.f64();
+    return { kind: 'BALANCE', seq, account, market, outcome, freeMicros, reservedMicros: this.f64() };
   }
 
   private event(): EngineEvent {

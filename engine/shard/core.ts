@@ -17,7 +17,7 @@
 // it the next engine index and answers it. Other frames name the engine index.
 import { Command, CommandKind } from '../command.js';
 import { Engine } from '../engine.js';
-import type { EngineEvent } from '../event_objects.js';
+import type { BalanceEvent, EngineEvent } from '../event_objects.js';
 import { EventKind, Field, MARKET_RESOLVED, Text, type EventBuffer } from '../events.js';
 import type { EngineSnapshot } from '../snapshot.js';
 import type { EngineOptions } from '../state.js';
@@ -55,9 +55,12 @@ export interface FrameOutcome {
   readonly redemptions: Redemption[];
 }
 
-/** One frame's answer as the front end reads it: the outcome and its events (BALANCE events stay in the shard). */
+/** One frame's answer as the front end reads it: the outcome and its events, BALANCE events apart. */
 export interface FrameResult extends FrameOutcome {
+  /** Every event but BALANCE, in the engine's order. */
   readonly events: EngineEvent[];
+  /** The BALANCE events, in the engine's order (absolute values: the last one of a balance is its value). */
+  readonly balances: BalanceEvent[];
 }
 
 /** What recovery and snapshots need besides the engine. */

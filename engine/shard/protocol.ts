@@ -1,7 +1,7 @@
 // What the front end and a shard worker share: the worker's start data, the control messages
 // (postMessage carries control only) and the ring layouts. Answers on the result ring are
 // encoded by answer_codec.ts.
-import type { BookView, MarketView } from '../reads.js';
+import type { AccountsView, BookView, MarketView } from '../reads.js';
 import type { RingLayout } from '../ring.js';
 import type { EngineOptions } from '../state.js';
 
@@ -103,7 +103,16 @@ export interface MarketData {
   }[];
 }
 
-/** Reads the front end may ask a shard for: account reads, the read model's start, tools. */
+/** Every account's live orders and balances as of engine sequence number `seq` (the account read model's start). */
+export interface AccountData {
+  readonly seq: number;
+  readonly accounts: AccountsView;
+}
+
+/**
+ * Reads the front end may ask a shard for: the read models' starts, an order by id that the
+ * account read model does not hold, tools and tests.
+ */
 export type ShardRead =
   | { readonly kind: 'order'; readonly orderId: string }
   | { readonly kind: 'openOrders'; readonly account: string }
@@ -112,7 +121,8 @@ export type ShardRead =
   | { readonly kind: 'market'; readonly market: number }
   | { readonly kind: 'storedOrders' }
   | { readonly kind: 'storedFills' }
-  | { readonly kind: 'marketData' };
+  | { readonly kind: 'marketData' }
+  | { readonly kind: 'accountData' };
 
 /** Front end → worker. */
 export type ShardControl =

@@ -20,8 +20,8 @@ import { ShardCounters } from './counters.js';
 import { recordFinishedOrders } from './finished_orders.js';
 import { decodeFrame, Frame } from './frame.js';
 import {
-  type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus, type ShardWorkerData, SPIN_US,
-  STORAGE_FAILED_EXIT,
+  type AccountData, type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus,
+  type ShardWorkerData, SPIN_US, STORAGE_FAILED_EXIT,
 } from './protocol.js';
 import type { StoredFill } from './feed_tables.js';
 import { recoverCore } from './recovery.js';
@@ -308,6 +308,7 @@ function read(request: ShardRead): unknown {
     case 'storedOrders': return store.ordersAll();
     case 'storedFills': return store.fillsAll();
     case 'marketData': return marketData();
+    case 'accountData': return { seq: core.seq, accounts: core.engine.accounts() } satisfies AccountData;
     default: return null;
   }
 }

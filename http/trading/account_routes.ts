@@ -1,6 +1,8 @@
-// Account reads (L2): the caller's orders and trades, never anyone else's. Orders are read from
-// the shards (live ones from the engines, finished ones from each shard's LMDB tables); trades
-// from the shards' fill indexes, in place (the feed reader). Shaped as interface.md's account
+// Account reads (L2): the caller's orders, balances and trades, never anyone else's. Orders and
+// balances are read from the front end's account read model (account_data.ts), never on a
+// matching worker's thread, but for an order id the model does not hold (finished before its
+// newest ACCOUNT_ORDER_HISTORY, or never placed), which the workers look up in their finished-order
+// index; trades from the shards' fill indexes, in place (the feed reader). Shaped as interface.md's account
 // order (camelCase) and account trade (snake_case, with maker_orders). Cursors (contract §5):
 // orders page 500 by base64 offsets and end with ""; trades page 500 and end with "LTE=", and
 // their cursor says where each shard's index stopped, so the next page seeks there: every trade
@@ -9,7 +11,7 @@ import { orderStatusName } from '../../engine/order_status.js';
 import type { StoredFill } from '../../engine/shard/feed_tables.js';
 import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor } from '../market/feed_pages.js';
 import type { FeedReader } from '../market/feed_reader.js';
-import type { BalanceView, OrderView } from '../../engine/reads.js';
+import type { OrderView } from '../../engine/reads.js';
 import { authenticateRequest, L2_HEADER_NAMES, type ApiKeyRecord, type L2Deps } from '../auth/l2.js';
 import type { MarketRecord } from '../catalog/model.js';
 import { formatUnits } from '../decimal.js';
@@ -20,19 +22,26 @@ import { json, type Reply } from '../respond.js';
 import { ok, ref } from '../response_schemas.js';
 import { ROWS_CAPS } from '../rate_limit.js';
 import { route, type Route } from '../router.js';
+import type { AccountData, FoundOrder, LiveOrder } from './account_data.js';
 import { tradeId, transactionHash } from './fill_ids.js';
 import type { TokenPlace } from './order_request.js';
-import type { ShardPool } from './shards.js';
+import { compareListed, type OrderList } from './order_list.js';
+import { ShardUnavailable, type ShardPool } from './shards.js';
 
 export const ORDERS_PAGE = 500;
 export const TRADES_PAGE = 500;
 /** The first page's cursor (base64 of offset 0), as Polymarket's clients send it. */
 const START_CURSOR = 'MA==';
 const ORDER_TYPES = ['GTC', 'GTD', 'FOK', 'FAK'];
-
+/** How long a read waits for the account read model to load a restarted shard (it takes milliseconds) before a 503. */
+const LOAD_WAIT_MS = 2_000;
 
 export interface AccountRouteDeps extends L2Deps {
   readonly pool: ShardPool;
+  /** The accounts' live orders, balances and newest finished orders. */
+  readonly accounts: AccountData;
+  /** The shard and engine market of a market key (condition id). */
+  readonly placeOf: (key: string) => { readonly shard: number; readonly market: number } | undefined;
   /** The shards' fills and their indexes, read in place. */
   readonly feeds: FeedReader;
   /** The address's free collateral in the treasury. */
@@ -82,13 +91,86 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     };
   };
 
-  /** The caller's order with this id on any shard (undefined when absent or someone else's). */
-  const findOrder = async (orderId: string, key: ApiKeyRecord): Promise<{ view: OrderView; shard: number } | undefined> => {
+  /**
+   * Waits while the read model loads a restarted shard, so a read after an answer sees what the
+   * answer did; a shard that is down while its model waits for it is 503, as a command to it is.
+   */
+  const whenReadable = async (): Promise<void> => {
+    const { accounts } = deps;
+    if (accounts.loaded()) return;
+    for (const shard of shards()) if (!accounts.shardLoaded(shard) && !pool.isReady(shard)) throw pool.unavailable(shard);
+    let timer: NodeJS.Timeout | undefined;
+    const loaded = await Promise.race([
+      accounts.whenLoaded().then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(resolve, LOAD_WAIT_MS, false))),
+    ]);
+    clearTimeout(timer);
+    if (!loaded) throw new ShardUnavailable('the account read model is loading a restarted shard', 1);
+  };
+
+  /**
+   * The caller's order with this id (undefined when absent or someone else's): from the read
+   * model, or, for an id it does not hold, from each shard's finished-order index in turn.
+   */
+  const findOrder = async (orderId: string, key: ApiKeyRecord): Promise<FoundOrder | undefined> => {
+    await whenReadable();
+    const known = deps.accounts.order(orderId);
+    if (known !== undefined) return known.view.owner === key.address ? known : undefined;
     for (const shard of shards()) {
       const view = await pool.read<OrderView | null>(shard, { kind: 'order', orderId });
       if (view !== null) return view.owner === key.address ? { view, shard } : undefined;
     }
     return undefined;
+  };
+
+  /**
+   * Up to a page of `list` from `offset` on, of the orders `keep` keeps (all when undefined), and
+   * whether more follow. Unfiltered, a page is a slice reached by skipping whole chunks; filtered,
+   * it steps over what the filter leaves out up to the page's end.
+   */
+  const pageOf = (list: OrderList<LiveOrder> | undefined, offset: number, keep?: (order: LiveOrder) => boolean): { orders: LiveOrder[]; more: boolean } => {
+    if (list === undefined) return { orders: [], more: false };
+    if (keep === undefined) return { orders: list.page(offset, ORDERS_PAGE), more: offset + ORDERS_PAGE < list.size };
+    const orders: LiveOrder[] = [];
+    let kept = 0;
+    for (const order of list.values()) {
+      if (!keep(order) || kept++ < offset) continue;
+      if (orders.length === ORDERS_PAGE) return { orders, more: true };
+      orders.push(order);
+    }
+    return { orders, more: false };
+  };
+
+  /**
+   * A page of the caller's live orders, oldest first, all of them or in one market or token: a
+   * page of the account's list, or of its list in that market (for a token, stepping over the
+   * other token's). Orders in a market the catalog lacks (only the trading client can place them)
+   * are not shown and take no place in the offsets, as when the route sorted every order: an
+   * account that has some is paged by stepping over them.
+   */
+  const livePage = (key: ApiKeyRecord, offset: number, market: string | undefined, assetId: string | undefined): { orders: LiveOrder[]; more: boolean } => {
+    const { accounts } = deps;
+    const listed = (conditionId: string): OrderList<LiveOrder> | undefined => {
+      const place = deps.placeOf(conditionId);
+      return place === undefined || marketOf(place.shard, place.market) === undefined ? undefined : accounts.liveOrders(key.address, place);
+    };
+    if (assetId !== undefined) {
+      const token = deps.token(assetId);
+      const conditionId = token?.market.conditionId;
+      if (token === undefined || conditionId === undefined || (market !== undefined && conditionId !== market && conditionId !== market.toLowerCase())) {
+        return { orders: [], more: false };
+      }
+      return pageOf(listed(conditionId), offset, (order) => order.outcome === token.outcome);
+    }
+    if (market !== undefined) {
+      // Catalog condition ids are lower case; a market key of another case would be a second market.
+      const lists = [...new Set([market, market.toLowerCase()])].map(listed).filter((list) => list !== undefined);
+      if (lists.length < 2) return pageOf(lists[0], offset);
+      const orders = lists.flatMap((list) => [...list.values()]).sort(compareListed);
+      return { orders: orders.slice(offset, offset + ORDERS_PAGE), more: offset + ORDERS_PAGE < orders.length };
+    }
+    const all = accounts.liveOrders(key.address);
+    const hidden = [...accounts.liveMarkets(key.address)].some(([shard, index]) => marketOf(shard, index) === undefined);
+    return pageOf(all, offset, hidden ? (order) => marketOf(order.shard, order.market) !== undefined : undefined);
   };
 
   /** One fill as an account trade, from the reader's side. */
@@ -128,22 +210,21 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         const key = authenticateRequest(deps, context);
         const { asset_type: assetType, token_id: tokenId } = context.query;
         if (assetType === undefined) throw badRequest('asset_type is required: COLLATERAL or CONDITIONAL');
+        await whenReadable();
         if (assetType === 'COLLATERAL') {
           let reserved = 0;
           for (const shard of shards()) {
-            const view = await pool.read<BalanceView | null>(shard, { kind: 'balance', account: key.address });
-            reserved += (view?.collateralReservedMicros ?? 0) + (view?.collateralFreeMicros ?? 0);
+            const [free, held] = deps.accounts.collateral(key.address, shard);
+            reserved += held + free;
           }
           const free = deps.freeCollateral(key.address);
           return json({ balance: String(free + reserved), allowance: String(free) });
         }
         const token = tokenId === undefined ? undefined : deps.token(tokenId);
         if (token === undefined) throw badRequest('token_id must be a known token for CONDITIONAL');
-        const shard = pool.shardOf(token.market.conditionId);
-        const view = await pool.read<BalanceView | null>(shard, { kind: 'balance', account: key.address });
-        const position = view?.positions.find((p) => pool.marketKeyAt(shard, p.market) === token.market.conditionId && p.outcome === token.outcome);
-        const free = position?.freeMicros ?? 0;
-        return json({ balance: String(free + (position?.reservedMicros ?? 0)), allowance: String(free) });
+        const place = deps.placeOf(token.market.conditionId);
+        const [free, reserved] = place === undefined ? [0, 0] : deps.accounts.shares(key.address, place.shard, place.market, token.outcome);
+        return json({ balance: String(free + reserved), allowance: String(free) });
       },
     }),
     route({
@@ -174,25 +255,20 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         // paging until "LTE=" do (Polymarket's own), gets an empty page that ends with "LTE=".
         if (cursor === '') return json({ data: [], next_cursor: END_CURSOR, limit: ORDERS_PAGE, count: 0 });
         const offset = cursorOffset(cursor);
-        let rows: Record<string, unknown>[] = [];
         if (id !== undefined) {
+          // One order, any status, as when every order was listed and filtered (one row, or none).
           const found = await findOrder(id, key);
           const order = found === undefined ? undefined : accountOrder(found.view, found.shard, key, false);
-          if (order !== undefined) rows = [order];
-        } else {
-          for (const shard of shards()) {
-            for (const view of await pool.read<OrderView[]>(shard, { kind: 'openOrders', account: key.address })) {
-              const order = accountOrder(view, shard, key, false);
-              if (order !== undefined) rows.push(order);
-            }
-          }
-          rows.sort((a, b) => String(a['createdAt']).localeCompare(String(b['createdAt'])) || String(a['id']).localeCompare(String(b['id'])));
+          const rows = order === undefined || (market !== undefined && order['market'] !== market.toLowerCase() && order['market'] !== market)
+            || (assetId !== undefined && order['assetId'] !== assetId) ? [] : [order];
+          const page = rows.slice(offset, offset + ORDERS_PAGE);
+          return json({ data: page, next_cursor: '', limit: ORDERS_PAGE, count: page.length });
         }
-        rows = rows.filter((row) => (market === undefined || row['market'] === market.toLowerCase() || row['market'] === market)
-          && (assetId === undefined || row['assetId'] === assetId));
-        const page = rows.slice(offset, offset + ORDERS_PAGE);
-        const next = offset + ORDERS_PAGE < rows.length ? cursorOf(offset + ORDERS_PAGE) : '';
-        return json({ data: page, next_cursor: next, limit: ORDERS_PAGE, count: page.length });
+        await whenReadable();
+        const { orders, more } = livePage(key, offset, market, assetId);
+        const rows = orders.map((order) => accountOrder(order.view(), order.shard, key, false)!);
+        const next = more ? cursorOf(offset + ORDERS_PAGE) : '';
+        return json({ data: rows, next_cursor: next, limit: ORDERS_PAGE, count: rows.length });
       },
     }),
     route({

@@ -1,13 +1,14 @@
 // The trading runtime as the server holds it: treasury, matching workers, the client, the
-// market-data read model and the feeds' reader, started together (every shard recovered, every
-// catalog market with an order book registered) and stopped together (every shard answers what
-// it holds, snapshots and closes).
+// market-data and account read models and the feeds' reader, started together (every shard
+// recovered, every catalog market with an order book registered) and stopped together (every
+// shard answers what it holds, snapshots and closes).
 import type { EngineOptions } from '../../engine/state.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { MarketRecord } from '../catalog/model.js';
 import { FeedReader } from '../market/feed_reader.js';
 import { MarketData } from '../market/market_data.js';
+import { AccountData } from './account_data.js';
 import { TradingClient, type MarketSpec } from './client.js';
 import type { TokenPlace } from './order_request.js';
 import { STORAGE_FAILED_EXIT } from '../../engine/shard/protocol.js';
@@ -24,6 +25,8 @@ export interface TradingRuntime {
   readonly pool: ShardPool;
   readonly treasury: Treasury;
   readonly marketData: MarketData;
+  /** The accounts' live orders, balances and newest finished orders (account reads). */
+  readonly accountData: AccountData;
   /** The public feeds, read from the shards' stores. */
   readonly feeds: FeedReader;
   /** Registers every market with an order book that its shard does not know yet. */
@@ -58,6 +61,8 @@ export async function startTrading(config: Config, log: Logger, markets: readonl
   const pool = new ShardPool({ dataDir: config.dataDir, shards: config.shards, engine: engineOptionsOf(config) }, treasury, log);
   const marketData = new MarketData(pool, log, now);
   pool.observe(marketData);
+  const accountData = new AccountData(pool, log, config.accountOrderHistory);
+  pool.observe(accountData);
   try {
     await pool.start();
   } catch (error) {
@@ -86,12 +91,13 @@ export async function startTrading(config: Config, log: Logger, markets: readonl
   };
   await openMarkets(markets);
   await marketData.whenLoaded();
+  await accountData.whenLoaded();
   const timer = setInterval(() => {
     client.expire().catch((error: Error) => log.warn('expiry tick skipped', { error: error.message }));
   }, EXPIRY_TICK_MS);
   timer.unref();
   return {
-    client, pool, treasury, marketData, feeds, openMarkets,
+    client, pool, treasury, marketData, accountData, feeds, openMarkets,
     token: (tokenId) => tokens.get(tokenId),
     async stop() {
       clearInterval(timer);

@@ -184,6 +184,11 @@ export class ShardPool {
   private readonly observers: ShardObserver[] = [];
   /** Frames refused because a shard's command ring was full, by shard. */
   readonly ringFullRejections: Float64Array;
+  /**
+   * Reads asked of the workers (`read`: a message the worker answers on its own thread, between
+   * two batches), by kind, then shard: what the account and market reads cost the order path.
+   */
+  readonly reads = new Map<ShardRead['kind'], Float64Array>();
 
   constructor(private readonly options: ShardPoolOptions, private readonly treasury: Treasury, private readonly log: Logger) {
     this.count = options.shards;
@@ -254,8 +259,12 @@ export class ShardPool {
     return this.handles[shard]!.storageFailures;
   }
 
-  /** The 503 for a command to a shard that is not serving. */
-  private unavailable(handle: ShardHandle): ShardUnavailable {
+  /** The 503 for a command (or a read) to a shard that is not serving. */
+  unavailable(shard: number): ShardUnavailable {
+    return this.unavailableAnswer(this.handles[shard]!);
+  }
+
+  private unavailableAnswer(handle: ShardHandle): ShardUnavailable {
     const retryAfterS = Math.max(1, Math.ceil((handle.restartAtMs - Date.now()) / 1000));
     const failure = handle.storageFailure;
     return new ShardUnavailable(
@@ -272,7 +281,7 @@ export class ShardPool {
    */
   send(shard: number, fill: (frame: Frame) => void, fundMicros = 0): Promise<FrameResult> {
     const handle = this.handles[shard]!;
-    if (!handle.ready) throw this.unavailable(handle);
+    if (!handle.ready) throw this.unavailableAnswer(handle);
     const frame = this.frame;
     fill(frame);
     frame.fundMicros = fundMicros;
@@ -309,6 +318,9 @@ export class ShardPool {
   }
 
   read<T>(shard: number, read: ShardRead): Promise<T> {
+    let counts = this.reads.get(read.kind);
+    if (counts === undefined) this.reads.set(read.kind, counts = new Float64Array(this.count));
+    counts[shard]!++;
     return this.control(shard, (token) => ({ type: 'read', token, read }));
   }
 
@@ -350,7 +362,7 @@ export class ShardPool {
   private control<T>(shard: number, make: (token: number) => ShardControl): Promise<T> {
     const handle = this.handles[shard]!;
     const worker = handle.worker;
-    if (worker === undefined || !handle.ready) return Promise.reject(this.unavailable(handle));
+    if (worker === undefined || !handle.ready) return Promise.reject(this.unavailableAnswer(handle));
     const token = this.nextToken++;
     return new Promise<T>((resolve, reject) => {
       handle.controls.set(token, { resolve: resolve as (value: never) => void, reject });

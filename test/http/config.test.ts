@@ -59,6 +59,7 @@ test('every setting is read from the environment', () => {
       VERIFY_THREADS: '0',
       COMPAT_PORT: '9003',
       ORDER_HISTORY: '1000',
+      ACCOUNT_ORDER_HISTORY: '0',
       KEY_CACHE_ENTRIES: '500',
     },
     none,
@@ -89,6 +90,7 @@ test('every setting is read from the environment', () => {
       bodyTimeoutMs: 5000,
       metrics: true,
       orderHistory: 1000,
+      accountOrderHistory: 0,
       keyCacheEntries: 500,
     },
   );
@@ -108,6 +110,7 @@ test('invalid values are refused with the setting named', () => {
     [{ CATALOG_PORT: '-1' }, /^CATALOG_PORT must be an integer/],
     [{ SHARDS: '0' }, /^SHARDS must be an integer from 1 to 64/],
     [{ HEARTBEAT_TIMEOUT_MS: '1.5' }, /^HEARTBEAT_TIMEOUT_MS must be an integer/],
+    [{ ACCOUNT_ORDER_HISTORY: '-1' }, /^ACCOUNT_ORDER_HISTORY must be an integer from 0 to 16777216/],
     [{ EXCHANGE_ADDRESS: '0x123' }, /^EXCHANGE_ADDRESS must be a 0x-prefixed 20-byte hex address/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of debug, info, warn, error, silent/],
     [{ SEED_DEMO: 'yes' }, /^SEED_DEMO must be 1 or 0/],

@@ -1,5 +1,6 @@
-// The result ring's answer encoding: every event kind the engine emits (but BALANCE, which stays
-// in the shard) decodes to exactly the object eventsToObjects makes of its row, with the frame's
+// The result ring's answer encoding: every event kind the engine emits decodes to exactly the
+// object eventsToObjects makes of its row (BALANCE events into `balances`, the others into
+// `events`, each in the engine's order), with the frame's
 // outcome (credits, redemptions, errors), over seeded random flows; answers laid end to end in
 // one buffer decode one by one. Counts past 16 bits round trip, and the writer refuses a value
 // its field cannot hold.
@@ -7,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CommandKind, OrderType, Side, makeCommand } from '../../../engine/command.js';
 import { Engine } from '../../../engine/engine.js';
-import { eventsToObjects, type EngineEvent } from '../../../engine/event_objects.js';
+import { eventsToObjects, type BalanceEvent, type EngineEvent } from '../../../engine/event_objects.js';
 import { Reject } from '../../../engine/reject.js';
 import { ByteWriter } from '../../../engine/bytes.js';
 import { AnswerDecoder, AnswerWriter } from '../../../engine/shard/answer_codec.js';
@@ -23,7 +24,7 @@ test('answers decode to the events and outcome they were written from', () => {
   for (const seed of [4, 5]) {
     const flow = new RandomCommands(seed, { accounts: 6, markets: 3, marketsMax: 64 });
     const engine = new Engine({ operatorAddress: OPERATOR, marketsMax: 64 });
-    const written: [start: number, end: number, outcome: FrameOutcome, events: EngineEvent[]][] = [];
+    const written: [start: number, end: number, outcome: FrameOutcome, events: EngineEvent[], balances: BalanceEvent[]][] = [];
     const commands = [...flow.setup()];
     for (let step = 0; step < 6000; step++) commands.push(flow.next(engine));
     commands.forEach((command, index) => {
@@ -34,22 +35,26 @@ test('answers decode to the events and outcome they were written from', () => {
         redemptions: index % 500 === 0 ? [{ seq: index, account: OPERATOR, market: 2, winner: 1, sharesMicros: [5_000_000, 0] }] : [],
       };
       const start = writer.write(outcome, engine.events);
-      const events = eventsToObjects(engine.events).filter((event) => event.kind !== 'BALANCE');
-      for (const event of events) kinds.add(event.kind);
-      written.push([start, writer.end(), outcome, events]);
+      const all = eventsToObjects(engine.events);
+      const events = all.filter((event) => event.kind !== 'BALANCE');
+      const balances = all.filter((event): event is BalanceEvent => event.kind === 'BALANCE');
+      for (const event of all) kinds.add(event.kind);
+      written.push([start, writer.end(), outcome, events, balances]);
       engine.events.clear();
       if (index % 50 === 49) {
         // A batch's answers, end to end in the writer's buffer, then decoded one by one.
-        for (const [from, to, expected, expectedEvents] of written) {
+        for (const [from, to, expected, expectedEvents, expectedBalances] of written) {
           const bytes = writer.slice(from, to - from);
-          assert.deepEqual(decoder.decode(bytes, 0, bytes.length), { ...expected, events: expectedEvents }, `seed ${seed}, command ${index}`);
+          assert.deepEqual(
+            decoder.decode(bytes, 0, bytes.length), { ...expected, events: expectedEvents, balances: expectedBalances }, `seed ${seed}, command ${index}`,
+          );
         }
         written.length = 0;
         writer.reset();
       }
     });
   }
-  for (const kind of ['ORDER_ACCEPTED', 'ORDER_REJECTED', 'ORDER_UPDATED', 'ORDER_CANCELLED', 'CANCEL_REJECTED', 'FILL', 'LEVEL', 'MARKET', 'COMMAND_REJECTED']) {
+  for (const kind of ['ORDER_ACCEPTED', 'ORDER_REJECTED', 'ORDER_UPDATED', 'ORDER_CANCELLED', 'CANCEL_REJECTED', 'FILL', 'LEVEL', 'BALANCE', 'MARKET', 'COMMAND_REJECTED']) {
     assert.ok(kinds.has(kind), `the flows made a ${kind}`);
   }
 });
@@ -69,6 +74,7 @@ test('a duplicate is answered with its ORDER_REJECTED and the refunded funding',
       kind: 'ORDER_REJECTED', seq: 0, orderId: '0xabc', account: '0x01', market: 3, outcome: 1, side: Side.Sell,
       priceUnits: 4200, sizeMicros: 7_000_000, orderType: OrderType.FAK, reason: Reject.DUPLICATE_ORDER,
     }],
+    balances: [],
   });
 });
 

@@ -37,13 +37,16 @@ export function testMarketKey(index: number): string {
 /**
  * Starts the whole server in this process on an empty catalog (so no demo quotes rest in the
  * books) and registers TEST_MARKETS markets (tick 0.01, min size 5, no fee) with their shards;
- * a restart finds them in the shards' registries. Logs go nowhere unless asked.
+ * a restart finds them in the shards' registries. Logs go nowhere unless asked. `now` is the
+ * server's clock (a test that expires GTD orders moves it).
  */
-export async function startInProcess(dataDir: string, shards: number, logLevel = 'silent', env: Readonly<Record<string, string>> = {}): Promise<Server> {
+export async function startInProcess(
+  dataDir: string, shards: number, logLevel = 'silent', env: Readonly<Record<string, string>> = {}, now?: () => number,
+): Promise<Server> {
   const config = loadConfig({
     DATA_DIR: dataDir, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', SHARDS: String(shards), LOG_LEVEL: logLevel, SEED_DEMO: '0', ...env,
   }, new Map());
-  const server = await startServer(config, createLogger(config.logLevel));
+  const server = await startServer(config, createLogger(config.logLevel), now === undefined ? {} : { now });
   for (let index = 0; index < TEST_MARKETS; index++) {
     const key = testMarketKey(index);
     if (!server.trading.client.hasMarket(key)) {
