@@ -107,6 +107,9 @@ interface Control {
  */
 const ANSWERS_PER_TURN = 256;
 
+/** How long a stop waits for each worker to answer what it holds, snapshot and exit. */
+const STOP_WAIT_MS = 60_000;
+
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 class ShardHandle {
@@ -340,7 +343,23 @@ export class ShardPool {
       const worker = handle.worker;
       if (worker === undefined) return resolve();
       handle.stopping = true;
-      worker.once('exit', () => resolve());
+      // A worker that does not exit in time (one seen wedged in LMDB's teardown after its thread
+      // ended, its exit never reported) must not hold the process: what it has not answered is
+      // refused, and the stop goes on.
+      const timer = setTimeout(() => {
+        this.log.error('shard worker did not stop in time', { shard: handle.index, waitedMs: STOP_WAIT_MS, unanswered: handle.pending.size });
+        for (const pending of handle.pending.values()) {
+          pending.reject(new ShardUnavailable(`the server stopped before shard ${handle.index} answered: read the order's status to learn whether it was executed`, 1));
+        }
+        handle.pending.clear();
+        // Nor may its thread keep the process alive once everything else has ended.
+        worker.unref();
+        resolve();
+      }, STOP_WAIT_MS);
+      worker.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
       worker.postMessage({ type: 'stop' } satisfies ShardControl);
     })));
   }
