@@ -20,6 +20,11 @@ export interface ShardWorkerData {
   /** The shard's operator counters (ShardCounters), kept by the front end across restarts. */
   readonly counters: SharedArrayBuffer;
   /**
+   * One Int32 the front end's test hook (ShardPool.killWorker) sets: the worker then ends at its
+   * next point outside a write transaction, with KILLED_EXIT.
+   */
+  readonly killSwitch: SharedArrayBuffer;
+  /**
    * Commands a worker that died had taken and not answered: recovery answers those it finds in
    * the journal after `afterBatch` (the batch that worker started from, so every frame there is
    * its own), since they were committed; the others were not, and the front end refuses them.
@@ -34,6 +39,13 @@ export interface UnansweredCommands {
 
 /** A worker's exit code when its storage failed (a commit, or the write it tries before it serves). */
 export const STORAGE_FAILED_EXIT = 3;
+/**
+ * The exit code of a worker ended by the test hook's kill switch. A thread ended from outside
+ * (Worker.terminate) while it is inside an LMDB write transaction never finishes its teardown:
+ * lmdb-js's cleanup waits on the environment's write lock, which the ended transaction holds, so
+ * its exit is never reported (seen under load: the shard then took commands no one ran).
+ */
+export const KILLED_EXIT = 70;
 
 export interface ShardStatus {
   readonly stateHash: string;

@@ -21,7 +21,7 @@ import { recordFinishedOrders } from './finished_orders.js';
 import { decodeFrame, Frame } from './frame.js';
 import {
   type AccountData, type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus,
-  type ShardWorkerData, SPIN_US, STORAGE_FAILED_EXIT,
+  type ShardWorkerData, SPIN_US, STORAGE_FAILED_EXIT, KILLED_EXIT,
 } from './protocol.js';
 import type { StoredFill } from './feed_tables.js';
 import { recoverCore } from './recovery.js';
@@ -49,6 +49,12 @@ let batch = 0;
 let framesSinceSnapshot = 0;
 let stopping = false;
 const counters = new ShardCounters(data.counters);
+const killSwitch = new Int32Array(data.killSwitch);
+
+/** The test hook's crash (see KILLED_EXIT): called only where no write transaction is open. */
+function endIfKilled(): void {
+  if (Atomics.load(killSwitch, 0) !== 0) process.exit(KILLED_EXIT);
+}
 
 /** The books' size for the operator, after recovery and after every commit (O(markets)). */
 function countBooks(): void {
@@ -187,6 +193,7 @@ let open = new OpenBatch();
 /** Applies up to batchFramesMax frames from the ring to the engine, into the open batch. */
 function drain(): void {
   for (let count = 0; count < data.batchFramesMax; count++) {
+    endIfKilled();
     const head = commandRing.peek();
     if (head === undefined) return;
     try {
@@ -295,6 +302,7 @@ function storageFailed(what: string, error: unknown, notExecuted: number[]): nev
 
 /** While the result ring is full: waits a moment for the front end to read. */
 function waitForReader(): void {
+  endIfKilled();
   Atomics.wait(pause, 0, 0, 0.05);
 }
 
@@ -353,6 +361,7 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 async function loop(): Promise<void> {
   let lastYield = performance.now();
   while (!stopping) {
+    endIfKilled();
     if (commandRing.waitForFrame(SPIN_US, IDLE_WAIT_MS)) {
       drain();
       commitOpenBatch();

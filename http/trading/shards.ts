@@ -151,6 +151,8 @@ class ShardHandle {
   storageFailures = 0;
   /** The message of the error the current worker threw, if it threw one (read when it exits). */
   errorMessage = '';
+  /** The current worker's kill switch (the test hook's: see killWorker); a fresh one per worker. */
+  killSwitch = new Int32Array(new SharedArrayBuffer(4));
   /** Operator counters the shard's workers write (one after another across restarts). */
   readonly counters = new ShardCounters();
   private readonly buffers: { command: SharedArrayBuffer; result: SharedArrayBuffer };
@@ -327,9 +329,20 @@ export class ShardPool {
     return this.control(shard, (token) => ({ type: 'read', token, read }));
   }
 
-  /** Test hook: ends a worker thread abruptly, as a crash would. */
+  /**
+   * Test hook: ends a worker thread abruptly, as a crash would, at its next point outside a write
+   * transaction (mid-batch before the commit, or while it writes answers): see KILLED_EXIT.
+   * Resolves once the pool has seen it exit.
+   */
   async killWorker(shard: number): Promise<void> {
-    await this.handles[shard]!.worker?.terminate();
+    const handle = this.handles[shard]!;
+    const worker = handle.worker;
+    if (worker === undefined) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    Atomics.store(handle.killSwitch, 0, 1);
+    // An idle worker sleeps on its command ring: wake it to see the switch.
+    handle.commandRing.wakeConsumer();
+    await exited;
   }
 
   /** Lets every worker answer what it holds, snapshot and close; resolves when all have exited. */
@@ -394,7 +407,7 @@ export class ShardPool {
       shard: handle.index, dataDir: this.options.dataDir, commandRing: buffers.command, resultRing: buffers.result,
       commandLayout: COMMAND_LAYOUT, resultLayout: RESULT_LAYOUT, engine: this.options.engine,
       snapshotEveryFrames: this.options.snapshotEveryFrames ?? 500_000, batchFramesMax: this.options.batchFramesMax ?? 4096,
-      counters: handle.counters.buffer,
+      counters: handle.counters.buffer, killSwitch: (handle.killSwitch = new Int32Array(new SharedArrayBuffer(4))).buffer as SharedArrayBuffer,
       unanswered: handle.unanswered.size === 0 ? undefined : { afterBatch: handle.startBatch, requestIds: [...handle.unanswered.keys()] },
     };
     const worker = new Worker(new URL('../../engine/shard/worker.js', import.meta.url), { workerData: data });
