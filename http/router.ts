@@ -172,6 +172,17 @@ function requestIdOf(req: HttpRequest): string {
   requestCounter = requestCounter === Number.MAX_SAFE_INTEGER ? 1 : requestCounter + 1;
   return `${REQUEST_ID_PREFIX}-${requestCounter.toString(36)}`;
 }
+/**
+ * A refused request is answered after this long, not at once: a client that floods without
+ * honouring Retry-After then sends a request per connection per REFUSAL_DELAY_MS instead of as
+ * many as the front end can refuse (answering 429s at full speed took the thread from everyone
+ * else). A client that waits Retry-After (at least 1 s) never notices. At most REFUSALS_WAITING_MAX
+ * wait at once; past that, refusals are answered at once.
+ */
+export const REFUSAL_DELAY_MS = 200;
+const REFUSALS_WAITING_MAX = 10_000;
+let refusalsWaiting = 0;
+
 /** 429 answers by Retry-After seconds, made once each. */
 const tooMany: Reply[] = [];
 
@@ -281,6 +292,21 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       write(res, reply, false, requestId);
       metrics?.record(reply.status, startedMs);
     };
+    /** Answers a refusal after REFUSAL_DELAY_MS (at once when too many already wait). */
+    const refuse = (res: HttpResponse, reply: Reply, startedMs: number, requestId: string, pending?: Pending): void => {
+      if (refusalsWaiting >= REFUSALS_WAITING_MAX) {
+        if (pending === undefined) answer(res, reply, startedMs, requestId);
+        else pending.reply(reply);
+        return;
+      }
+      refusalsWaiting++;
+      const later = pending ?? new Pending(res, listener.lifecycle, metrics, startedMs, requestId);
+      later.work();
+      setTimeout(() => {
+        refusalsWaiting--;
+        later.reply(reply);
+      }, REFUSAL_DELAY_MS);
+    };
 
     const finish = (
       res: HttpResponse, pending: Pending | undefined, context: Context<ParamsOf<Q>, ParamsOf<P>>, cacheKey: string, version: number, startedMs: number,
@@ -295,11 +321,14 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       if (result instanceof Promise) {
         const later = pending ?? new Pending(res, listener.lifecycle, metrics, startedMs, requestId);
         later.work();
-        result.catch((error: unknown) => fail(error, requestId)).then((reply) => later.reply(reply));
+        result.catch((error: unknown) => fail(error, requestId))
+          .then((reply) => (reply.status === 429 ? refuse(res, reply, startedMs, requestId, later) : later.reply(reply)));
         return;
       }
       if (cached !== undefined && result.status === 200) cached.cache.set(cacheKey, version, Buffer.from(result.body));
-      if (pending === undefined) answer(res, result, startedMs, requestId);
+      // A cap the handler charges (an account's, an order's) refuses like the edge's.
+      if (result.status === 429) refuse(res, result, startedMs, requestId, pending);
+      else if (pending === undefined) answer(res, result, startedMs, requestId);
       else pending.reply(result);
     };
 
@@ -313,11 +342,11 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         // Charged before anything else is read or done: a refused request costs a lookup.
         address = clientKey(res, relayed, trust);
         const retryAfterS = limiter.charge(capIds, address);
-        if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs, requestId);
+        if (retryAfterS > 0) return refuse(res, tooManyRequests(retryAfterS), startedMs, requestId);
       }
       if (limiter !== undefined && sharedIds.length > 0) {
         const retryAfterS = limiter.charge(sharedIds, ALL_CLIENTS);
-        if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs, requestId);
+        if (retryAfterS > 0) return refuse(res, tooManyRequests(retryAfterS), startedMs, requestId);
       }
       const rawQuery = req.getQuery() ?? '';
       let cacheKey = '';
@@ -340,11 +369,11 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         const cost = costOf(captured.query);
         if (cost > 0 && costIds.perClient.length > 0) {
           const retryAfterS = limiter.charge(costIds.perClient, address ?? clientKey(res, relayed, trust), Math.min(cost, clientCostMax));
-          if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs, requestId);
+          if (retryAfterS > 0) return refuse(res, tooManyRequests(retryAfterS), startedMs, requestId);
         }
         if (cost > 0 && costIds.shared.length > 0) {
           const retryAfterS = limiter.charge(costIds.shared, ALL_CLIENTS, Math.min(cost, sharedCostMax));
-          if (retryAfterS > 0) return answer(res, tooManyRequests(retryAfterS), startedMs, requestId);
+          if (retryAfterS > 0) return refuse(res, tooManyRequests(retryAfterS), startedMs, requestId);
         }
       }
       const bodyKind = spec.body;

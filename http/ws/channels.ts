@@ -403,16 +403,16 @@ export class LiveChannels implements MarketDataListener {
 
   /**
    * Follows the new known tokens of `ids`, up to ASSETS_PER_SOCKET, and sends each one's `book`.
-   * The books are made first and their bytes charged: a refused subscription follows nothing.
-   * Making, charging, following and sending happen in one turn, so no change falls between a
-   * token's book and its topic.
+   * A quarter KiB a book is charged before any is made (so a client over its caps, or all clients
+   * over theirs, costs no book-making), then the rest of their KiB once they are: a refused
+   * subscription follows nothing. Making, charging, following and sending happen in one turn, so
+   * no change falls between a token's book and its topic.
    */
   private subscribe(ws: WebSocket<SocketData>, data: SocketData, ids: readonly string[]): void {
     const unknown: string[] = [];
-    const books: { id: string; token: TokenBook; message: string }[] = [];
+    const tokens: { id: string; token: TokenBook }[] = [];
     const adding = new Set<string>();
     let full = false;
-    let bytes = 0;
     for (const id of ids) {
       if (data.assets.has(id) || adding.has(id)) continue;
       const token = this.deps.tokenBook(id);
@@ -420,16 +420,26 @@ export class LiveChannels implements MarketDataListener {
         unknown.push(id);
         continue;
       }
-      if (data.assets.size + books.length >= ASSETS_PER_SOCKET) {
+      if (data.assets.size + tokens.length >= ASSETS_PER_SOCKET) {
         full = true;
         break;
       }
-      const message = bookMessage(token, id);
-      bytes += Buffer.byteLength(message);
-      books.push({ id, token, message });
+      tokens.push({ id, token });
       adding.add(id);
     }
-    const refusal = this.deps.caps.snapshot(data.keys, bytes);
+    const upFrontKiB = Math.ceil(tokens.length / 4);
+    const refused = this.deps.caps.snapshot(data.keys, upFrontKiB * 1024);
+    if (refused !== undefined) {
+      this.refuse(ws, refused);
+      return;
+    }
+    let bytes = 0;
+    const books = tokens.map(({ id, token }) => {
+      const message = bookMessage(token, id);
+      bytes += Buffer.byteLength(message);
+      return { id, token, message };
+    });
+    const refusal = this.deps.caps.snapshot(data.keys, Math.max(0, Math.ceil(bytes / 1024) - upFrontKiB) * 1024);
     if (refusal !== undefined) {
       this.refuse(ws, refusal);
       return;
