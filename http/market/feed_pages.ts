@@ -11,6 +11,18 @@ import { badRequest } from '../errors.js';
 export type StreamPosition = FillEntry | null | 'end';
 export type FeedCursor = readonly StreamPosition[];
 
+/**
+ * Items a long read takes between turns of the front end's event loop (1 to 2 ms of its thread
+ * here): a page of thousands is read as slices, each from the cursor the one before ended with,
+ * so it never holds the thread that also takes orders for longer than a slice.
+ */
+export const FEED_SLICE = 100;
+
+/** Resolves on the event loop's next turn, after the I/O that is waiting. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Most entries one page may look at per stream before it answers with what it found. */
 export const FEED_SCAN_MAX = 200_000;
 

@@ -18,15 +18,13 @@ import { route, type Route } from '../router.js';
 import { transactionHash } from '../trading/fill_ids.js';
 import type { DepositRecord } from '../trading/treasury.js';
 import { BUY } from './book.js';
-import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor, type FeedCursor } from './feed_pages.js';
+import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor, FEED_SLICE, nextTurn, type FeedCursor } from './feed_pages.js';
 import type { FeedReader, PublicItem, RedeemItem, TradeQuery } from './feed_reader.js';
 
 /** The response header of GET /trades that names the next page's cursor (absent on the last page). */
 export const NEXT_CURSOR_HEADER = 'x-next-cursor';
 
 export const TRADES_LIMIT_MAX = 10_000;
-/** Items a feed read reads between turns of the event loop (1 to 2 ms of the front end's thread here). */
-const TRADES_SLICE = 100;
 export const TRADES_OFFSET_MAX = 10_000;
 export const ACTIVITY_LIMIT_MAX = 500;
 export const ACTIVITY_OFFSET_MAX = 10_000;
@@ -79,11 +77,6 @@ function newMemo(): PageMemo {
 /** Every public item of `user`, as taker or maker. */
 function everyItemOf(user: string): Omit<TradeQuery, 'limit' | 'offset'> {
   return { takerOnly: false, markets: [], user, side: undefined, accept: () => true };
-}
-
-/** Resolves on the event loop's next turn, after the I/O that is waiting. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function sha256(text: string): string {
@@ -208,7 +201,7 @@ export function feedRoutes(deps: FeedDeps): Route[] {
 
   /**
    * Reads the items of a public-fills query, `skip` of them and then up to `limit`, giving the
-   * kept ones to `take`; returns the cursor after the last. It reads TRADES_SLICE items at a time,
+   * kept ones to `take`; returns the cursor after the last. It reads FEED_SLICE items at a time,
    * each slice from the cursor the one before ended with, and lets the event loop turn between
    * slices, so a page of 10 000 (after an offset of 10 000) never holds the front end's thread for
    * more than a slice; the items an offset skips are read, never made into answers.
@@ -220,7 +213,7 @@ export function feedRoutes(deps: FeedDeps): Route[] {
     let remaining = limit;
     for (let first = true; ; first = false) {
       if (!first) await nextTurn();
-      const want = Math.min(TRADES_SLICE, skip + remaining);
+      const want = Math.min(FEED_SLICE, skip + remaining);
       const page = deps.feeds.trades({ ...query, limit: want, offset: 0 }, cursor);
       cursor = page.next;
       const dropped = Math.min(skip, page.items.length);

@@ -9,7 +9,7 @@
 // of an account can be read, however many it has, each page at the cost of one.
 import { orderStatusName } from '../../engine/order_status.js';
 import type { StoredFill } from '../../engine/shard/feed_tables.js';
-import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor } from '../market/feed_pages.js';
+import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor, FEED_SLICE, nextTurn } from '../market/feed_pages.js';
 import type { FeedReader } from '../market/feed_reader.js';
 import type { OrderView } from '../../engine/reads.js';
 import { authenticateRequest, L2_HEADER_NAMES, type ApiKeyRecord, type L2Deps } from '../auth/l2.js';
@@ -307,9 +307,18 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
           const market = marketOf(shard, fill.market);
           return market !== undefined && (q.market === undefined || market.conditionId === q.market);
         };
-        const page = deps.feeds.fillsOf(key.address, TRADES_PAGE, passes, cursor);
-        const data = page.fills.map(({ fill, shard }) => trade(fill, shard, key)!);
-        const next = page.next === undefined ? END_CURSOR : encodeCursor(page.next);
+        // The page in slices, the event loop turning between them (feed_pages.ts).
+        const data: Record<string, unknown>[] = [];
+        let at = cursor;
+        for (let first = true; data.length < TRADES_PAGE; first = false) {
+          if (!first) await nextTurn();
+          const want = Math.min(FEED_SLICE, TRADES_PAGE - data.length);
+          const slice = deps.feeds.fillsOf(key.address, want, passes, at);
+          for (const { fill, shard } of slice.fills) data.push(trade(fill, shard, key)!);
+          at = slice.next;
+          if (at === undefined || slice.fills.length < want) break;
+        }
+        const next = at === undefined ? END_CURSOR : encodeCursor(at);
         return json({ data, next_cursor: next, limit: TRADES_PAGE, count: data.length });
       },
     }),
