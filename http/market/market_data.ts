@@ -2,18 +2,17 @@
 // the answers the shards commit (ShardObserver). Market-data reads never wait on a matching
 // worker. (The public feeds read the shards' own stores: feed_reader.ts.)
 //
-// Start and restart of a shard: its answers are held back while the model loads the shard's
-// books, market states and last trades (as of an engine sequence number S). Then the held
-// answers are applied, their events only after S (a LEVEL event carries the level's new total,
-// so applying them in order after the snapshot is exact).
+// Start and restart of a shard (shard_model.ts): its answers are held back while the model loads
+// the shard's books, market states and last trades (as of an engine sequence number S). Then the
+// held answers are applied, their events only after S (a LEVEL event carries the level's new
+// total, so applying them in order after the snapshot is exact).
 import type { EngineEvent, FillEvent } from '../../engine/event_objects.js';
 import type { FrameResult } from '../../engine/shard/core.js';
 import type { MarketData as ShardMarketData } from '../../engine/shard/protocol.js';
 import type { Logger } from '../log.js';
-import type { ShardObserver, ShardPool } from '../trading/shards.js';
+import { ShardModel, type LoadedShard } from '../trading/shard_model.js';
+import type { ShardPool } from '../trading/shards.js';
 import { MarketBook, type TradeSide } from './book.js';
-/** Wait before loading a shard again after a failed load. */
-const RELOAD_DELAY_MS = 500;
 
 /**
  * What one committed answer changed, as the live channels publish it. Its events are the
@@ -41,29 +40,17 @@ export interface MarketDataListener {
   reloaded(books: readonly MarketBook[]): void;
 }
 
-interface ShardState {
-  /** Answers held back while the shard loads; undefined once loaded. */
-  held: FrameResult[] | undefined;
-  /** The engine sequence number the loaded books reflect. */
-  baseSeq: number;
-  /** Bumped by every start, so a load overtaken by a newer start gives up. */
-  generation: number;
+interface ShardState extends LoadedShard {
   /** Engine market index → book. */
   books: MarketBook[];
 }
 
-export class MarketData implements ShardObserver {
+export class MarketData extends ShardModel<ShardState, ShardMarketData> {
   private readonly books = new Map<string, MarketBook>();
-  private readonly shards: ShardState[];
-  private readonly waiting: (() => void)[] = [];
   private readonly listeners: MarketDataListener[] = [];
 
-  constructor(
-    private readonly pool: ShardPool,
-    private readonly log: Logger,
-    private readonly now: () => number,
-  ) {
-    this.shards = Array.from({ length: pool.count }, () => ({ held: [], baseSeq: 0, generation: 0, books: [] }));
+  constructor(pool: ShardPool, log: Logger, private readonly now: () => number) {
+    super(pool, log, 'market data', () => ({ held: [], baseSeq: 0, generation: 0, books: [] }));
   }
 
   /** The book of a market with an order book, by condition id. */
@@ -80,61 +67,29 @@ export class MarketData implements ShardObserver {
     return this.shards[shard]?.books[index];
   }
 
-  /** Whether every shard's books are loaded. */
-  loaded(): boolean {
-    return this.shards.every((state) => state.held === undefined);
+  protected read(shard: number): Promise<ShardMarketData> {
+    return this.pool.read<ShardMarketData>(shard, { kind: 'marketData' });
   }
 
-  /** Resolves once every shard's books are loaded (the server says it is ready after that). */
-  whenLoaded(): Promise<void> {
-    if (this.loaded()) return Promise.resolve();
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  answered(shard: number, result: FrameResult): void {
-    const state = this.shards[shard]!;
-    if (state.held !== undefined) state.held.push(result);
-    else this.apply(shard, state, result);
-  }
-
-  started(shard: number): void {
-    const state = this.shards[shard]!;
-    state.generation++;
-    state.held = [];
-    void this.load(shard, state, state.generation);
-  }
-
-  private async load(shard: number, state: ShardState, generation: number): Promise<void> {
-    try {
-      const data = await this.pool.read<ShardMarketData>(shard, { kind: 'marketData' });
-      if (state.generation !== generation) return;
-      state.books = [];
-      const nowMs = this.now();
-      for (const { key, view, book, lastTrades } of data.markets) {
-        const model = this.bookFor(state, view.market, key, view, nowMs);
-        model.setState(view, nowMs);
-        model.load(book, nowMs);
-        lastTrades.forEach((trade, outcome) => {
-          if (trade !== null) model.setLastTrade(outcome, { priceUnits: trade[0], side: trade[1] as TradeSide, timeMs: trade[2] });
-        });
-      }
-      state.baseSeq = data.seq;
-      const held = state.held ?? [];
-      state.held = undefined;
-      this.tell((listener) => listener.reloaded(state.books.filter((book) => book !== undefined)));
-      for (const result of held) this.apply(shard, state, result);
-      this.log.info('market data loaded', { shard, markets: data.markets.length, seq: data.seq });
-      if (this.loaded()) for (const resolve of this.waiting.splice(0)) resolve();
-    } catch (error) {
-      if (state.generation !== generation) return;
-      this.log.warn('market data load failed; retrying', { shard, error: error instanceof Error ? error.message : String(error) });
-      setTimeout(() => {
-        if (state.generation === generation && this.pool.isReady(shard)) void this.load(shard, state, generation);
-      }, RELOAD_DELAY_MS).unref();
+  protected restore(_shard: number, state: ShardState, data: ShardMarketData): Record<string, number> {
+    state.books = [];
+    const nowMs = this.now();
+    for (const { key, view, book, lastTrades } of data.markets) {
+      const model = this.bookFor(state, view.market, key, view, nowMs);
+      model.setState(view, nowMs);
+      model.load(book, nowMs);
+      lastTrades.forEach((trade, outcome) => {
+        if (trade !== null) model.setLastTrade(outcome, { priceUnits: trade[0], side: trade[1] as TradeSide, timeMs: trade[2] });
+      });
     }
+    return { markets: data.markets.length };
   }
 
-  private apply(shard: number, state: ShardState, result: FrameResult): void {
+  protected override restored(state: ShardState): void {
+    this.tell((listener) => listener.reloaded(state.books.filter((book) => book !== undefined)));
+  }
+
+  protected apply(shard: number, state: ShardState, result: FrameResult): void {
     const events = result.events;
     // Sequence numbers rise through an answer, so what a reload's books already hold is a prefix.
     let from = 0;

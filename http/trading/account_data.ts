@@ -6,7 +6,7 @@
 // ACCOUNT_ORDER_HISTORY, or never placed) is looked up in the worker's finished-order index, a
 // hash probe (account_routes.ts).
 //
-// Start and restart of a shard, as MarketData: its answers are held back while the model loads
+// Start and restart of a shard, as MarketData (shard_model.ts): its answers are held back while the model loads
 // the shard's accounts as of an engine sequence number S (the 'accountData' read); then the held
 // answers are applied, their events only after S. An order event carries the order's progress and
 // a BALANCE event a balance's new value, so applying them in order after the load is exact. The
@@ -24,10 +24,8 @@ import type { FrameResult } from '../../engine/shard/core.js';
 import type { AccountData as ShardAccountData } from '../../engine/shard/protocol.js';
 import type { Logger } from '../log.js';
 import { OrderList } from './order_list.js';
-import type { ShardObserver, ShardPool } from './shards.js';
-
-/** Wait before loading a shard again after a failed load. */
-const RELOAD_DELAY_MS = 500;
+import { ShardModel, type LoadedShard } from './shard_model.js';
+import type { ShardPool } from './shards.js';
 
 /** A live order: its view's fields, the matched part moving as it fills. */
 export class LiveOrder {
@@ -115,58 +113,21 @@ interface ShardBalance {
   readonly positions: Map<number, [free: number, reserved: number]>;
 }
 
-interface ShardState {
-  /** Answers held back while the shard loads; undefined once loaded. */
-  held: FrameResult[] | undefined;
-  /** The engine sequence number the load reflects. */
-  baseSeq: number;
-  /** Bumped by every start, so a load overtaken by a newer start gives up. */
-  generation: number;
+interface ShardState extends LoadedShard {
   /** The shard's live orders by id. */
   live: Map<string, LiveOrder>;
   /** By address: accounts with collateral or shares on the shard. */
   balances: Map<string, ShardBalance>;
 }
 
-export class AccountData implements ShardObserver {
-  private readonly shards: ShardState[];
+export class AccountData extends ShardModel<ShardState, ShardAccountData> {
   /** By address: accounts with a live order on some shard. */
   private readonly accounts = new Map<string, AccountOrders>();
   /** The newest finished orders by id, oldest first (a Map keeps its insertion order). */
   private readonly finished = new Map<string, FinishedOrder>();
-  private readonly waiting: (() => void)[] = [];
 
-  constructor(private readonly pool: ShardPool, private readonly log: Logger, private readonly finishedMax: number) {
-    this.shards = Array.from({ length: pool.count }, () => ({ held: [], baseSeq: 0, generation: 0, live: new Map(), balances: new Map() }));
-  }
-
-  /** Whether every shard is loaded. */
-  loaded(): boolean {
-    return this.shards.every((state) => state.held === undefined);
-  }
-
-  /** Whether the shard is loaded (its answers are applied as they come, not held). */
-  shardLoaded(shard: number): boolean {
-    return this.shards[shard]!.held === undefined;
-  }
-
-  /** Resolves once every shard is loaded. */
-  whenLoaded(): Promise<void> {
-    if (this.loaded()) return Promise.resolve();
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  answered(shard: number, result: FrameResult): void {
-    const state = this.shards[shard]!;
-    if (state.held !== undefined) state.held.push(result);
-    else this.apply(shard, state, result);
-  }
-
-  started(shard: number): void {
-    const state = this.shards[shard]!;
-    state.generation++;
-    state.held = [];
-    void this.load(shard, state, state.generation);
+  constructor(pool: ShardPool, log: Logger, private readonly finishedMax: number) {
+    super(pool, log, 'account data', () => ({ held: [], baseSeq: 0, generation: 0, live: new Map(), balances: new Map() }));
   }
 
   // ---- Reads. ----
@@ -232,31 +193,20 @@ export class AccountData implements ShardObserver {
 
   // ---- Loading and applying. ----
 
-  private async load(shard: number, state: ShardState, generation: number): Promise<void> {
-    try {
-      const data = await this.pool.read<ShardAccountData>(shard, { kind: 'accountData' });
-      if (state.generation !== generation) return;
-      for (const order of state.live.values()) this.unlist(order);
-      state.live = new Map();
-      state.balances = new Map();
-      this.restore(shard, state, data);
-      state.baseSeq = data.seq;
-      const held = state.held ?? [];
-      state.held = undefined;
-      for (const result of held) this.apply(shard, state, result);
-      this.log.info('account data loaded', { shard, accounts: data.accounts.addresses.length, orders: state.live.size, seq: data.seq });
-      if (this.loaded()) for (const resolve of this.waiting.splice(0)) resolve();
-    } catch (error) {
-      if (state.generation !== generation) return;
-      this.log.warn('account data load failed; retrying', { shard, error: error instanceof Error ? error.message : String(error) });
-      setTimeout(() => {
-        if (state.generation === generation && this.pool.isReady(shard)) void this.load(shard, state, generation);
-      }, RELOAD_DELAY_MS).unref();
-    }
+  protected read(shard: number): Promise<ShardAccountData> {
+    return this.pool.read<ShardAccountData>(shard, { kind: 'accountData' });
+  }
+
+  protected restore(shard: number, state: ShardState, data: ShardAccountData): Record<string, number> {
+    for (const order of state.live.values()) this.unlist(order);
+    state.live = new Map();
+    state.balances = new Map();
+    this.restoreAccounts(shard, state, data);
+    return { accounts: data.accounts.addresses.length, orders: state.live.size };
   }
 
   /** The shard's accounts as the load read them. */
-  private restore(shard: number, state: ShardState, { accounts }: ShardAccountData): void {
+  private restoreAccounts(shard: number, state: ShardState, { accounts }: ShardAccountData): void {
     const { addresses, collateralMicros, positionAccounts, positionMarkets, positionOutcomes, positionMicros } = accounts;
     const balances: (ShardBalance | undefined)[] = addresses.map((_, index) => {
       const free = collateralMicros[2 * index]!;
@@ -286,7 +236,7 @@ export class AccountData implements ShardObserver {
     }
   }
 
-  private apply(shard: number, state: ShardState, result: FrameResult): void {
+  protected apply(shard: number, state: ShardState, result: FrameResult): void {
     const base = state.baseSeq;
     // Sequence numbers rise through an answer, so what a load already holds is a prefix.
     for (const event of result.events) if (event.seq > base) this.applyOrderEvent(shard, state, event, result.timeMs);
