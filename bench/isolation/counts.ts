@@ -1,6 +1,7 @@
 // What an attacker saw of the server during one phase of the isolation benchmark: what it sent,
 // what was served, and every way it was refused. Kept by the attacker's flood clients in its
 // worker thread and sent back to the benchmark whole when the phase ends.
+import type { Socket } from 'node:net';
 
 export interface AttackCounts {
   /** Requests written (HTTP) or operations sent (WebSocket: subscribes, unsubscribes, PINGs). */
@@ -62,3 +63,74 @@ export interface Flood {
   /** Stops sending and closes every socket and timer. */
   stop(): void;
 }
+
+/**
+ * What both floods' connections share: the address they come from (the next of the ring after
+ * each hop), the sending switch, the stop, and the reconnect after a close. A subclass opens its
+ * socket (`open`) and sends while `sending` (`resume`).
+ */
+export abstract class FloodPeer {
+  protected socket: Socket | undefined;
+  protected address: string;
+  protected sending = false;
+  protected stopped = false;
+  protected timer: NodeJS.Timeout | undefined;
+
+  constructor(index: number, protected readonly ring: AddressRing, protected readonly counts: AttackCounts, protected readonly settled: () => void) {
+    this.address = ring.first(index);
+  }
+
+  go(): void {
+    this.sending = true;
+    this.resume();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.socket?.destroy();
+  }
+
+  protected abstract open(): void;
+  protected abstract resume(): void;
+
+  /** From the ring's next address, after `delayMs` (at once with none). */
+  protected hop(delayMs = 0): void {
+    const again = (): void => {
+      if (this.stopped) return;
+      this.address = this.ring.after(this.address);
+      this.open();
+    };
+    if (delayMs === 0) again();
+    else this.timer = setTimeout(again, delayMs);
+  }
+}
+
+/** `count` peers made by `make`, as one Flood: ready once each has settled (connected, or failed to) once. */
+export function floodOf<T extends FloodPeer>(count: number, make: (index: number, settled: () => void) => T, stopToo: () => void = () => undefined): { flood: Flood; peers: T[] } {
+  let waiting = count;
+  let resolveReady = (): void => undefined;
+  const ready = new Promise<void>((resolve) => (resolveReady = resolve));
+  const peers = Array.from({ length: count }, (_, index) => {
+    let settled = false;
+    return make(index, () => {
+      if (settled) return;
+      settled = true;
+      if (--waiting === 0) resolveReady();
+    });
+  });
+  return {
+    peers,
+    flood: {
+      ready,
+      go: () => {
+        for (const peer of peers) peer.go();
+      },
+      stop: () => {
+        stopToo();
+        for (const peer of peers) peer.stop();
+      },
+    },
+  };
+}
+

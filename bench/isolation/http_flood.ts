@@ -7,9 +7,9 @@
 //
 // Answers are skimmed, not kept: the head is read for the status and Retry-After, the body's
 // bytes are counted and dropped, so a 6 MB answer costs the attacker no copying.
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import type { RequestSpec } from '../load/client.js';
-import { AddressRing, countOther, type AttackCounts, type Flood } from './counts.js';
+import { AddressRing, countOther, FloodPeer, floodOf, type AttackCounts, type Flood } from './counts.js';
 
 export interface HttpFloodPlan {
   readonly kind: 'http';
@@ -122,40 +122,28 @@ class RequestSource {
   }
 }
 
-class FloodConnection {
-  private socket: Socket | undefined;
+class FloodConnection extends FloodPeer {
   private skimmer: AnswerSkimmer | undefined;
-  private address: string;
-  private sending = false;
-  private stopped = false;
-  private timer: NodeJS.Timeout | undefined;
   /** The request out on this connection, if any. */
   private inFlight: Buffer | undefined;
 
   constructor(
     index: number,
     private readonly target: { readonly host: string; readonly port: number },
-    private readonly ring: AddressRing,
+    ring: AddressRing,
     private readonly source: RequestSource,
-    private readonly counts: AttackCounts,
-    private readonly settled: () => void,
+    counts: AttackCounts,
+    settled: () => void,
   ) {
-    this.address = ring.first(index);
+    super(index, ring, counts, settled);
     this.open();
   }
 
-  go(): void {
-    this.sending = true;
+  protected resume(): void {
     this.sendNext();
   }
 
-  stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.socket?.destroy();
-  }
-
-  private open(): void {
+  protected open(): void {
     const socket = connect({ host: this.target.host, port: this.target.port, localAddress: this.address });
     this.socket = socket;
     this.skimmer = new AnswerSkimmer((status, retryAfter) => this.onAnswer(status, retryAfter));
@@ -185,14 +173,8 @@ class FloodConnection {
       if (socket !== this.socket || this.stopped) return;
       // A connect that failed was counted as an error.
       if (connected) this.counts.closes++;
-      this.timer = setTimeout(() => this.reopen(), RECONNECT_MS);
+      this.hop(RECONNECT_MS);
     });
-  }
-
-  private reopen(): void {
-    if (this.stopped) return;
-    this.address = this.ring.after(this.address);
-    this.open();
   }
 
   private sendNext(): void {
@@ -216,8 +198,7 @@ class FloodConnection {
       if (this.ring.hop && !this.stopped) {
         // Move to a fresh address: the old socket is left behind, its close ignored.
         const old = this.socket;
-        this.address = this.ring.after(this.address);
-        this.open();
+        this.hop();
         old?.destroy();
         return;
       }
@@ -231,24 +212,5 @@ export function startHttpFlood(plan: HttpFloodPlan, counts: AttackCounts): Flood
   const target = { host: url.hostname, port: Number(url.port) };
   const ring = new AddressRing(plan.addresses, plan.hop);
   const source = new RequestSource(plan, counts);
-  let waiting = plan.connections;
-  let resolveReady = (): void => undefined;
-  const ready = new Promise<void>((resolve) => (resolveReady = resolve));
-  const connections = Array.from({ length: plan.connections }, (_, index) => {
-    let settled = false;
-    return new FloodConnection(index, target, ring, source, counts, () => {
-      if (settled) return;
-      settled = true;
-      if (--waiting === 0) resolveReady();
-    });
-  });
-  return {
-    ready,
-    go: () => {
-      for (const connection of connections) connection.go();
-    },
-    stop: () => {
-      for (const connection of connections) connection.stop();
-    },
-  };
+  return floodOf(plan.connections, (index, settled) => new FloodConnection(index, target, ring, source, counts, settled)).flood;
 }

@@ -15,7 +15,7 @@
 // from the next address with `hop`.
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import { AddressRing, countOther, type AttackCounts, type Flood } from './counts.js';
+import { AddressRing, countOther, FloodPeer, floodOf, type AttackCounts, type Flood } from './counts.js';
 
 export interface WsFloodPlan {
   readonly kind: 'ws';
@@ -139,52 +139,41 @@ function batchOf(plan: WsFloodPlan): Batch {
   return { bytes: Buffer.concat([subscribe, unsubscribe, ping]), operations: 2, pongs: 1, window: 4 };
 }
 
-class FloodSocket {
-  private socket: Socket | undefined;
-  private address: string;
-  private open = false;
-  private sending = false;
-  private stopped = false;
+class FloodSocket extends FloodPeer {
+  /** Upgraded, and not closed since. */
+  private live = false;
   private awaiting = 0;
   private pongsSinceCheck = 0;
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     index: number,
     private readonly target: { readonly host: string; readonly port: number; readonly path: string },
-    private readonly ring: AddressRing,
+    ring: AddressRing,
     private readonly batch: Batch,
-    private readonly counts: AttackCounts,
-    private readonly settled: () => void,
+    counts: AttackCounts,
+    settled: () => void,
   ) {
-    this.address = ring.first(index);
-    this.connect();
+    super(index, ring, counts, settled);
+    this.open();
   }
 
-  go(): void {
-    this.sending = true;
+  protected resume(): void {
     this.fill();
-  }
-
-  stop(): void {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    this.socket?.destroy();
   }
 
   /** Called every STALL_MS: PONGs that stopped coming are written off. */
   check(): void {
-    if (this.open && this.pongsSinceCheck === 0 && this.awaiting > 0) {
+    if (this.live && this.pongsSinceCheck === 0 && this.awaiting > 0) {
       this.awaiting = 0;
       this.fill();
     }
     this.pongsSinceCheck = 0;
   }
 
-  private connect(): void {
+  protected open(): void {
     const socket = connect({ host: this.target.host, port: this.target.port, localAddress: this.address });
     this.socket = socket;
-    this.open = false;
+    this.live = false;
     this.awaiting = 0;
     let upgraded = false;
     let head: Buffer = Buffer.alloc(0);
@@ -204,7 +193,7 @@ class FloodSocket {
         const status = Number(head.toString('latin1', 9, 12));
         if (status !== 101) return this.refused(socket, status, head.toString('latin1', 0, end).toLowerCase().includes('\r\nretry-after:'));
         upgraded = true;
-        this.open = true;
+        this.live = true;
         this.settled();
         this.fill();
         reader.push(head.subarray(end + 4));
@@ -220,8 +209,8 @@ class FloodSocket {
     socket.once('close', () => {
       if (socket !== this.socket || this.stopped) return;
       if (upgraded) this.counts.closes++;
-      this.open = false;
-      this.timer = setTimeout(() => this.reconnect(), RECONNECT_MS);
+      this.live = false;
+      this.hop(RECONNECT_MS);
     });
   }
 
@@ -234,19 +223,13 @@ class FloodSocket {
     // Not a close of an open socket: reconnect without counting it as one.
     this.socket = undefined;
     socket.destroy();
-    this.timer = setTimeout(() => this.reconnect(), RECONNECT_MS);
-  }
-
-  private reconnect(): void {
-    if (this.stopped) return;
-    this.address = this.ring.after(this.address);
-    this.connect();
+    this.hop(RECONNECT_MS);
   }
 
   /** Sends batches while the window has room. */
   private fill(): void {
     const socket = this.socket;
-    if (!this.sending || !this.open || this.stopped || socket === undefined) return;
+    if (!this.sending || !this.live || this.stopped || socket === undefined) return;
     while (this.awaiting + this.batch.pongs <= this.batch.window) {
       socket.write(this.batch.bytes);
       this.counts.sent += this.batch.operations;
@@ -278,28 +261,9 @@ export function startWsFlood(plan: WsFloodPlan, counts: AttackCounts): Flood {
   const target = { host: url.hostname, port: Number(url.port), path: url.pathname };
   const ring = new AddressRing(plan.addresses, plan.hop);
   const batch = batchOf(plan);
-  let waiting = plan.sockets;
-  let resolveReady = (): void => undefined;
-  const ready = new Promise<void>((resolve) => (resolveReady = resolve));
-  const sockets = Array.from({ length: plan.sockets }, (_, index) => {
-    let settled = false;
-    return new FloodSocket(index, target, ring, batch, counts, () => {
-      if (settled) return;
-      settled = true;
-      if (--waiting === 0) resolveReady();
-    });
-  });
   const stall = setInterval(() => {
-    for (const socket of sockets) socket.check();
+    for (const socket of peers) socket.check();
   }, STALL_MS);
-  return {
-    ready,
-    go: () => {
-      for (const socket of sockets) socket.go();
-    },
-    stop: () => {
-      clearInterval(stall);
-      for (const socket of sockets) socket.stop();
-    },
-  };
+  const { flood, peers } = floodOf(plan.sockets, (index, settled) => new FloodSocket(index, target, ring, batch, counts, settled), () => clearInterval(stall));
+  return flood;
 }
