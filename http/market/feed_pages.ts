@@ -5,7 +5,7 @@
 // Streams are in index order (seq, fill index, role), which is time order within a shard; the
 // merge across streams is by the caller's order (time first).
 import { compareEntries, type FillEntry } from '../../engine/shard/feed_tables.js';
-import { badRequest } from '../errors.js';
+import { badRequest, HttpError } from '../errors.js';
 
 /** Where a stream's next page starts: after this entry; null: from its newest; 'end': nothing is left. */
 export type StreamPosition = FillEntry | null | 'end';
@@ -17,6 +17,38 @@ export type FeedCursor = readonly StreamPosition[];
  * so it never holds the thread that also takes orders for longer than a slice.
  */
 export const FEED_SLICE = 100;
+
+/**
+ * Long reads take turns: at most `concurrent` are in progress at once on this thread, the others
+ * wait in order (at most `waitingMax`; past that a read is refused with 429). Slices alone let
+ * the event loop turn, but eight reads in progress put eight slices between an order and its
+ * turn; two put two.
+ */
+export class ReadTurns {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly concurrent: number, private readonly waitingMax: number) {}
+
+  async run<T>(read: () => Promise<T>): Promise<T> {
+    if (this.active < this.concurrent) this.active++;
+    else {
+      if (this.waiting.length >= this.waitingMax) throw new HttpError(429, 'Too Many Requests', undefined, [['retry-after', '1']]);
+      // The slot is handed over by the read that ends (active stays as it is).
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    try {
+      return await read();
+    } finally {
+      const next = this.waiting.shift();
+      if (next === undefined) this.active--;
+      else next();
+    }
+  }
+}
+
+/** The front end's long reads (the feeds, an account's trades): two at a time, 256 waiting. */
+export const longReads = new ReadTurns(2, 256);
 
 /** Resolves on the event loop's next turn, after the I/O that is waiting. */
 export function nextTurn(): Promise<void> {

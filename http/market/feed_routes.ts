@@ -18,7 +18,7 @@ import { route, type Route } from '../router.js';
 import { transactionHash } from '../trading/fill_ids.js';
 import type { DepositRecord } from '../trading/treasury.js';
 import { BUY } from './book.js';
-import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor, FEED_SLICE, nextTurn, type FeedCursor } from './feed_pages.js';
+import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor, FEED_SLICE, longReads, nextTurn, type FeedCursor } from './feed_pages.js';
 import type { FeedReader, PublicItem, RedeemItem, TradeQuery } from './feed_reader.js';
 
 /** The response header of GET /trades that names the next page's cursor (absent on the last page). */
@@ -89,7 +89,7 @@ export function feedRoutes(deps: FeedDeps): Route[] {
   const guarded = async (ip: string, read: () => Promise<Reply>): Promise<Reply> => {
     if (allowed.size > 0 && !allowed.has(plainIp(ip))) throw unauthorized;
     try {
-      return await read();
+      return await longReads.run(read);
     } catch (error) {
       if (error instanceof HttpError) throw error;
       throw new HttpError(500, `internal_error: ${error instanceof Error ? error.message : String(error)}`);
