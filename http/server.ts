@@ -126,6 +126,10 @@ function clobRoutes(
       method: 'GET', path: '/', limits: ['GET /'], summary: 'Health check: the JSON string "OK".', response: ok({ const: 'OK' }), handler: () => json('OK'),
     }),
     route({
+      method: 'GET', path: '/ok', limits: ['GET /'], summary: 'GET / at the path Polymarket\'s V2 clients ask (getOk, get_ok): the JSON string "OK".',
+      response: ok({ const: 'OK' }), handler: () => json('OK'),
+    }),
+    route({
       method: 'GET', path: '/version', limits: ['service'], summary: "The order version the exchange verifies: {version: 2}, contract §4's Order type (Polymarket's V2 client asks it before signing).",
       response: ok(ref('Version')), handler: () => json({ version: 2 }),
     }),

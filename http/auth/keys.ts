@@ -52,6 +52,15 @@ export interface ApiKeyStoreOptions {
   readonly cacheEntries?: number;
 }
 
+/**
+ * A secret as the client is given it: base64url with its `=` padding, 44 characters, as
+ * Polymarket issues them (Python's base64.urlsafe_b64decode, which py-clob-client signs with,
+ * refuses the unpadded form). Stored unpadded; every decoder here takes either.
+ */
+export function padded(secret: string): string {
+  return secret.length % 4 === 0 ? secret : secret + '='.repeat(4 - (secret.length % 4));
+}
+
 export class ApiKeyStore {
   private readonly root: RootDatabase;
   private readonly keys: Database<StoredKey, string>;
@@ -88,7 +97,7 @@ export class ApiKeyStore {
       this.byOwner.putSync(owner, apiKey);
       return true;
     });
-    return made ? { apiKey, secret: stored.secret, passphrase: stored.passphrase } : undefined;
+    return made ? { apiKey, secret: padded(stored.secret), passphrase: stored.passphrase } : undefined;
   }
 
   /** The credentials made earlier for (address, nonce). */
@@ -96,7 +105,7 @@ export class ApiKeyStore {
     const apiKey = this.byOwner.get(ownerKey(address, nonce));
     const stored = apiKey === undefined ? undefined : this.read(apiKey);
     if (apiKey === undefined || stored === undefined) return undefined;
-    return { apiKey, secret: stored.secret, passphrase: stored.passphrase };
+    return { apiKey, secret: padded(stored.secret), passphrase: stored.passphrase };
   }
 
   /** The key as the L2 check needs it; undefined when unknown or revoked. */

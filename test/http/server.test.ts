@@ -50,11 +50,13 @@ describe('a running server', () => {
     assert.equal(new Set(ports).size, 3);
   });
 
-  test('GET / on the CLOB listener is the 4-byte JSON string "OK"', async () => {
-    const response = await request(server.urls.clob + '/');
-    assert.equal(response.status, 200);
-    assert.equal(response.text, '"OK"');
-    assert.equal(response.headers.get('content-type'), 'application/json');
+  test('GET / on the CLOB listener is the 4-byte JSON string "OK", and so is GET /ok (Polymarket\'s V2 clients ask it)', async () => {
+    for (const path of ['/', '/ok']) {
+      const response = await request(server.urls.clob + path);
+      assert.equal(response.status, 200, path);
+      assert.equal(response.text, '"OK"');
+      assert.equal(response.headers.get('content-type'), 'application/json');
+    }
   });
 
   test('every answer carries an X-Request-Id: the client\'s own when valid, else a new one per request', async () => {

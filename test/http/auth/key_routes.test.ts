@@ -186,3 +186,25 @@ test('concurrent creations for one wallet stop at its key limit and lose none', 
     await stopAndRemove(server);
   }
 });
+
+// Issue 40: py-clob-client decodes the secret with base64.urlsafe_b64decode, which refuses it
+// without its padding ("Incorrect padding"): clobd issued 43 characters, Polymarket issues 44.
+test('a secret is issued as Polymarket issues them: 44 characters of base64url with its padding, the same when derived', async () => {
+  const server = await startServer();
+  try {
+    const trader = new Trader(server.urls.clob, 4040);
+    const made = await trader.createKey(0);
+    assert.match(made.secret, /^[A-Za-z0-9_-]{43}=$/);
+    // What a strict decoder needs: a length that is a multiple of 4, and 32 bytes back.
+    assert.equal(made.secret.length % 4, 0);
+    assert.equal(Buffer.from(made.secret, 'base64url').length, 32);
+    const derived = await request<Credentials>(`${server.urls.clob}/auth/derive-api-key`, { headers: trader.l1Headers(0) });
+    assert.equal(derived.status, 200);
+    assert.equal(derived.body.secret, made.secret);
+    // The padded secret signs L2 requests.
+    assert.equal((await trader.send('GET', '/auth/api-keys')).status, 200);
+  } finally {
+    await stopAndRemove(server);
+  }
+});
+
