@@ -61,7 +61,9 @@ export function lastTradeOf(book: MarketBook, outcome: number): { price: string;
 
 /**
  * The token's book as Polymarket serves it: bids ascending and asks descending (best last), the
- * hash the SHA-1 of the compact JSON with `hash: ""`, keys in interface.md's order.
+ * hash the SHA-1 of the compact JSON with `hash: ""`, keys in the order Polymarket's clients hash
+ * them (py-clob-client's get_order_book_hash builds its own object, `neg_risk` before
+ * `last_trade_price`; the TypeScript client hashes the object as served).
  */
 export function bookBody(token: TokenBook, tokenId: string): Buffer {
   return bookSummary(token, tokenId).body;
@@ -81,8 +83,8 @@ export interface BookSummary {
   readonly asks: { price: string; size: string }[];
   readonly min_order_size: string;
   readonly tick_size: string;
-  readonly last_trade_price: string;
   readonly neg_risk: boolean;
+  readonly last_trade_price: string;
 }
 
 /** memo slots of the answers below: each takes two, one per outcome. */
@@ -95,7 +97,7 @@ function buildBookSummary(token: TokenBook, tokenId: string): { summary: BookSum
   const summary: BookSummary = {
     market: market.conditionId, asset_id: tokenId, timestamp: String(book.changedAtMs), hash: '',
     bids: side(levels.bids), asks: side(levels.asks), min_order_size: size(book.minSizeMicros), tick_size: price(book.tickUnits),
-    last_trade_price: lastTradeOf(book, outcome).price, neg_risk: market.negRisk,
+    neg_risk: market.negRisk, last_trade_price: lastTradeOf(book, outcome).price,
   };
   summary.hash = createHash('sha1').update(JSON.stringify(summary)).digest('hex');
   return { summary, body: Buffer.from(JSON.stringify(summary)) };

@@ -13,7 +13,8 @@ import { readsOf } from './reads.js';
 import { ADMIN_TOKEN, startTrading, type PlainMarket, type Trader } from '../orders/trader.js';
 
 const NO_BOOK = { error: 'No orderbook exists for the requested token id' };
-const BOOK_KEYS = ['market', 'asset_id', 'timestamp', 'hash', 'bids', 'asks', 'min_order_size', 'tick_size', 'last_trade_price', 'neg_risk'];
+// In the order py-clob-client hashes them (get_order_book_hash): neg_risk before last_trade_price.
+const BOOK_KEYS = ['market', 'asset_id', 'timestamp', 'hash', 'bids', 'asks', 'min_order_size', 'tick_size', 'neg_risk', 'last_trade_price'];
 
 let server: RunningServer;
 let markets: readonly PlainMarket[];
