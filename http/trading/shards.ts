@@ -334,15 +334,8 @@ export class ShardPool {
    * transaction (mid-batch before the commit, or while it writes answers): see KILLED_EXIT.
    * Resolves once the pool has seen it exit.
    */
-  async killWorker(shard: number): Promise<void> {
-    const handle = this.handles[shard]!;
-    const worker = handle.worker;
-    if (worker === undefined) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    Atomics.store(handle.killSwitch, 0, 1);
-    // An idle worker sleeps on its command ring: wake it to see the switch.
-    handle.commandRing.wakeConsumer();
-    await exited;
+  killWorker(shard: number): Promise<void> {
+    return this.endWorker(this.handles[shard]!);
   }
 
   /** Lets every worker answer what it holds, snapshot and close; resolves when all have exited. */
@@ -378,17 +371,33 @@ export class ShardPool {
   }
 
   /**
-   * After a failed start, before any command: ends every worker at once (one still recovering
-   * would otherwise recover, take its write before serving and snapshot before it saw a stop);
-   * resolves when all have exited.
+   * After a failed start, before any command: ends every worker without the stop's snapshot (one
+   * still recovering ends as soon as it has, before it takes a command); resolves when all have
+   * exited.
    */
   async abort(): Promise<void> {
     this.closed = true;
     await Promise.all(this.handles.map(async (handle) => {
       clearTimeout(handle.restartTimer);
       handle.stopping = true;
-      await handle.worker?.terminate();
+      await this.endWorker(handle);
     }));
+  }
+
+  /**
+   * Ends the shard's worker at its next point outside a write transaction (the kill switch, see
+   * KILLED_EXIT; a worker still recovering ends once it has, before it takes a command) and
+   * resolves once it has exited. Worker.terminate() can land inside a write transaction (the
+   * probe write before serving, a commit), and then the thread's exit never comes.
+   */
+  private endWorker(handle: ShardHandle): Promise<void> {
+    const worker = handle.worker;
+    if (worker === undefined) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    Atomics.store(handle.killSwitch, 0, 1);
+    // An idle worker sleeps on its command ring: wake it to see the switch.
+    handle.commandRing.wakeConsumer();
+    return exited;
   }
 
   private control<T>(shard: number, make: (token: number) => ShardControl): Promise<T> {
