@@ -18,6 +18,35 @@ export type FeedCursor = readonly StreamPosition[];
  */
 export const FEED_SLICE = 100;
 
+/** One slice of a long read: up to `want` items from `cursor`, and the cursor after them. */
+export type SliceReader<T> = (want: number, cursor: FeedCursor | undefined) => { readonly items: T[]; readonly next: FeedCursor | undefined };
+
+/**
+ * Reads `skip` items and then up to `limit` through `read`, FEED_SLICE at a time, each slice from
+ * the cursor the one before ended with, the event loop turning between slices; gives the kept
+ * items to `take` and returns the cursor after the last. The items `skip` passes over are read,
+ * never given. A slice shorter than asked looked at all a page may (FEED_SCAN_MAX): the read ends
+ * there with what it found.
+ */
+export async function readSliced<T>(
+  read: SliceReader<T>, start: FeedCursor | undefined, skip: number, limit: number, take: (items: T[]) => void,
+): Promise<FeedCursor | undefined> {
+  let cursor = start;
+  let remaining = limit;
+  for (let first = true; ; first = false) {
+    if (!first) await nextTurn();
+    const want = Math.min(FEED_SLICE, skip + remaining);
+    const slice = read(want, cursor);
+    cursor = slice.next;
+    const dropped = Math.min(skip, slice.items.length);
+    skip -= dropped;
+    const kept = slice.items.slice(dropped, dropped + remaining);
+    remaining -= kept.length;
+    if (kept.length > 0) take(kept);
+    if (remaining === 0 || cursor === undefined || slice.items.length < want) return cursor;
+  }
+}
+
 /**
  * Long reads take turns: at most `concurrent` are in progress at once on this thread, the others
  * wait in order (at most `waitingMax`; past that a read is refused with 429). Slices alone let

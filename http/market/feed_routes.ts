@@ -18,7 +18,7 @@ import { route, type Route } from '../router.js';
 import { transactionHash } from '../trading/fill_ids.js';
 import type { DepositRecord } from '../trading/treasury.js';
 import { BUY } from './book.js';
-import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor, FEED_SLICE, longReads, nextTurn, type FeedCursor } from './feed_pages.js';
+import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor, longReads, readSliced, type FeedCursor } from './feed_pages.js';
 import type { FeedReader, PublicItem, RedeemItem, TradeQuery } from './feed_reader.js';
 
 /** The response header of GET /trades that names the next page's cursor (absent on the last page). */
@@ -190,7 +190,7 @@ export function feedRoutes(deps: FeedDeps): Route[] {
         const memo = newMemo();
         const parts: string[] = [];
         const start = q.cursor === undefined ? undefined : decodeCursor(q.cursor, 'cursor');
-        const cursor = await readSliced(query, start, q.offset, q.limit, (items) => {
+        const cursor = await tradesSliced(query, start, q.offset, q.limit, (items) => {
           parts.push(JSON.stringify(items.map((item) => publicFill(item, memo))).slice(1, -1));
         });
         const headers: [string, string][] = cursor === undefined ? [] : [[NEXT_CURSOR_HEADER, encodeCursor(cursor)]];
@@ -199,32 +199,10 @@ export function feedRoutes(deps: FeedDeps): Route[] {
     },
   });
 
-  /**
-   * Reads the items of a public-fills query, `skip` of them and then up to `limit`, giving the
-   * kept ones to `take`; returns the cursor after the last. It reads FEED_SLICE items at a time,
-   * each slice from the cursor the one before ended with, and lets the event loop turn between
-   * slices, so a page of 10 000 (after an offset of 10 000) never holds the front end's thread for
-   * more than a slice; the items an offset skips are read, never made into answers.
-   */
-  const readSliced = async (
+  /** The items of a public-fills query in slices (readSliced, feed_pages.ts). */
+  const tradesSliced = (
     query: Omit<TradeQuery, 'limit' | 'offset'>, start: FeedCursor | undefined, skip: number, limit: number, take: (items: PublicItem[]) => void,
-  ): Promise<FeedCursor | undefined> => {
-    let cursor = start;
-    let remaining = limit;
-    for (let first = true; ; first = false) {
-      if (!first) await nextTurn();
-      const want = Math.min(FEED_SLICE, skip + remaining);
-      const page = deps.feeds.trades({ ...query, limit: want, offset: 0 }, cursor);
-      cursor = page.next;
-      const dropped = Math.min(skip, page.items.length);
-      skip -= dropped;
-      const kept = page.items.slice(dropped, dropped + remaining);
-      remaining -= kept.length;
-      if (kept.length > 0) take(kept);
-      // A slice shorter than asked looked at all a page may (FEED_SCAN_MAX): answer what was found.
-      if (remaining === 0 || cursor === undefined || page.items.length < want) return cursor;
-    }
-  };
+  ): Promise<FeedCursor | undefined> => readSliced((want, cursor) => deps.feeds.trades({ ...query, limit: want, offset: 0 }, cursor), start, skip, limit, take);
 
   const activityRoute = route({
     method: 'GET', path: '/activity', limits: ['GET /activity'], cost: { limits: ROWS_CAPS, of: (query) => query.offset + query.limit }, unknownQuery: 'reject', clientIp: true, summary: "A user's trades, redemptions and deposits, newest first.",
@@ -241,7 +219,7 @@ export function feedRoutes(deps: FeedDeps): Route[] {
       return guarded(context.ip, async () => {
         // The three streams are merged by time, and only the page's items are made.
         const trades: PublicItem[] = [];
-        await readSliced(everyItemOf(user), undefined, 0, wanted, (items) => trades.push(...items));
+        await tradesSliced(everyItemOf(user), undefined, 0, wanted, (items) => trades.push(...items));
         const memo = newMemo();
         const entries: { timeMs: number; order: number; item: (memo: PageMemo) => Record<string, unknown> }[] = [
           ...trades.map((item) => ({ timeMs: item.key[0], order: 0, item: (m: PageMemo) => activityOfTrade(item, m) })),

@@ -9,7 +9,7 @@
 // of an account can be read, however many it has, each page at the cost of one.
 import { orderStatusName } from '../../engine/order_status.js';
 import type { StoredFill } from '../../engine/shard/feed_tables.js';
-import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor, FEED_SLICE, longReads, nextTurn } from '../market/feed_pages.js';
+import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor, longReads, readSliced } from '../market/feed_pages.js';
 import type { FeedReader } from '../market/feed_reader.js';
 import type { OrderView } from '../../engine/reads.js';
 import { authenticateRequest, L2_HEADER_NAMES, type ApiKeyRecord, type L2Deps } from '../auth/l2.js';
@@ -308,20 +308,16 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
           return market !== undefined && (q.market === undefined || market.conditionId === q.market);
         };
         return longReads.run(async () => {
-          // The page in slices, each read and made into JSON text, the event loop turning between
-          // them (feed_pages.ts).
+          // The page in slices, each made into JSON text as it comes (readSliced, feed_pages.ts).
           const parts: string[] = [];
           let count = 0;
-          let at = cursor;
-          for (let first = true; count < TRADES_PAGE; first = false) {
-            if (!first) await nextTurn();
-            const want = Math.min(FEED_SLICE, TRADES_PAGE - count);
-            const slice = deps.feeds.fillsOf(key.address, want, passes, at);
-            if (slice.fills.length > 0) parts.push(JSON.stringify(slice.fills.map(({ fill, shard }) => trade(fill, shard, key)!)).slice(1, -1));
-            count += slice.fills.length;
-            at = slice.next;
-            if (at === undefined || slice.fills.length < want) break;
-          }
+          const at = await readSliced((want, from) => {
+            const slice = deps.feeds.fillsOf(key.address, want, passes, from);
+            return { items: slice.fills, next: slice.next };
+          }, cursor, 0, TRADES_PAGE, (fills) => {
+            parts.push(JSON.stringify(fills.map(({ fill, shard }) => trade(fill, shard, key)!)).slice(1, -1));
+            count += fills.length;
+          });
           const next = at === undefined ? END_CURSOR : encodeCursor(at);
           return { status: 200, body: `{"data":[${parts.join(',')}],"next_cursor":${JSON.stringify(next)},"limit":${TRADES_PAGE},"count":${count}}` };
         });
