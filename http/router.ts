@@ -3,14 +3,14 @@
 // receives typed values and returns a reply (or a promise of one). `mount()` also answers 405
 // for a known path with the wrong method and 404 for everything else.
 import { clientKey, clientText, RELAYED_FOR_HEADER, type RelayTrust } from './client_address.js';
-import { badRequest, HttpError, type ErrorStyle } from './errors.js';
+import { badRequest, type ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
 import { applySchema, parseQuery, type ParamSchema, type ParamsOf } from './params.js';
 import { bodyBytesMax, errorReply, Pending, readBody, write, type Lifecycle, type Reply } from './respond.js';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Metrics, RouteMetrics } from './metrics.js';
-import { ALL_CLIENTS, type RateLimiter } from './rate_limit.js';
+import { accountCharge, ALL_CLIENTS, type RateLimiter } from './rate_limit.js';
 import type { ResponseCache } from './response_cache.js';
 import type { JsonSchema, Responses } from './response_schemas.js';
 import { PASSES_UNDERSCORE_HEADER_NAMES, type HttpRequest, type HttpResponse, type TemplatedApp } from './uws.js';
@@ -142,15 +142,20 @@ export interface Route {
   readonly serve: (listener: Listener) => (res: HttpResponse, req: HttpRequest) => void;
 }
 
-/** The ids of the caps named, split by scope; names not configured (limits off, or overridden away) are left out. */
-function capIdsOf(limiter: RateLimiter | undefined, names: readonly string[]): { perClient: number[]; shared: number[]; perAccount: number[] } {
-  const ids = { perClient: [] as number[], shared: [] as number[], perAccount: [] as number[] };
+/**
+ * The ids of the caps named that a request is charged on arrival: per client address, and for all
+ * clients together. Names not configured (limits off, or overridden away) are left out; per-account
+ * caps are charged once credentials name the account (accountLimits).
+ */
+function capIdsOf(limiter: RateLimiter | undefined, names: readonly string[]): { perClient: number[]; shared: number[] } {
+  const ids = { perClient: [] as number[], shared: [] as number[] };
   if (limiter === undefined) return ids;
   for (const name of names) {
     const id = limiter.capId(name);
     if (id === undefined) continue;
     const scope = limiter.caps[id]!.scope;
-    (scope === 'ip' ? ids.perClient : scope === 'all' ? ids.shared : ids.perAccount).push(id);
+    if (scope === 'ip') ids.perClient.push(id);
+    else if (scope === 'all') ids.shared.push(id);
   }
   return ids;
 }
@@ -269,7 +274,6 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     const entry = capIdsOf(limiter, [...(listener.limits?.caps ?? []), ...(spec.limits ?? [])]);
     const capIds = entry.perClient;
     const sharedIds = entry.shared;
-    const accountIds = capIdsOf(limiter, spec.accountLimits ?? []).perAccount;
     const costIds = capIdsOf(limiter, spec.cost?.limits ?? []);
     const costOf = spec.cost?.of;
     // A request may cost more than a cap holds (an operator's lower cap): it then needs the full
@@ -277,11 +281,9 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     const costCeiling = (ids: readonly number[]): number => Math.min(...ids.map((id) => limiter!.caps[id]!.requests));
     const clientCostMax = costIds.perClient.length === 0 ? 0 : costCeiling(costIds.perClient);
     const sharedCostMax = costIds.shared.length === 0 ? 0 : costCeiling(costIds.shared);
-    /** Charges the route's per-account caps to an account; a refusal is the 429 the edge answers. */
-    const chargeAccount = limiter === undefined || accountIds.length === 0 ? noCharge : (address: string): void => {
-      const retryAfterS = limiter.charge(accountIds, address);
-      if (retryAfterS > 0) throw new HttpError(429, 'Too Many Requests', undefined, [['retry-after', String(retryAfterS)]]);
-    };
+    /** Charges the route's per-account caps to an account, a token a request; a refusal is the 429 the edge answers. */
+    const charge = accountCharge(limiter, spec.accountLimits ?? []);
+    const chargeAccount = (address: string): void => charge({ address }, 1);
     const metrics = listener.metrics?.route(listener.name, spec.method, spec.path);
     const trust = listener.relay;
     // The relay's header is read only on the listener the relay fronts, and there only by routes
