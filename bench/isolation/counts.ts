@@ -94,6 +94,24 @@ export abstract class FloodPeer {
   protected abstract open(): void;
   protected abstract resume(): void;
 
+  /**
+   * Counts the socket's errors; when the server closes the current socket (not one this peer left
+   * by a hop or the stop), counts the close if it was up (`wasUp`), runs `closed`, and comes back
+   * from the next address after `reconnectMs`.
+   */
+  protected watchEnd(socket: Socket, wasUp: () => boolean, reconnectMs: number, closed: () => void = () => undefined): void {
+    socket.on('error', () => {
+      this.counts.errors++;
+      this.settled();
+    });
+    socket.once('close', () => {
+      if (socket !== this.socket || this.stopped) return;
+      if (wasUp()) this.counts.closes++;
+      closed();
+      this.hop(reconnectMs);
+    });
+  }
+
   /** From the ring's next address, after `delayMs` (at once with none). */
   protected hop(delayMs = 0): void {
     const again = (): void => {

@@ -164,17 +164,8 @@ class FloodConnection extends FloodPeer {
         socket.destroy();
       }
     });
-    socket.on('error', () => {
-      this.counts.errors++;
-      this.settled();
-    });
-    socket.once('close', () => {
-      // A socket this connection left (a hop, the stop) is no news; the server closing the current one is.
-      if (socket !== this.socket || this.stopped) return;
-      // A connect that failed was counted as an error.
-      if (connected) this.counts.closes++;
-      this.hop(RECONNECT_MS);
-    });
+    // A connect that failed was counted as an error, not a close.
+    this.watchEnd(socket, () => connected, RECONNECT_MS);
   }
 
   private sendNext(): void {

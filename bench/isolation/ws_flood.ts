@@ -202,16 +202,7 @@ class FloodSocket extends FloodPeer {
         socket.destroy();
       }
     });
-    socket.on('error', () => {
-      this.counts.errors++;
-      this.settled();
-    });
-    socket.once('close', () => {
-      if (socket !== this.socket || this.stopped) return;
-      if (upgraded) this.counts.closes++;
-      this.live = false;
-      this.hop(RECONNECT_MS);
-    });
+    this.watchEnd(socket, () => upgraded, RECONNECT_MS, () => (this.live = false));
   }
 
   private refused(socket: Socket, status: number, retryAfter: boolean): void {
