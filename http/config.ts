@@ -22,10 +22,18 @@ export interface Config {
   readonly shards: number;
   readonly heartbeatTimeoutMs: number;
   readonly authWindowS: number;
+  /** The order signing domain's chain id: 80002 (Polygon Amoy, a testnet) unless CHAIN_ID says otherwise. */
   readonly chainId: number;
   readonly orderDomainName: string;
+  /** The signing domain's verifying contracts: by default the V2 exchanges Polymarket's clients carry. */
   readonly exchangeAddress: string;
   readonly negRiskExchangeAddress: string;
+  /**
+   * The account taker fees accrue to: EXCHANGE_ADDRESS when it is set, else the zero address. It
+   * is not the default exchange address, so a data directory made before that default existed
+   * keeps its fee account (the engines replay their journals with it).
+   */
+  readonly feeAccount: string;
   /** Empty means the feeds are open to every client. */
   readonly feedIpAllowlist: readonly string[];
   /** The request caps in force (RATE_LIMITS: a JSON file of overrides, or `off` for none). */
@@ -53,6 +61,19 @@ export interface Config {
 export class ConfigError extends Error {}
 
 const zeroAddress = '0x0000000000000000000000000000000000000000';
+/**
+ * The signing domain's defaults: chain 80002 (Polygon Amoy) and the CLOB V2 exchange contracts
+ * Polymarket's official clients carry for it. An unchanged client configured with chain 80002
+ * signs orders clobd accepts, and those signatures are worthless on Polymarket's real exchange
+ * (chain 137), so a bot pointing real keys at clobd never hands anyone an order valid on mainnet.
+ */
+export const SIGNING_DEFAULTS = {
+  chainId: 80002,
+  exchangeAddress: '0xE111180000d2663C0091e4f400237545B87B996B',
+  negRiskExchangeAddress: '0xe2222d279d744050d28e00520010520000310F59',
+} as const;
+/** Polygon mainnet, where Polymarket's exchange settles: signatures for it are worth money. */
+export const MAINNET_CHAIN_ID = 137;
 /**
  * Finished orders the account read model keeps by id: ~24 MB (about 360 bytes each), and at the
  * order path's peak (~8 000 orders a second here) the last ~8 s of finished orders, when a bot
@@ -137,9 +158,9 @@ function integer(read: Source, s: Setting, fallback: number, min: number, max: n
   return value;
 }
 
-function address(read: Source, s: Setting): string {
+function address(read: Source, s: Setting, fallback: string): string {
   const raw = read(s);
-  if (raw === undefined || raw === '') return zeroAddress;
+  if (raw === undefined || raw === '') return fallback;
   if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) throw new ConfigError(`${s.env} must be a 0x-prefixed 20-byte hex address`);
   return raw;
 }
@@ -196,10 +217,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     shards: integer(read, settings.shards, Math.min(availableParallelism(), shardsMax), 1, shardsMax),
     heartbeatTimeoutMs: integer(read, settings.heartbeatTimeoutMs, 10_000, 100, 86_400_000),
     authWindowS: integer(read, settings.authWindowS, 30, 1, 86_400),
-    chainId: integer(read, settings.chainId, 137, 1, Number.MAX_SAFE_INTEGER),
+    chainId: integer(read, settings.chainId, SIGNING_DEFAULTS.chainId, 1, Number.MAX_SAFE_INTEGER),
     orderDomainName: read(settings.orderDomainName) ?? 'Polymarket CTF Exchange',
-    exchangeAddress: address(read, settings.exchangeAddress),
-    negRiskExchangeAddress: address(read, settings.negRiskExchangeAddress),
+    exchangeAddress: address(read, settings.exchangeAddress, SIGNING_DEFAULTS.exchangeAddress),
+    negRiskExchangeAddress: address(read, settings.negRiskExchangeAddress, SIGNING_DEFAULTS.negRiskExchangeAddress),
+    feeAccount: address(read, settings.exchangeAddress, zeroAddress),
     feedIpAllowlist: Object.freeze(allowlist(read)),
     rateLimits: Object.freeze(caps(rateLimits === '' ? undefined : rateLimits)),
     logLevel: logLevel(read),

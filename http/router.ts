@@ -13,7 +13,7 @@ import type { Metrics, RouteMetrics } from './metrics.js';
 import { accountCharge, ALL_CLIENTS, type RateLimiter } from './rate_limit.js';
 import type { ResponseCache } from './response_cache.js';
 import type { JsonSchema, Responses } from './response_schemas.js';
-import { PASSES_UNDERSCORE_HEADER_NAMES, type HttpRequest, type HttpResponse, type TemplatedApp } from './uws.js';
+import { uwsHeaderName, type HttpRequest, type HttpResponse, type TemplatedApp } from './uws.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -27,8 +27,8 @@ export interface Context<Q, P> {
   readonly query: Q;
   readonly params: P;
   /**
-   * The headers the route declared, lower-case names; '' when absent, and undefined for names
-   * this uWS build never delivers (with '_': PASSES_UNDERSCORE_HEADER_NAMES).
+   * The headers the route declared, lower-case names; '' when absent, and undefined for a name
+   * with '_' that was not read because a spelling without one was present (see headerReads).
    */
   readonly headers: Readonly<Record<string, string | undefined>>;
   /** The parsed JSON body, for routes that declare one. */
@@ -234,10 +234,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
   if ((spec.body === undefined) !== (spec.request === undefined)) throw new Error(`route ${spec.path}: a body kind and a request schema go together`);
   const queryNames = Object.keys(querySchema);
   const declaredHeaders = spec.headers ?? [];
-  // What the route reads per request: the names uWS can deliver (each read is a call into the
-  // addon; the 24 spellings of the credential headers took ~6-7 µs a request, their 12 with a
-  // hyphen ~2-5 µs).
-  const headerNames = declaredHeaders.filter((name) => PASSES_UNDERSCORE_HEADER_NAMES || !name.includes('_'));
+  const reads = headerReads(declaredHeaders);
   const cached = spec.cached;
   const rejectUnknown = spec.unknownQuery === 'reject';
   const clientIp = spec.clientIp === true;
@@ -258,9 +255,15 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       query = applySchema(querySchema, queryNames, (name) => values.get(name));
     }
     let headers: Record<string, string> = noValues;
-    if (headerNames.length > 0) {
+    if (declaredHeaders.length > 0) {
       headers = {};
-      for (const name of headerNames) headers[name] = req.getHeader(name);
+      let found = false;
+      for (const name of reads.plain) {
+        const value = req.getHeader(name);
+        headers[name] = value;
+        if (value !== '') found = true;
+      }
+      if (!found) for (let at = 0; at < reads.underscored.length; at++) headers[reads.underscored[at]!] = req.getHeader(reads.underscoredInUws[at]!);
     }
     return {
       method: spec.method, path: declaredHeaders.length > 0 ? req.getUrl() : spec.path, query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers,
@@ -433,4 +436,17 @@ export function mount(app: TemplatedApp, routes: readonly Route[], listener: Lis
     app.any(path, counted(listener.metrics?.route(listener.name, '*', path), wrongMethod));
   }
   app.any('/*', counted(listener.metrics?.route(listener.name, '*', '(unmatched)'), notFound));
+}
+
+/**
+ * How a route reads its declared headers. Each read is a call into the addon (the 24 spellings of
+ * the credential headers took ~6-7 µs a request, their 12 with a hyphen ~2-5 µs), so the names
+ * spelled with '_' (POLY_ADDRESS, as Polymarket's official clients send them) are read only when
+ * none of the others is present: a client that sends the hyphen spellings pays nothing for them,
+ * and one that sends underscores pays the second set of reads.
+ */
+function headerReads(declared: readonly string[]): { plain: string[]; underscored: string[]; underscoredInUws: string[] } {
+  const plain = declared.filter((name) => !name.includes('_'));
+  const underscored = declared.filter((name) => name.includes('_'));
+  return { plain, underscored, underscoredInUws: underscored.map(uwsHeaderName) };
 }

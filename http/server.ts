@@ -14,7 +14,7 @@ import { CatalogSearch } from './catalog/search.js';
 import { CatalogStore } from './catalog/store.js';
 import { checkAgreement } from './data_dir/agreement.js';
 import { openDataDir, type Inspection } from './data_dir/directory.js';
-import type { Config } from './config.js';
+import { MAINNET_CHAIN_ID, type Config } from './config.js';
 import type { ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
 import { RelayTrust } from './client_address.js';
@@ -40,7 +40,7 @@ import { seedDemoQuotes } from './trading/demo_quotes.js';
 import { heartbeatRoutes, Heartbeats } from './trading/heartbeats.js';
 import { orderRoutes } from './trading/order_routes.js';
 import { startTrading, type TradingRuntime } from './trading/runtime.js';
-import { assertNativeUws, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
+import { assertNativeUws, probeUnderscoreHeaderNames, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
 
 export type ListenerName = 'clob' | 'catalog' | 'data';
 
@@ -227,6 +227,7 @@ class Resources {
 
 export async function startServer(config: Config, log: Logger, options: ServerOptions = {}): Promise<Server> {
   assertNativeUws();
+  await warnAboutSigning(config, log);
   const now = options.now ?? Date.now;
   const resources = new Resources();
   // The directory is checked (and a new one made) before any store opens; the check of every
@@ -324,4 +325,22 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   };
 
   return { ports, urls: { clob: url(ports.clob), catalog: url(ports.catalog), data: url(ports.data) }, compatUrl, trading, stop };
+}
+
+/**
+ * What an operator must know before clients sign anything: a mainnet signing domain, and a uWS
+ * binary that leaves Polymarket's clients (POLY_ADDRESS, ...) unanswered.
+ */
+async function warnAboutSigning(config: Config, log: Logger): Promise<void> {
+  if (config.chainId === MAINNET_CHAIN_ID) {
+    log.warn('mainnet_signing_domain', {
+      chainId: config.chainId,
+      detail: 'CHAIN_ID=137: the orders clobd accepts carry signatures that are valid on Polymarket\'s real exchange (Polygon mainnet); the default 80002 (Polygon Amoy) makes them worthless there',
+    });
+  }
+  if (!(await probeUnderscoreHeaderNames())) {
+    log.warn('underscore_header_names_unanswered', {
+      detail: 'this uWebSockets.js binary never answers a request whose header names contain "_" (POLY_ADDRESS, as Polymarket\'s clients send): run `node tools/patch_uws.mjs` (npm install does), or serve such clients through COMPAT_PORT',
+    });
+  }
 }

@@ -1,6 +1,7 @@
 // The one place that loads uWebSockets.js. The unofficial npm build silently falls back to a slow
 // pure-JS imitation when its native binary fails to load; we refuse to run on that.
-import uws from '@trufflesuite/uws-js-unofficial';
+import { connect } from 'node:net';
+import uws, { type us_listen_socket } from '@trufflesuite/uws-js-unofficial';
 
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
 
@@ -19,12 +20,51 @@ export function assertNativeUws(): void {
 }
 
 /**
- * Whether this build hands JavaScript a request whose header names contain '_'. The native v20.30
- * build drops such a request before any handler sees it (the main listener's test in
- * test/http/compat_proxy.test.ts holds it to that; compat_proxy.ts relays those clients), so a
- * handler's reads of underscore names can never find anything. A build that passes them must
- * set this, or the underscore spellings of the credential headers go unread.
+ * The name under which a handler finds request header `name` (lower-case). The binary is patched
+ * at install (tools/patch_uws.mjs) to take '_' in header names, which its parser lower-cases with
+ * `| 0x20` to 0x7f: POLY_ADDRESS arrives as "poly\x7faddress".
  */
-export const PASSES_UNDERSCORE_HEADER_NAMES = false;
+export function uwsHeaderName(name: string): string {
+  return name.replaceAll('_', '\x7f');
+}
+
+/** An unpatched parser never answers; a loopback answer takes well under a millisecond. */
+const PROBE_TIMEOUT_MS = 1_000;
+
+/**
+ * Whether the binary that loaded answers a request whose header names contain '_' (the unpatched
+ * v20.30 parser never does: see tools/patch_uws.mjs). Asks a throwaway app on a free loopback
+ * port, so it tests the code that actually runs, not a file on disk.
+ */
+export async function probeUnderscoreHeaderNames(): Promise<boolean> {
+  const app = uws.App().get('/*', (res, req) => {
+    res.end(req.getHeader(uwsHeaderName('x_clobd_probe')));
+  });
+  const listenSocket = await new Promise<us_listen_socket | false>((resolve) => {
+    app.listen('127.0.0.1', 0, resolve);
+  });
+  if (listenSocket === false) return false;
+  try {
+    const port = uws.us_socket_local_port(listenSocket);
+    return await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let answer = '';
+      const finish = (accepted: boolean): void => {
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(accepted);
+      };
+      const timer = setTimeout(() => finish(false), PROBE_TIMEOUT_MS);
+      socket.on('error', () => finish(false));
+      socket.on('data', (chunk: Buffer) => {
+        answer += chunk.toString('latin1');
+        if (answer.endsWith('\r\n\r\nyes')) finish(true);
+      });
+      socket.write('GET / HTTP/1.1\r\nHost: probe\r\nX_Clobd_Probe: yes\r\nConnection: close\r\n\r\n');
+    });
+  } finally {
+    uws.us_listen_socket_close(listenSocket);
+  }
+}
 
 export { uws };

@@ -8,7 +8,7 @@ import { orderDigest, type OrderStruct } from '../../http/auth/eip712.js';
 import { authenticateL2, readL2Headers, type ApiKeyRecord } from '../../http/auth/l2.js';
 import { recoverAddress } from '../../http/auth/recover.js';
 import type { RequestSpec } from '../load/client.js';
-import { CHAIN_ID, DOMAIN_NAME, ZERO_ADDRESS, type Trader } from '../../test/http/orders/trader.js';
+import { orderDomain, type Trader } from '../../test/http/orders/trader.js';
 import type { SignedOrder } from './exchange.js';
 
 export interface AuthCost {
@@ -61,7 +61,7 @@ export function measureAuthCost(
     });
   }
   const structs = signed.slice(0, n).map(structOf);
-  const domain = { name: DOMAIN_NAME, chainId: CHAIN_ID, verifyingContract: ZERO_ADDRESS };
+  const domain = orderDomain();
   const digests = structs.map((struct) => orderDigest(domain, struct));
   const signatures = signed.slice(0, n).map((order) => String(order['signature']));
   const bodies = requests.slice(0, n).map((request) => Buffer.from(request.body ?? ''));

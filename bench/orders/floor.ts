@@ -13,7 +13,7 @@ import { openDurable } from '../../engine/durable_env.js';
 import { orderDigest, toHex } from '../../http/auth/eip712.js';
 import { PoolVerifier } from '../../http/auth/verifier.js';
 import type { HttpResponse, TemplatedApp } from '../../http/uws.js';
-import { CHAIN_ID, DOMAIN_NAME, ZERO_ADDRESS } from '../../test/http/orders/trader.js';
+import { orderDomain } from '../../test/http/orders/trader.js';
 import { structOf } from './auth_cost.js';
 
 export const floorPath = '/__bench/order-floor';
@@ -21,7 +21,7 @@ export const floorPath = '/__bench/order-floor';
 export const FLOOR_THREADS = 2;
 /** Bodies are bench orders of ~700 bytes; anything larger is refused. */
 const BODY_BYTES_MAX = 16 * 1024;
-const DOMAIN = { name: DOMAIN_NAME, chainId: CHAIN_ID, verifyingContract: ZERO_ADDRESS };
+const DOMAIN = orderDomain();
 
 function answer(res: HttpResponse, status: string, body: string): void {
   res.cork(() => res.writeStatus(status).writeHeader('content-type', 'application/json').end(body));

@@ -27,10 +27,10 @@ export interface L2Headers {
 }
 
 /**
- * Prefixes of the credential headers, in the order they are looked up. The contract's names use
- * an underscore (SERVICE_ADDRESS, POLY_ADDRESS), but the native uWS build that loads on this
- * platform (v20.30) drops any request whose header names contain '_' before JavaScript sees it
- * (fixed upstream in later releases), so the same names with a hyphen are accepted as well.
+ * Prefixes of the credential headers, in the order they are looked up. Polymarket's clients send
+ * the names with an underscore (POLY_ADDRESS; SERVICE_ADDRESS is clobd's own prefix), which the
+ * uWS parser reads once tools/patch_uws.mjs has patched it; the same names with a hyphen are
+ * accepted as well, and the router reads the underscore spellings only when no hyphen one came.
  */
 export const CREDENTIAL_HEADER_PREFIXES = ['service_', 'poly_', 'service-', 'poly-'] as const;
 

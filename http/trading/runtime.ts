@@ -38,7 +38,7 @@ export interface TradingRuntime {
 
 /** The options every shard's engine runs with. */
 export function engineOptionsOf(config: Config): EngineOptions {
-  return { operatorAddress: config.exchangeAddress.toLowerCase(), orderHistory: config.orderHistory };
+  return { operatorAddress: config.feeAccount.toLowerCase(), orderHistory: config.orderHistory };
 }
 
 export function marketSpecOf(market: MarketRecord): MarketSpec {

@@ -19,10 +19,13 @@ test('defaults are the contract §1 values', () => {
   assert.equal(config.shards, Math.min(availableParallelism(), 64));
   assert.equal(config.heartbeatTimeoutMs, 10_000);
   assert.equal(config.authWindowS, 30);
-  assert.equal(config.chainId, 137);
+  // Safe by default: Polygon Amoy and the V2 exchanges Polymarket's clients carry for it, so a
+  // signature clobd accepts is worth nothing on Polymarket's real exchange (chain 137).
+  assert.equal(config.chainId, 80002);
   assert.equal(config.orderDomainName, 'Polymarket CTF Exchange');
-  assert.equal(config.exchangeAddress, '0x0000000000000000000000000000000000000000');
-  assert.equal(config.negRiskExchangeAddress, '0x0000000000000000000000000000000000000000');
+  assert.equal(config.exchangeAddress, '0xE111180000d2663C0091e4f400237545B87B996B');
+  assert.equal(config.negRiskExchangeAddress, '0xe2222d279d744050d28e00520010520000310F59');
+  assert.equal(config.feeAccount, '0x0000000000000000000000000000000000000000', 'fees accrue where they did before the signing defaults');
   assert.deepEqual(config.feedIpAllowlist, []);
   assert.deepEqual(config.rateLimits, DEFAULT_CAPS, 'the interface\'s caps by default');
   assert.equal(config.logLevel, 'info');
@@ -80,6 +83,7 @@ test('every setting is read from the environment', () => {
       orderDomainName: 'Test Exchange',
       exchangeAddress: '0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E',
       negRiskExchangeAddress: '0xC5d563A36AE78145C45a50134d48A1215220f80a',
+      feeAccount: '0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E',
       feedIpAllowlist: ['127.0.0.1', '::1'],
       rateLimits: [],
       logLevel: 'debug',

@@ -13,7 +13,7 @@ import { createHmac } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { clobAuthDigest, orderDigest, type OrderStruct } from '../../http/auth/eip712.js';
 import { Prng } from '../engine/prng.js';
-import { CHAIN_ID, DOMAIN_NAME, ZERO_ADDRESS, type PlainMarket, type Trader } from './orders/trader.js';
+import { CHAIN_ID, orderDomain, ZERO_ADDRESS, type PlainMarket, type Trader } from './orders/trader.js';
 
 export type ListenerName = 'clob' | 'catalog' | 'data';
 export type Header = readonly [string, string];
@@ -298,7 +298,7 @@ function struct(owner: Trader, input: StructInput, timestampMs: number): OrderSt
 
 /** The order object as POST /order carries it, signed by `key` (who may differ from the struct's signer). */
 function signed(orderStruct: OrderStruct, key: Trader): Record<string, unknown> {
-  const digest = orderDigest({ name: DOMAIN_NAME, chainId: CHAIN_ID, verifyingContract: ZERO_ADDRESS }, orderStruct);
+  const digest = orderDigest(orderDomain(), orderStruct);
   return { ...orderStruct, side: orderStruct.side === 0 ? 'BUY' : 'SELL', signature: key.signDigest(digest) };
 }
 

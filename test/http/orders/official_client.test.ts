@@ -1,17 +1,16 @@
 // Polymarket's official TypeScript client (@polymarket/clob-client, unchanged) against the real
-// server through the compatibility listener (its POLY_ header names need it, see
-// http/compat_proxy.ts): key creation and derivation with a viem wallet, key listing, open-order
+// server at its default CLOB URL (POLY_ header names and chain 80002, unchanged): key creation and derivation with a viem wallet, key listing, open-order
 // and trade reads, cancels one / many / all, heartbeats, and deleting the key. Orders are placed
 // with the test trader, signed by the same wallet key.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Chain, ClobClient, type ApiKeyCreds } from '@polymarket/clob-client';
 import { removeDataDir, type RunningServer } from '../../support/server.js';
-import { createMarket, startCompatServer, walletOf } from './official_setup.js';
+import { createMarket, startOfficialServer, walletOf } from './official_setup.js';
 import { deposit, Trader, type PlainMarket } from './trader.js';
 
 let server: RunningServer;
-let compatUrl = '';
+let clobUrl = '';
 let market: PlainMarket;
 let trader: Trader;
 let counterparty: Trader;
@@ -19,7 +18,7 @@ let official: ClobClient;
 let creds: ApiKeyCreds;
 
 before(async () => {
-  ({ server, compatUrl } = await startCompatServer());
+  ({ server, url: clobUrl } = await startOfficialServer());
   market = await createMarket(server.urls.clob, 'Official client event', { question: 'Will the client work?' });
   trader = new Trader(server.urls.clob, 501);
   counterparty = new Trader(server.urls.clob, 502);
@@ -33,11 +32,11 @@ after(async () => {
 });
 
 test('createApiKey, deriveApiKey and getApiKeys with POLY_ headers', async () => {
-  const l1 = new ClobClient(compatUrl, Chain.POLYGON, walletOf(trader.secret));
+  const l1 = new ClobClient(clobUrl, Chain.AMOY, walletOf(trader.secret));
   creds = await l1.createApiKey(0);
   assert.match(creds.key, /^[0-9a-f-]{36}$/);
   assert.deepEqual(await l1.deriveApiKey(0), creds);
-  official = new ClobClient(compatUrl, Chain.POLYGON, walletOf(trader.secret), creds);
+  official = new ClobClient(clobUrl, Chain.AMOY, walletOf(trader.secret), creds);
   const keys = await official.getApiKeys();
   assert.deepEqual(keys.apiKeys, [creds.key]);
   trader.credentials = { apiKey: creds.key, secret: creds.secret, passphrase: creds.passphrase };
@@ -80,9 +79,9 @@ test('cancels one, many and all, and heartbeats', async () => {
 test('deleteApiKey: the official client gets "OK", the key is refused afterwards, and a key made again works', async () => {
   assert.equal(await official.deleteApiKey(), 'OK');
   assert.deepEqual(await official.getApiKeys(), { error: 'Unauthorized/Invalid api key', status: 401 });
-  const l1 = new ClobClient(compatUrl, Chain.POLYGON, walletOf(trader.secret));
+  const l1 = new ClobClient(clobUrl, Chain.AMOY, walletOf(trader.secret));
   const again = await l1.createOrDeriveApiKey(0);
   assert.notEqual(again.key, creds.key, 'the deleted key\'s nonce makes a new key');
-  const renewed = new ClobClient(compatUrl, Chain.POLYGON, walletOf(trader.secret), again);
+  const renewed = new ClobClient(clobUrl, Chain.AMOY, walletOf(trader.secret), again);
   assert.deepEqual((await renewed.getApiKeys()).apiKeys, [again.key]);
 });

@@ -1,7 +1,7 @@
 // Orders built and signed by Polymarket's official TypeScript client (@polymarket/clob-client,
-// unchanged) and posted through the compatibility listener: createOrder asks /tick-size,
+// unchanged) and posted to the default CLOB URL: createOrder asks /tick-size,
 // /neg-risk and /fee-rate, signs with the wallet, and postOrder sends the order with L2 headers.
-// The server runs with the client's own Polygon exchange addresses (the client has them built
+// The server runs with the client's own Polygon Amoy (V1) exchange addresses (the client has them built
 // in), on a market with a taker fee, so the fee the client signs is the market's.
 //
 // What stops the last step: client 5.8.1 signs the CTF Exchange's first Order type (taker,
@@ -14,16 +14,16 @@ import { after, before, test } from 'node:test';
 import { Chain, ClobClient, Side } from '@polymarket/clob-client';
 import { recoverTypedDataAddress } from 'viem';
 import { removeDataDir, request, type RunningServer } from '../../support/server.js';
-import { createMarket, startCompatServer, walletOf } from './official_setup.js';
+import { createMarket, startOfficialServer, walletOf } from './official_setup.js';
 import { deposit, Trader, type PlainMarket } from './trader.js';
 
-/** The addresses @polymarket/clob-client signs for on Polygon (its config.js, chain 137). */
-const CLIENT_EXCHANGE = '0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E';
+/** The addresses @polymarket/clob-client signs for on Polygon Amoy (its config.js, chain 80002). */
+const CLIENT_EXCHANGE = '0xdFE02Eb6733538f8Ea35D585af8DE5958AD99E40';
 const CLIENT_NEG_RISK_EXCHANGE = '0xC5d563A36AE78145C45a50134d48A1215220f80a';
 const FEE_BPS = 20;
 
 let server: RunningServer;
-let compatUrl = '';
+let clobUrl = '';
 let market: PlainMarket;
 
 /** The order type client 5.8.1 signs (its order-utils/exchange.order.const.js). */
@@ -38,14 +38,14 @@ const CLIENT_ORDER_TYPE = [
 async function officialTrader(seed: number): Promise<{ client: ClobClient; address: string }> {
   const wallet = new Trader(server.urls.clob, seed);
   await deposit(server.urls.clob, wallet.address, 100_000_000);
-  const creds = await new ClobClient(compatUrl, Chain.POLYGON, walletOf(wallet.secret)).createApiKey(0);
+  const creds = await new ClobClient(clobUrl, Chain.AMOY, walletOf(wallet.secret)).createApiKey(0);
   // The last argument makes an error answer throw (ApiError) instead of being returned.
-  const client = new ClobClient(compatUrl, Chain.POLYGON, walletOf(wallet.secret), creds, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, true);
+  const client = new ClobClient(clobUrl, Chain.AMOY, walletOf(wallet.secret), creds, undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, true);
   return { client, address: wallet.address };
 }
 
 before(async () => {
-  ({ server, compatUrl } = await startCompatServer({ EXCHANGE_ADDRESS: CLIENT_EXCHANGE, NEG_RISK_EXCHANGE_ADDRESS: CLIENT_NEG_RISK_EXCHANGE }));
+  ({ server, url: clobUrl } = await startOfficialServer({ EXCHANGE_ADDRESS: CLIENT_EXCHANGE, NEG_RISK_EXCHANGE_ADDRESS: CLIENT_NEG_RISK_EXCHANGE }));
   market = await createMarket(server.urls.clob, 'Client-built orders', { question: 'Will a client-built order rest?', takerBaseFee: FEE_BPS });
 });
 
@@ -64,7 +64,7 @@ test("createOrder asks /fee-rate, signs the market's taker fee into the order, a
   await assert.rejects(client.createOrder({ tokenID: market.yes, price: 0.3, size: 10, side: Side.BUY, feeRateBps: FEE_BPS + 1 }), /fee rate for the market must be 20/);
   const { signature, ...message } = order;
   const signer = await recoverTypedDataAddress({
-    domain: { name: 'Polymarket CTF Exchange', version: '1', chainId: 137, verifyingContract: CLIENT_EXCHANGE },
+    domain: { name: 'Polymarket CTF Exchange', version: '1', chainId: Chain.AMOY, verifyingContract: CLIENT_EXCHANGE },
     types: { Order: CLIENT_ORDER_TYPE }, primaryType: 'Order',
     message: { ...message, salt: BigInt(message.salt), tokenId: BigInt(message.tokenId), makerAmount: BigInt(message.makerAmount), takerAmount: BigInt(message.takerAmount),
       expiration: BigInt(message.expiration), nonce: BigInt(message.nonce), feeRateBps: BigInt(message.feeRateBps), maker: message.maker as `0x${string}`,

@@ -1,15 +1,15 @@
 // A bot written with Polymarket's official V2 TypeScript client (@polymarket/clob-client-v2,
-// unchanged) trading on the real server through the compatibility listener (its POLY_ header
-// names need it, see http/compat_proxy.ts): L1 key creation and derivation, resting limit orders
+// unchanged) trading on the real server at its default CLOB URL, with the server's default
+// signing domain (chain 80002, the V2 exchanges the client carries for it): L1 key creation and derivation, resting limit orders
 // (createAndPostOrder), open orders, a second account's order crossing them, market orders (FOK
 // and FAK, buying and selling, via createAndPostMarketOrder), trades and balances from both
 // sides, and cancels one, many, by market and all. Every answer the client returns is checked
 // against the server's own endpoints read with plain L2-signed HTTP (the test trader, same key).
 //
-// The client signs the CLOB V2 Order type of contract §4 (domain "Polymarket CTF Exchange"
-// version "2"; timestamp, metadata and builder) for its own exchange addresses, so the server
-// runs with those (EXCHANGE_ADDRESS, NEG_RISK_EXCHANGE_ADDRESS); the second test recovers the
-// signer of a client-built order under the contract's domain and type to pin that down.
+// The client signs the CLOB V2 Order type (domain "Polymarket CTF Exchange" version "2";
+// timestamp, metadata and builder) for its own exchange addresses, which are the server's
+// defaults; the second test recovers the signer of a client-built order under that domain and
+// type to pin that down.
 //
 // Two of the client's reads are Polymarket's rather than the interface's, and clobd serves them:
 // GET /version, asked before every order unless the caller names the version, and GET
@@ -20,10 +20,10 @@ import { after, before, test } from 'node:test';
 import { AssetType, Chain, ClobClient, getContractConfig, isV2Order, OrderType, Side, type ApiKeyCreds, type OpenOrder } from '@polymarket/clob-client-v2';
 import { recoverTypedDataAddress } from 'viem';
 import { removeDataDir, request, type RunningServer } from '../../support/server.js';
-import { createMarket, startCompatServer, walletOf } from './official_setup.js';
+import { createMarket, startOfficialServer, walletOf } from './official_setup.js';
 import { deposit, Trader, type PlainMarket } from './trader.js';
 
-const CONTRACTS = getContractConfig(Chain.POLYGON);
+const CONTRACTS = getContractConfig(Chain.AMOY);
 const DEPOSIT_MICROS = 100_000_000;
 /** Contract §4's Order type, written out here rather than taken from the client. */
 const ORDER_TYPE = [
@@ -34,7 +34,7 @@ const ORDER_TYPE = [
 ] as const;
 
 let server: RunningServer;
-let compatUrl = '';
+let clobUrl = '';
 let market: PlainMarket;
 
 /** A bot: the V2 client with its API credentials, and the same wallet as a plain HTTP trader. */
@@ -47,12 +47,12 @@ interface Bot {
 async function fundedBot(seed: number): Promise<Bot> {
   const plain = new Trader(server.urls.clob, seed);
   await deposit(server.urls.clob, plain.address, DEPOSIT_MICROS);
-  const l1 = new ClobClient({ host: compatUrl, chain: Chain.POLYGON, signer: walletOf(plain.secret) });
+  const l1 = new ClobClient({ host: clobUrl, chain: Chain.AMOY, signer: walletOf(plain.secret) });
   const creds = await l1.createApiKey(0);
   plain.credentials = { apiKey: creds.key, secret: creds.secret, passphrase: creds.passphrase };
   // The client's default options: an error answer comes back as {error, status}, which every
   // comparison below would show. (With throwOnError: true, see the last tests.)
-  const client = new ClobClient({ host: compatUrl, chain: Chain.POLYGON, signer: walletOf(plain.secret), creds });
+  const client = new ClobClient({ host: clobUrl, chain: Chain.AMOY, signer: walletOf(plain.secret), creds });
   return { client, plain, creds };
 }
 
@@ -107,7 +107,7 @@ let maker: Bot;
 let taker: Bot;
 
 before(async () => {
-  ({ server, compatUrl } = await startCompatServer({ EXCHANGE_ADDRESS: CONTRACTS.exchangeV2, NEG_RISK_EXCHANGE_ADDRESS: CONTRACTS.negRiskExchangeV2 }));
+  ({ server, url: clobUrl } = await startOfficialServer());
   market = await createMarket(server.urls.clob, 'V2 client bot', { question: 'Will a V2 client bot trade?' });
 });
 
@@ -120,7 +120,7 @@ test('createApiKey, deriveApiKey and createOrDeriveApiKey give one set of creden
   maker = await fundedBot(701);
   taker = await fundedBot(702);
   assert.match(maker.creds.key, /^[0-9a-f-]{36}$/);
-  const l1 = new ClobClient({ host: compatUrl, chain: Chain.POLYGON, signer: walletOf(maker.plain.secret) });
+  const l1 = new ClobClient({ host: clobUrl, chain: Chain.AMOY, signer: walletOf(maker.plain.secret) });
   assert.deepEqual(await l1.deriveApiKey(0), maker.creds);
   // createApiKey is refused for a nonce already used, and createOrDeriveApiKey falls back to derive.
   assert.deepEqual(await l1.createOrDeriveApiKey(0), maker.creds);
@@ -133,7 +133,7 @@ test('createOrder signs contract §4\'s Order type under domain version "2" for 
   assert.equal(order.tokenId, market.yes);
   assert.deepEqual([order.makerAmount, order.takerAmount, order.signatureType], ['3000000', '10000000', 0]);
   const signer = await recoverTypedDataAddress({
-    domain: { name: 'Polymarket CTF Exchange', version: '2', chainId: Chain.POLYGON, verifyingContract: CONTRACTS.exchangeV2 as `0x${string}` },
+    domain: { name: 'Polymarket CTF Exchange', version: '2', chainId: Chain.AMOY, verifyingContract: CONTRACTS.exchangeV2 as `0x${string}` },
     types: { Order: ORDER_TYPE }, primaryType: 'Order',
     message: {
       salt: BigInt(order.salt), maker: order.maker as `0x${string}`, signer: order.signer as `0x${string}`, tokenId: BigInt(order.tokenId),
@@ -234,7 +234,7 @@ test('cancelOrder, cancelOrders, cancelMarketOrders and cancelAll', async () => 
 });
 
 test('a bot made with throwOnError: true that names the order version: createOrder(…, {version: 2}) and postOrder', async () => {
-  const client = new ClobClient({ host: compatUrl, chain: Chain.POLYGON, signer: walletOf(maker.plain.secret), creds: maker.creds, throwOnError: true });
+  const client = new ClobClient({ host: clobUrl, chain: Chain.AMOY, signer: walletOf(maker.plain.secret), creds: maker.creds, throwOnError: true });
   const order = await client.createOrder({ tokenID: market.yes, price: 0.2, size: 5, side: Side.BUY }, { version: 2 });
   const placed = await client.postOrder(order, OrderType.GTC);
   assert.deepEqual([placed.success, placed.status], [true, 'live'], JSON.stringify(placed));
@@ -246,7 +246,7 @@ test('a bot made with throwOnError: true that names the order version: createOrd
 
 test('a bot made with throwOnError: true places orders with createAndPostOrder (the client asks GET /version first)', async () => {
   assert.deepEqual((await request(`${server.urls.clob}/version`)).body, { version: 2 });
-  const client = new ClobClient({ host: compatUrl, chain: Chain.POLYGON, signer: walletOf(maker.plain.secret), creds: maker.creds, throwOnError: true });
+  const client = new ClobClient({ host: clobUrl, chain: Chain.AMOY, signer: walletOf(maker.plain.secret), creds: maker.creds, throwOnError: true });
   const placed = await client.createAndPostOrder({ tokenID: market.yes, price: 0.2, size: 5, side: Side.BUY });
   assert.equal(placed.status, 'live');
   await client.cancelAll();
@@ -257,7 +257,7 @@ test("a market order from a bot that has not read the market's settings (the cli
   const resting = await maker.client.createAndPostOrder({ tokenID: market.yes, price: 0.3, size: 5, side: Side.BUY });
   assert.equal(resting.status, 'live', JSON.stringify(resting));
   try {
-    const fresh = new ClobClient({ host: compatUrl, chain: Chain.POLYGON, signer: walletOf(taker.plain.secret), creds: taker.creds });
+    const fresh = new ClobClient({ host: clobUrl, chain: Chain.AMOY, signer: walletOf(taker.plain.secret), creds: taker.creds });
     const fok = await fresh.createAndPostMarketOrder({ tokenID: market.no, side: Side.BUY, amount: 3.5, orderType: OrderType.FOK }, undefined, OrderType.FOK);
     assert.equal(fok.status, 'matched', JSON.stringify(fok));
   } finally {

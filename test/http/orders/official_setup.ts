@@ -1,22 +1,22 @@
-// What the tests that drive Polymarket's official clients share: the real server with the
-// compatibility listener on (the clients send POLY_ header names, see http/compat_proxy.ts), a
-// viem wallet for a test key (the clients sign with it, unchanged), and a market made through
-// the admin API.
+// What the tests that drive Polymarket's official clients share: the real server with its
+// defaults (the clients are pointed at its default CLOB URL, POLY_ header names and all, and
+// sign for chain 80002, the default signing domain), a viem wallet for a test key (the clients
+// sign with it, unchanged), and a market made through the admin API.
 import { createWalletClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { request, startServer, type RunningServer } from '../../support/server.js';
 import { ADMIN_TOKEN, type PlainMarket } from './trader.js';
 
-export interface CompatServer {
+export interface OfficialServer {
   readonly server: RunningServer;
-  /** The compatibility listener's base URL, the one the official clients are pointed at. */
-  readonly compatUrl: string;
+  /** The default CLOB URL, the one the official clients are pointed at. */
+  readonly url: string;
 }
 
-/** Starts the real server (admin enabled, two shards, no demo) with COMPAT_PORT=0 and `env` on top. */
-export async function startCompatServer(env: Readonly<Record<string, string>> = {}): Promise<CompatServer> {
-  const server = await startServer({ env: { ADMIN_TOKEN, SHARDS: '2', COMPAT_PORT: '0', LOG_LEVEL: 'info', SEED_DEMO: '0', ...env } });
-  return { server, compatUrl: compatUrlOf(server) };
+/** Starts the real server (admin enabled, two shards, no demo) with `env` on top of its defaults. */
+export async function startOfficialServer(env: Readonly<Record<string, string>> = {}): Promise<OfficialServer> {
+  const server = await startServer({ env: { ADMIN_TOKEN, SHARDS: '2', LOG_LEVEL: 'info', SEED_DEMO: '0', ...env } });
+  return { server, url: server.urls.clob };
 }
 
 /** The compatibility listener's URL, from the server's `compat_listening` log line. */

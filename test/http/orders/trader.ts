@@ -1,5 +1,5 @@
-// Credential headers go with a hyphen (SERVICE-ADDRESS): the native uWS build drops requests
-// whose header names contain '_' (see http/auth/l2.ts).
+// Credential headers go with a hyphen (SERVICE-ADDRESS), the spelling the server reads first;
+// Polymarket's clients send POLY_ADDRESS, which the server reads too (tools/patch_uws.mjs).
 //
 // A trading client for tests, written from the contract alone (it shares no code with the
 // server's signing or HMAC paths except the EIP-712 digest, which the signature tests check
@@ -11,9 +11,17 @@ import { clobAuthDigest, orderDigest, type OrderStruct } from '../../../http/aut
 import { addressOfPublicKey } from '../../../http/auth/recover.js';
 import { request, startServer, type Response, type RunningServer } from '../../support/server.js';
 
-export const CHAIN_ID = 137;
+/** The signing domain a server verifies by default: Polygon Amoy and the CLOB V2 exchanges. */
+export const CHAIN_ID = 80002;
 export const DOMAIN_NAME = 'Polymarket CTF Exchange';
+export const EXCHANGE_ADDRESS = '0xE111180000d2663C0091e4f400237545B87B996B';
+export const NEG_RISK_EXCHANGE_ADDRESS = '0xe2222d279d744050d28e00520010520000310F59';
 export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+/** The EIP-712 domain of an order on a market that is neg-risk or not. */
+export function orderDomain(negRisk = false): { name: string; chainId: number; verifyingContract: string } {
+  return { name: DOMAIN_NAME, chainId: CHAIN_ID, verifyingContract: negRisk ? NEG_RISK_EXCHANGE_ADDRESS : EXCHANGE_ADDRESS };
+}
 export const ADMIN_TOKEN = 'test-admin-token';
 const ZERO_BYTES32 = `0x${'00'.repeat(32)}`;
 
@@ -111,7 +119,7 @@ export class Trader {
       makerAmount: String(side === 0 ? collateral : shares), takerAmount: String(side === 0 ? shares : collateral), side,
       signatureType: 0, timestamp: String(this.nowS() * 1000), metadata: ZERO_BYTES32, builder: ZERO_BYTES32,
     };
-    const digest = orderDigest({ name: DOMAIN_NAME, chainId: CHAIN_ID, verifyingContract: ZERO_ADDRESS }, struct);
+    const digest = orderDigest(orderDomain(input.negRisk), struct);
     const order = {
       ...struct, salt: Number(struct.salt), side: input.side, signature: signer.signDigest(digest),
       ...(input.expiration === undefined ? {} : { expiration: input.expiration }),
