@@ -21,7 +21,7 @@ const SHARDS = 2;
 /** A phase ends when every order is answered; this only bounds a stuck server. */
 const PHASE_MS_MAX = 120_000;
 
-interface OrderSizes {
+export interface OrderSizes {
   readonly accounts: number;
   readonly markets: number;
   readonly connections: number;
@@ -30,8 +30,8 @@ interface OrderSizes {
   readonly rounds: number;
 }
 
-const QUICK: OrderSizes = { accounts: 40, markets: 2, connections: 32, warmupOrders: 500, measuredOrders: 2_000, rounds: 1 };
-const FULL: OrderSizes = { accounts: 400, markets: 4, connections: 128, warmupOrders: 5_000, measuredOrders: 30_000, rounds: 3 };
+export const QUICK_ORDERS: OrderSizes = { accounts: 40, markets: 2, connections: 32, warmupOrders: 500, measuredOrders: 2_000, rounds: 1 };
+export const FULL_ORDERS: OrderSizes = { accounts: 400, markets: 4, connections: 128, warmupOrders: 5_000, measuredOrders: 30_000, rounds: 3 };
 
 export interface OrderRun {
   readonly ordersPerSecond: number;
@@ -50,7 +50,7 @@ export interface MetricsFigures {
   readonly orders: { readonly off: OrderRun; readonly on: OrderRun; readonly sizes: OrderSizes };
 }
 
-interface Signed {
+export interface Signed {
   readonly plan: OrderPlan;
   readonly traders: readonly BenchTrader[];
   readonly setup: readonly SignedOrder[];
@@ -62,8 +62,16 @@ function non200(result: LoadResult): number {
   return Object.entries(result.statusCounts).reduce((sum, [status, count]) => sum + (status === '200' ? 0 : count), 0) + result.errors;
 }
 
-/** One server: enrol, the setup orders, a warm-up, then the measured orders in a closed loop. */
-async function orderRun(env: Readonly<Record<string, string>>, sizes: OrderSizes, signed: Signed | undefined): Promise<{ run: OrderRun; signed: Signed }> {
+/** How a run spells its requests' headers (bench/headers.ts sends Polymarket's POLY_ names). */
+export type Spelling = (headers: Readonly<Record<string, string>>) => Record<string, string>;
+
+/**
+ * One server: enrol, the setup orders, a warm-up, then the measured orders in a closed loop, every
+ * order's headers as `spell` writes them.
+ */
+export async function orderRun(
+  env: Readonly<Record<string, string>>, sizes: OrderSizes, signed: Signed | undefined, spell: Spelling = (headers) => ({ ...headers }),
+): Promise<{ run: OrderRun; signed: Signed }> {
   const exchange = await startExchange(sizes.markets, SHARDS, env);
   try {
     const plan = signed?.plan ?? makePlan(sizes.accounts, sizes.markets, sizes.warmupOrders + sizes.measuredOrders, SEED);
@@ -72,8 +80,10 @@ async function orderRun(env: Readonly<Record<string, string>>, sizes: OrderSizes
     if (JSON.stringify(exchange.tokens) !== JSON.stringify(made.tokens)) throw new Error('a fresh server gave other token ids; signed orders cannot be replayed');
     await enrol(exchange, traders, plan.depositMicros);
     const url = exchange.server.urls.clob;
-    const send = (orders: readonly SignedOrder[], planned: OrderPlan['orders'], from: number, to: number) =>
-      runLoad({ url, requests: orderRequests(traders, planned, orders, from, to), connections: sizes.connections, durationMs: PHASE_MS_MAX, unique: true });
+    const send = (orders: readonly SignedOrder[], planned: OrderPlan['orders'], from: number, to: number) => {
+      const requests = orderRequests(traders, planned, orders, from, to).map((request) => ({ ...request, headers: spell(request.headers ?? {}) }));
+      return runLoad({ url, requests, connections: sizes.connections, durationMs: PHASE_MS_MAX, unique: true });
+    };
     await send(made.setup, plan.setup, 0, made.setup.length);
     await send(made.orders, plan.orders, 0, sizes.warmupOrders);
     const pid = exchange.server.pid;
@@ -95,7 +105,7 @@ async function orderRun(env: Readonly<Record<string, string>>, sizes: OrderSizes
 }
 
 async function benchOrders(quick: boolean): Promise<MetricsFigures['orders']> {
-  const sizes = quick ? QUICK : FULL;
+  const sizes = quick ? QUICK_ORDERS : FULL_ORDERS;
   let signed: Signed | undefined;
   let off: OrderRun | undefined;
   let on: OrderRun | undefined;

@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { SERVER_NODE_FLAGS } from '../http/node_flags.js';
 import { benchCatalog, printCatalog } from './catalog.js';
+import { benchHeaders, printHeaders } from './headers.js';
 import { benchLimits, printSwitch } from './limits.js';
 import { benchMetrics, printMetrics } from './metrics.js';
 import { benchMarket, printMarket } from './market.js';
@@ -56,6 +57,11 @@ const suites: Record<string, Suite> = {
     const figures = await benchMetrics(quick);
     if (asJson) console.log(JSON.stringify({ suite: 'metrics', ...figures }));
     else printMetrics(figures);
+  },
+  headers: async (quick, asJson) => {
+    const figures = await benchHeaders(quick);
+    if (asJson) console.log(JSON.stringify({ suite: 'headers', ...figures }));
+    else printHeaders(figures);
   },
   ws: async (quick, asJson) => {
     const figures = await benchWs(quick);
