@@ -1,7 +1,8 @@
 // The compatibility listener (COMPAT_PORT): an HTTP/1.1 relay in front of the CLOB listener for
 // clients that send header names with an underscore, as Polymarket's official clients do
-// (POLY_ADDRESS, POLY_SIGNATURE, ...). The native uWS build that loads on this platform drops such
-// requests unanswered (an upstream parser bug, fixed in later uWS releases), so the relay rewrites
+// (POLY_ADDRESS, POLY_SIGNATURE, ...), where the uWS binary is one tools/patch_uws.mjs could not
+// patch: unpatched, it leaves such requests unanswered (an upstream parser bug, fixed in later uWS
+// releases that npm does not offer for this platform), so the relay rewrites
 // '_' to '-' in request header names: request lines, header values, bodies and every response
 // byte pass through untouched, and the CLOB listener's routes read both spellings. It frames
 // requests by Content-Length or chunked encoding so bodies are never rewritten, and after a

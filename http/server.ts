@@ -130,7 +130,7 @@ function clobRoutes(
       response: ok({ const: 'OK' }), handler: () => json('OK'),
     }),
     route({
-      method: 'GET', path: '/version', limits: ['service'], summary: "The order version the exchange verifies: {version: 2}, contract §4's Order type (Polymarket's V2 client asks it before signing).",
+      method: 'GET', path: '/version', limits: ['service'], summary: "The order version the exchange verifies: {version: 2}, the CTF Exchange's second Order type (timestamp, metadata, builder; Polymarket's V2 client asks it before signing).",
       response: ok(ref('Version')), handler: () => json({ version: 2 }),
     }),
     route({
