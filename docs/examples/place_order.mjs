@@ -9,7 +9,11 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
 const [clob = 'http://127.0.0.1:8080', adminToken = ''] = process.argv.slice(2);
-const CHAIN_ID = 137n;
+// The server's default signing domain: chain 80002 (Polygon Amoy) and the CLOB V2 exchange
+// contracts (CHAIN_ID, EXCHANGE_ADDRESS, NEG_RISK_EXCHANGE_ADDRESS in the README).
+const CHAIN_ID = 80002n;
+const EXCHANGE = '0xE111180000d2663C0091e4f400237545B87B996B';
+const NEG_RISK_EXCHANGE = '0xe2222d279d744050d28e00520010520000310F59';
 const hex = (bytes) => Buffer.from(bytes).toString('hex');
 const keccak = (bytes) => keccak_256(bytes);
 const text = (value) => keccak(new TextEncoder().encode(value));
@@ -34,7 +38,7 @@ const timestamp = String(Math.floor(Date.now() / 1000));
 const authDomain = words(text('EIP712Domain(string name,string version,uint256 chainId)'), text('ClobAuthDomain'), text('1'), CHAIN_ID);
 const authStruct = words(text('ClobAuth(address address,string timestamp,uint256 nonce,string message)'), address, text(timestamp), 0n,
   text('This message attests that I control the given wallet'));
-const l1 = { 'POLY-ADDRESS': address, 'POLY-SIGNATURE': sign(typedDigest(authDomain, authStruct)), 'POLY-TIMESTAMP': timestamp, 'POLY-NONCE': '0' };
+const l1 = { 'POLY_ADDRESS': address, 'POLY_SIGNATURE': sign(typedDigest(authDomain, authStruct)), 'POLY_TIMESTAMP': timestamp, 'POLY_NONCE': '0' };
 const credentials = await (await fetch(`${clob}/auth/api-key`, { method: 'POST', headers: l1 })).json();
 console.log('credentials for', address, '→ api key', credentials.apiKey);
 
@@ -58,7 +62,7 @@ const order = {
   side: 0, signatureType: 0, timestamp: String(Date.now()), metadata: zero32, builder: zero32,
 };
 const orderDomain = words(text('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
-  text('Polymarket CTF Exchange'), text('2'), CHAIN_ID, `0x${'00'.repeat(20)}`);
+  text('Polymarket CTF Exchange'), text('2'), CHAIN_ID, market.neg_risk ? NEG_RISK_EXCHANGE : EXCHANGE);
 const orderStruct = words(text('Order(uint256 salt,address maker,address signer,uint256 tokenId,uint256 makerAmount,uint256 takerAmount,'
   + 'uint8 side,uint8 signatureType,uint256 timestamp,bytes32 metadata,bytes32 builder)'),
 BigInt(order.salt), order.maker, order.signer, BigInt(order.tokenId), BigInt(order.makerAmount), BigInt(order.takerAmount),
@@ -72,8 +76,8 @@ const hmac = createHmac('sha256', Buffer.from(credentials.secret, 'base64url')).
 const answer = await fetch(`${clob}/order`, {
   method: 'POST', body,
   headers: {
-    'content-type': 'application/json', 'POLY-ADDRESS': address, 'POLY-API-KEY': credentials.apiKey,
-    'POLY-PASSPHRASE': credentials.passphrase, 'POLY-TIMESTAMP': now, 'POLY-SIGNATURE': hmac,
+    'content-type': 'application/json', 'POLY_ADDRESS': address, 'POLY_API_KEY': credentials.apiKey,
+    'POLY_PASSPHRASE': credentials.passphrase, 'POLY_TIMESTAMP': now, 'POLY_SIGNATURE': hmac,
   },
 });
 console.log(answer.status, JSON.stringify(await answer.json()));
