@@ -126,6 +126,29 @@ function orderHash(order: SignedOrder, verifyingContract: string): { hash: strin
   return { hash: hashTypedData(typed), signer: recoverTypedDataAddress({ ...typed, signature: v2.signature as `0x${string}` }).then((address) => address.toLowerCase()) };
 }
 
+/**
+ * Every price read of the client for `tokens`, single and batch, equals the server's own answer
+ * (a 404 of a side without orders as the client returns it: {error, status}).
+ */
+async function pricesAgree(client: ClobClient, tokens: readonly string[]): Promise<void> {
+  const single = async (got: unknown, path: string): Promise<void> => {
+    const response = await request(`${clobUrl}${path}`);
+    assert.deepEqual(got, response.status === 200 ? response.body : { ...(response.body as object), status: response.status }, path);
+  };
+  for (const token of tokens) {
+    await single(await client.getMidpoint(token), `/midpoint?token_id=${token}`);
+    await single(await client.getSpread(token), `/spread?token_id=${token}`);
+    await single(await client.getLastTradePrice(token), `/last-trade-price?token_id=${token}`);
+    for (const side of [Side.BUY, Side.SELL]) await single(await client.getPrice(token, side), `/price?token_id=${token}&side=${side}`);
+  }
+  const items = tokens.flatMap((token) => [{ token_id: token, side: Side.BUY }, { token_id: token, side: Side.SELL }]);
+  assert.deepEqual(await client.getMidpoints(items), await publicPost('/midpoints', items));
+  assert.deepEqual(await client.getSpreads(items), await publicPost('/spreads', items));
+  assert.deepEqual(await client.getPrices(items), await publicPost('/prices', items));
+  assert.deepEqual(await client.getLastTradesPrices(items), await publicPost('/last-trades-prices', items));
+  assert.deepEqual(await client.getOrderBooks(items), await publicPost('/books', items));
+}
+
 async function liveIds(bot: Bot, params: { market?: string; asset_id?: string; id?: string } = {}): Promise<string[]> {
   const open = await bot.client.getOpenOrders(params);
   const query = new URLSearchParams(params as Record<string, string>).toString();
@@ -201,11 +224,12 @@ test('getClobMarketInfo, getTickSize, getNegRisk, getFeeRateBps and getFeeExpone
     // The exponent is read from /clob-markets' fd.e, after /markets-by-token names the market.
     assert.equal(await publicClient().getFeeExponent(target.no), 1);
   }
-  // Unknown tokens: the client keeps what it got, the server's 404.
+  // An unknown token: the server's 404, as the client returns it.
+  assert.deepEqual(await publicClient().getOrderBook('12345'), clientError(404, NO_BOOK));
   assert.deepEqual(await publicRead('/neg-risk?token_id=12345', 404), { error: NO_BOOK });
 });
 
-test('an empty book: getOrderBook(s), its hash, the last trade price, no midpoint/price/spread, no history', async () => {
+test('an empty book: getOrderBook, its hash, the last trade price, no midpoint/price/spread, no history', async () => {
   const client = publicClient();
   const book = await client.getOrderBook(market.yes);
   assert.deepEqual(book, await publicRead(`/book?token_id=${market.yes}`));
@@ -222,6 +246,7 @@ test('an empty book: getOrderBook(s), its hash, the last trade price, no midpoin
   assert.deepEqual(await client.getPrices([{ token_id: market.yes, side: Side.BUY }]), { [market.yes]: {} });
   assert.deepEqual(await client.getLastTradePrice(market.yes), { price: '0.5', side: '' });
   assert.deepEqual(await client.getLastTradesPrices([{ token_id: market.yes, side: Side.BUY }]), [{ token_id: market.yes, price: '0.5', side: '' }]);
+  await pricesAgree(client, [market.yes, market.no]);
   assert.deepEqual(await historyOf(client, { market: market.yes, interval: PriceHistoryInterval.MAX }), { history: [] });
   // The client itself refuses a history read with neither an interval nor both ends.
   await assert.rejects(client.getPricesHistory({ market: market.yes, startTs: 1 }), /requires either interval or both startTs and endTs/);
@@ -267,6 +292,7 @@ test('a quoted book: every price read, the book hash the client computes, and ca
   assert.deepEqual(await client.getSpread(market.yes), { spread: '0.15' });
   assert.deepEqual(await client.getSpreads(both), { [market.yes]: '0.15', [market.no]: '0.15' });
   assert.deepEqual(await client.getSpreads(both), await publicPost('/spreads', both));
+  await pricesAgree(client, [market.yes, market.no]);
 
   // BUY: dollars walked up the asks; SELL: shares walked down the bids (the client's own sums).
   assert.equal(await client.calculateMarketPrice(market.yes, Side.BUY, 11, OrderType.FOK), 0.55);
@@ -296,6 +322,12 @@ test('after a trade: last trade prices, price history by interval and by range, 
   assert.deepEqual([book.asks, book.last_trade_price], [[{ price: '0.55', size: '10' }], '0.55']);
   assert.equal(await client.getOrderBookHash({ ...book }), book.hash);
   assert.deepEqual(await client.getMidpoint(market.yes), { mid: '0.475' });
+  await pricesAgree(client, [market.yes, market.no]);
+  // The market's token prices are the midpoints now.
+  const listed = await client.getMarket(market.conditionId) as { tokens: { price: number }[] };
+  assert.deepEqual(listed, await publicRead(`/markets/${market.conditionId}`));
+  assert.deepEqual(listed.tokens.map((token) => token.price), [0.475, 0.525]);
+  assert.deepEqual(await client.getSimplifiedMarkets(), await publicRead('/simplified-markets?next_cursor=MA=='));
 
   const hour = await historyOf(client, { market: market.yes, interval: PriceHistoryInterval.ONE_HOUR, fidelity: 1 });
   assert.deepEqual(hour, await publicRead(`/prices-history?market=${market.yes}&interval=1h&fidelity=1`));
