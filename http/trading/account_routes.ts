@@ -279,6 +279,9 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         taker: string({ description: 'taker address', maxLength: 64 }),
         maker: string({ description: 'maker address', maxLength: 64 }),
         market: string({ description: 'condition id', maxLength: 128 }),
+        // The names Polymarket's official clients send (their TradeParams).
+        asset_id: string({ description: "token id: trades whose asset_id (the taker's token) is this one", maxLength: 100 }),
+        maker_address: string({ description: 'address: trades in which it is the taker or the maker', maxLength: 64 }),
         before: string({ description: 'unix seconds, strictly before', maxLength: 16 }),
         after: string({ description: 'unix seconds, strictly after', maxLength: 16 }),
         next_cursor: string({ description: 'the previous page\'s next_cursor; MA== (or none) starts; LTE= is the end', maxLength: CURSOR_LENGTH_MAX }),
@@ -298,14 +301,17 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
         const afterS = seconds(q.after, 'after');
         const taker = q.taker?.toLowerCase();
         const maker = q.maker?.toLowerCase();
+        const party = q.maker_address?.toLowerCase();
         const passes = (fill: StoredFill, shard: number): boolean => {
           if (q.id !== undefined && tradeId(shard, fill.seq, fill.fillIndex) !== q.id) return false;
           if (taker !== undefined && fill.takerAccount !== taker) return false;
           if (maker !== undefined && fill.makerAccount !== maker) return false;
+          if (party !== undefined && fill.takerAccount !== party && fill.makerAccount !== party) return false;
           if (before !== undefined && !(fill.timeMs < before * 1000)) return false;
           if (afterS !== undefined && !(fill.timeMs >= (afterS + 1) * 1000)) return false;
           const market = marketOf(shard, fill.market);
-          return market !== undefined && (q.market === undefined || market.conditionId === q.market);
+          return market !== undefined && (q.market === undefined || market.conditionId === q.market)
+            && (q.asset_id === undefined || market.tokenIds[fill.takerOutcome] === q.asset_id);
         };
         return longReads.run(async () => {
           // The page in slices, each made into JSON text as it comes (readSliced, feed_pages.ts).
