@@ -1,8 +1,14 @@
-// Live WebSocket channels on the CLOB listener, as Polymarket's: /ws/market (books and their
-// changes per token, public) and /ws/user (the caller's orders and trades, authenticated with
-// API credentials). Fed by the read model (MarketDataListener): every message is published in
-// the order the shards committed, after the read model applied it, so a reader that applies a
-// `book` and then every `price_change` of a token holds the book GET /book serves.
+// Live WebSocket channels on the CLOB listener, as Polymarket's: /ws/market (books per token and
+// their changes per market, public) and /ws/user (the caller's orders and trades, authenticated
+// with API credentials). Fed by the read model (MarketDataListener): every message is published
+// in the order the shards committed, after the read model applied it, so a reader that applies a
+// `book` and then every `price_change` entry of its token holds the book GET /book serves.
+//
+// Topics: each token has one (`m:<token id>`: its last trades, tick size and resolution, and its
+// book again after a worker restart), and each market one (`c:<condition id>`: its price changes,
+// one message per committed answer holding both tokens' entries, as Polymarket sends them). A
+// socket follows a market's topic while it follows either of its tokens, so it gets each price
+// change once however many of the market's tokens it follows.
 //
 // Bounds: sockets per client address, tokens per socket, message size, and backpressure (a
 // socket that falls more than MAX_BACKPRESSURE behind is closed, never buffered without limit);
@@ -52,7 +58,10 @@ interface SocketData {
   readonly ip: string;
   /** The keys its operations are charged under (its account's is set when it authenticates). */
   readonly keys: SocketKeys;
-  readonly assets: Set<string>;
+  /** The tokens it follows, each with its market's condition id. */
+  readonly assets: Map<string, string>;
+  /** The markets it follows (their `c:` topics), with how many of each one's tokens it follows. */
+  readonly markets: Map<string, number>;
   user: { readonly address: string; readonly apiKey: string; readonly markets: ReadonlySet<string> } | undefined;
   /** A send found the socket over MAX_BACKPRESSURE: uWS drops the message and closes it. */
   slow: boolean;
@@ -77,6 +86,7 @@ export interface ChannelDeps {
 }
 
 const topicOf = (tokenId: string): string => `m:${tokenId}`;
+const marketTopicOf = (conditionId: string): string => `c:${conditionId}`;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -137,7 +147,7 @@ export class LiveChannels implements MarketDataListener {
             return;
           }
           res.upgrade<SocketData>(
-            { channel, ip, keys: this.deps.caps.keysOf(ip), assets: new Set(), user: undefined, slow: false },
+            { channel, ip, keys: this.deps.caps.keysOf(ip), assets: new Map(), markets: new Map(), user: undefined, slow: false },
             req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context,
           );
         },
@@ -284,14 +294,16 @@ export class LiveChannels implements MarketDataListener {
     }
     if (byBook === undefined) return;
     for (const [book, levels] of byBook) {
+      const topic = marketTopicOf(book.conditionId);
+      if (app.numSubscribers(topic) === 0) continue;
       const market = this.deps.market(book.conditionId);
       if (market === undefined) continue;
-      market.tokenIds.forEach((tokenId) => {
-        const topic = topicOf(tokenId);
-        if (app.numSubscribers(topic) === 0) return;
+      const tokens: { token: TokenBook; tokenId: string }[] = [];
+      for (const tokenId of market.tokenIds) {
         const token = this.deps.tokenBook(tokenId);
-        if (token !== undefined) app.publish(topic, priceChangeMessage(token, tokenId, levels, answer.appliedMs));
-      });
+        if (token !== undefined) tokens.push({ token, tokenId });
+      }
+      app.publish(topic, priceChangeMessage(book.conditionId, tokens, levels, answer.appliedMs));
     }
   }
 
@@ -390,7 +402,17 @@ export class LiveChannels implements MarketDataListener {
     }
     if (operation === 'unsubscribe') {
       for (const id of ids as string[]) {
-        if (data.assets.delete(id)) ws.unsubscribe(topicOf(id));
+        const conditionId = data.assets.get(id);
+        if (conditionId === undefined) continue;
+        data.assets.delete(id);
+        ws.unsubscribe(topicOf(id));
+        const following = (data.markets.get(conditionId) ?? 1) - 1;
+        if (following > 0) {
+          data.markets.set(conditionId, following);
+        } else {
+          data.markets.delete(conditionId);
+          ws.unsubscribe(marketTopicOf(conditionId));
+        }
       }
       return;
     }
@@ -447,8 +469,12 @@ export class LiveChannels implements MarketDataListener {
     ws.cork(() => {
       for (const { id, token, message } of books) {
         if (!this.announced.has(token.book)) this.announced.set(token.book, { tickUnits: token.book.tickUnits, resolved: token.book.resolved });
-        data.assets.add(id);
+        const conditionId = token.book.conditionId;
+        data.assets.set(id, conditionId);
         ws.subscribe(topicOf(id));
+        const following = data.markets.get(conditionId) ?? 0;
+        data.markets.set(conditionId, following + 1);
+        if (following === 0) ws.subscribe(marketTopicOf(conditionId));
         this.send(ws, message);
       }
       if (full) this.send(ws, `{"error":"at most ${ASSETS_PER_SOCKET} assets per socket"}`);

@@ -34,21 +34,25 @@ export function bookMessage(token: TokenBook, tokenId: string): string {
 }
 
 /**
- * `price_change` for one token: the levels one answer changed, as that token sees them (a YES
- * level at p is a NO level at 1 − p on the other side), each with the token's best prices and
- * book hash after the whole answer.
+ * `price_change` for a market, as Polymarket sends it (keys in its order): the levels one answer
+ * changed, as each token of the market sees them (a YES bid at p is a NO ask at 1 − p), the
+ * entries of each token in `tokens` in turn, each with that token's best prices and book hash
+ * after the whole answer. One message serves every follower of either token.
  */
-export function priceChangeMessage(token: TokenBook, tokenId: string, levels: readonly LevelEvent[], timeMs: number): string {
-  const { book, outcome } = token;
-  const hash = bookSummary(token, tokenId).summary.hash;
-  const best = bests(book, outcome);
-  const changes = levels.map((level) => {
-    const yesBid = level.side === BookSide.Bid;
-    const units = outcome === 0 ? level.priceUnits : PRICE_UNITS_PER_ONE - level.priceUnits;
-    const bid = outcome === 0 ? yesBid : !yesBid;
-    return { asset_id: tokenId, price: price(units), size: size(level.sizeMicros), side: bid ? 'BUY' : 'SELL', hash, ...best };
-  });
-  return JSON.stringify({ event_type: 'price_change', market: book.conditionId, price_changes: changes, timestamp: String(timeMs) });
+export function priceChangeMessage(conditionId: string, tokens: readonly { readonly token: TokenBook; readonly tokenId: string }[], levels: readonly LevelEvent[], timeMs: number): string {
+  const changes: { asset_id: string; price: string; size: string; side: string; hash: string; best_bid: string; best_ask: string }[] = [];
+  for (const { token, tokenId } of tokens) {
+    const { book, outcome } = token;
+    const hash = bookSummary(token, tokenId).summary.hash;
+    const { best_bid, best_ask } = bests(book, outcome);
+    for (const level of levels) {
+      const yesBid = level.side === BookSide.Bid;
+      const units = outcome === 0 ? level.priceUnits : PRICE_UNITS_PER_ONE - level.priceUnits;
+      const bid = outcome === 0 ? yesBid : !yesBid;
+      changes.push({ asset_id: tokenId, price: price(units), size: size(level.sizeMicros), side: bid ? 'BUY' : 'SELL', hash, best_bid, best_ask });
+    }
+  }
+  return JSON.stringify({ market: conditionId, price_changes: changes, timestamp: String(timeMs), event_type: 'price_change' });
 }
 
 /** `last_trade_price`: a fill as a trade of one token (the taker's, or the other token of a MINT/MERGE). */
