@@ -55,6 +55,8 @@ export const DEFAULT_CAPS: readonly Cap[] = [
   // clobd's own: every route the table does not name has one too (test/http/route_caps.test.ts).
   { name: 'data', requests: 1000, windowS: 10, scope: 'ip' },
   { name: 'GET /activity', requests: 150, windowS: 10, scope: 'ip' },
+  // Polymarket's getMarketTradesEvents: a market's latest fills, from the index GET /trades reads.
+  { name: 'GET /markets/live-activity', requests: 150, windowS: 10, scope: 'ip' },
   { name: 'rows read', requests: 20_000, windowS: 10, scope: 'ip' },
   { name: 'rows read (all clients)', requests: 30_000, windowS: 10, scope: 'all' },
   { name: 'market data', requests: 1500, windowS: 10, scope: 'ip' },

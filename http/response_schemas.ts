@@ -234,6 +234,14 @@ const schemaTable = {
   BalanceAllowance: closed({ balance: integerString, allowance: integerString }),
   ApiCredentials: closed({ apiKey: { type: 'string', format: 'uuid' }, secret: string, passphrase: { type: 'string', pattern: '^[0-9a-f]{64}$' } }),
 
+  // Polymarket's own account routes that have nothing behind them here (no bans, notifications or
+  // rewards): fixed answers in the shapes its clients' types declare.
+  BanStatus: closed({ closed_only: boolean }),
+  Notification: closed({ type: integer, owner: string, payload: {} }),
+  OrderScoring: closed({ scoring: boolean }),
+  /** POST /orders-scoring: order id → whether it scores. */
+  OrdersScoring: { type: 'object', additionalProperties: boolean },
+
   // Public feeds (interface.md "Public trade fill", "Activity item").
   PublicTrade: closed({
     proxyWallet: string, side, asset: { type: 'string', pattern: '^.+:[0-9]+$' }, conditionId: string, size: number, price: number, usdcSize: number,
@@ -246,6 +254,15 @@ const schemaTable = {
     size: number, usdcSize: number, transactionHash: string, price: number, asset: { type: 'string', pattern: '^(.+:[0-9]+)?$' },
     side: { type: 'string', enum: ['BUY', 'SELL', ''] }, outcomeIndex: integer, title: string, slug: string, icon: string, eventSlug: string,
     outcome: string, name: string, pseudonym: string, bio: string, profileImage: string, profileImageOptimized: string,
+  }),
+
+  /** GET /markets/live-activity/{condition_id}: a fill as Polymarket's market trade event (its client's MarketTradeEvent), from the taker's side. */
+  MarketTradeEvent: closed({
+    event_type: { const: 'trade' },
+    market: closed({ condition_id: string, asset_id: string, question: string, icon: string, slug: string }),
+    user: closed({ address: string, username: string, profile_picture: string, optimized_profile_picture: string, pseudonym: string }),
+    side, size: decimalString, fee_rate_bps: integerString, price: decimalString, outcome: string, outcome_index: integer,
+    transaction_hash: string, timestamp: integerString,
   }),
 
   // Admin (contract §8).

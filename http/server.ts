@@ -35,6 +35,7 @@ import { ResponseCache } from './response_cache.js';
 import { ok, ref } from './response_schemas.js';
 import { mount, route, type Route } from './router.js';
 import { accountRoutes } from './trading/account_routes.js';
+import { polymarketRoutes } from './trading/polymarket_routes.js';
 import { engineMarketState, syncCatalogFlags } from './trading/catalog_flags.js';
 import { seedDemoQuotes } from './trading/demo_quotes.js';
 import { heartbeatRoutes, Heartbeats } from './trading/heartbeats.js';
@@ -63,6 +64,8 @@ export interface ServerOptions {
 }
 
 const drainWaitMs = 5_000;
+/** Polymarket's market trade events: served on the CLOB listener, as Polymarket serves them. */
+const LIVE_ACTIVITY_PATH = '/markets/live-activity/:condition_id';
 const responseCacheEntriesMax = 4_096;
 const responseCacheBytesMax = 64 * 1024 * 1024;
 
@@ -81,7 +84,10 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<us_liste
   });
 }
 
-/** The public feeds: GET /trades on the CLOB and data listeners, GET /activity on the data listener. */
+/**
+ * The public feeds: GET /trades on the CLOB and data listeners, GET /activity on the data
+ * listener, GET /markets/live-activity/{condition_id} on the CLOB listener (LIVE_ACTIVITY_PATH).
+ */
 function publicFeeds(config: Config, store: CatalogStore, profiles: ProfileStore, trading: TradingRuntime): Route[] {
   return feedRoutes({
     feeds: trading.feeds, market: (conditionId) => store.marketOfCondition(conditionId),
@@ -120,7 +126,7 @@ function clobRoutes(
   const { authWindowS, chainId } = config;
   return [
     ...marketDataRoutes(store, trading, tokenBook, now),
-    ...publicFeeds(config, store, profiles, trading).filter((entry) => entry.path === '/trades'),
+    ...publicFeeds(config, store, profiles, trading).filter((entry) => entry.path === '/trades' || entry.path === LIVE_ACTIVITY_PATH),
     ...heartbeatRoutes({ keys, authWindowS, now, heartbeats }),
     route({
       method: 'GET', path: '/', limits: ['GET /'], summary: 'Health check: the JSON string "OK".', response: ok({ const: 'OK' }), handler: () => json('OK'),
@@ -156,6 +162,7 @@ function clobRoutes(
       },
     }),
     ...authRoutes({ keys, chainId, authWindowS, now }),
+    ...polymarketRoutes({ keys, authWindowS, now }),
     ...orderRoutes({
       client: trading.client, keys, authWindowS, chainId, domainName: config.orderDomainName,
       exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress, token: trading.token,
@@ -281,7 +288,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       ...(metrics === undefined ? [] : [metricsRoute(metrics)]),
     ], caps: ['trading'] },
     catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }), caps: ['catalog'] },
-    data: { style: 'clob', routes: publicFeeds(config, store, profiles, trading), caps: ['data'] },
+    data: { style: 'clob', routes: publicFeeds(config, store, profiles, trading).filter((entry) => entry.path !== LIVE_ACTIVITY_PATH), caps: ['data'] },
   };
   for (const name of ['clob', 'catalog', 'data'] as const) {
     const table = tables[name];

@@ -2,13 +2,15 @@
 // interface.md's filters, and GET /activity, one user's trades, redemptions and deposits newest
 // first. Both reject unknown query fields (`unknown_field: <name>`), callers outside
 // FEED_IP_ALLOWLIST when it is set (`unauthorized: ip_not_allowlisted`), and answer a failing
-// backend with `internal_error: <text>` while every other route keeps serving.
+// backend with `internal_error: <text>` while every other route keeps serving. And Polymarket's
+// GET /markets/live-activity/{condition_id} (its client's getMarketTradesEvents): a market's
+// latest fills as its market trade events, from the same index, under the same allow-list.
 import { createHash } from 'node:crypto';
 import { notionalMicros } from '../../engine/notional.js';
-import { ADDRESS } from '../auth/eip712.js';
+import { ADDRESS, BYTES32 } from '../auth/eip712.js';
 import type { MarketRecord } from '../catalog/model.js';
-import { jsonUnits, unitsNumber } from '../decimal.js';
-import { badRequest, HttpError } from '../errors.js';
+import { formatUnits, jsonUnits, unitsNumber } from '../decimal.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
 import { boolean, integer, number, oneOf, string, stringList } from '../params.js';
 import type { Profile } from '../profiles.js';
 import { json, type Reply } from '../respond.js';
@@ -28,6 +30,8 @@ export const TRADES_LIMIT_MAX = 10_000;
 export const TRADES_OFFSET_MAX = 10_000;
 export const ACTIVITY_LIMIT_MAX = 500;
 export const ACTIVITY_OFFSET_MAX = 10_000;
+/** Fills GET /markets/live-activity/{condition_id} shows: the market's latest. */
+export const LIVE_ACTIVITY_MAX = 100;
 /** Most condition ids one `market` filter names. */
 const MARKETS_FILTER_MAX = 100;
 /** outcomeIndex of activity items that are not a trade of one token (as Polymarket shows them). */
@@ -232,5 +236,45 @@ export function feedRoutes(deps: FeedDeps): Route[] {
       });
     },
   });
-  return [tradesRoute, activityRoute];
+  /** A fill as Polymarket's market trade event, from its taker's side (`item`, the taker's item). */
+  const marketTradeEvent = (item: PublicItem, market: MarketRecord, memo: PageMemo) => {
+    const [timeMs, shard, seq, fillIndex] = item.key;
+    const profile = profileOf(item.address, memo);
+    return {
+      event_type: 'trade',
+      market: { condition_id: market.conditionId, asset_id: market.tokenIds[item.outcome], question: market.question, icon: market.icon, slug: market.slug },
+      user: {
+        address: item.address, username: profile.name, profile_picture: profile.profileImage,
+        optimized_profile_picture: profile.profileImageOptimized, pseudonym: profile.pseudonym,
+      },
+      side: item.side === BUY ? 'BUY' : 'SELL', size: formatUnits(item.sizeMicros, 6), fee_rate_bps: String(market.takerBaseFeeBps),
+      price: formatUnits(item.priceUnits, 4), outcome: market.outcomes[item.outcome], outcome_index: item.outcome,
+      transaction_hash: transactionHash(shard, seq, fillIndex), timestamp: String(Math.floor(timeMs / 1000)),
+    };
+  };
+
+  const liveActivityRoute = route({
+    method: 'GET', path: '/markets/live-activity/:condition_id', limits: ['GET /markets/live-activity'],
+    cost: { limits: ROWS_CAPS, of: () => LIVE_ACTIVITY_MAX }, clientIp: true,
+    summary: `A market's latest ${LIVE_ACTIVITY_MAX} fills, newest first, as Polymarket's market trade events (each fill once, from its taker's side).`,
+    params: { condition_id: string({ required: true, description: 'condition id (0x + 64 hex)', maxLength: 66 }) },
+    response: {
+      ...ok(arrayOf(ref('MarketTradeEvent'))), 401: notAllowlisted,
+      404: failure('No market has this condition id: market not found.'),
+    },
+    handler: (context): Promise<Reply> => {
+      const raw = context.params.condition_id;
+      if (!BYTES32.test(raw)) throw badRequest('invalid condition_id');
+      const market = deps.market(raw.toLowerCase());
+      if (market === undefined) throw notFound('market not found');
+      return guarded(context.ip, async () => {
+        const { items } = deps.feeds.trades({
+          takerOnly: true, markets: [market.conditionId], user: undefined, side: undefined, accept: () => true, limit: LIVE_ACTIVITY_MAX, offset: 0,
+        });
+        const memo = newMemo();
+        return json(items.map((item) => marketTradeEvent(item, market, memo)));
+      });
+    },
+  });
+  return [tradesRoute, activityRoute, liveActivityRoute];
 }

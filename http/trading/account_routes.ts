@@ -26,6 +26,7 @@ import type { AccountData, FoundOrder, LiveOrder } from './account_data.js';
 import { tradeId, transactionHash } from './fill_ids.js';
 import type { TokenPlace } from './order_request.js';
 import { compareListed, type OrderList } from './order_list.js';
+import { EMPTY_ANSWER, emptyAnswer } from './polymarket_routes.js';
 import { ShardUnavailable, type ShardPool } from './shards.js';
 
 export const ORDERS_PAGE = 500;
@@ -196,22 +197,30 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
     };
   };
 
+  const balanceQuery = {
+    asset_type: oneOf({ values: ['COLLATERAL', 'CONDITIONAL'], description: 'COLLATERAL or CONDITIONAL' }),
+    token_id: string({ description: 'token id (CONDITIONAL)', maxLength: 100 }),
+    signature_type: string({ description: 'accepted and ignored (EOA only)', maxLength: 4 }),
+  };
+  /** What a balance query names: collateral, or a known token (400 otherwise). */
+  const balanceOf = (query: { asset_type: 'COLLATERAL' | 'CONDITIONAL' | undefined; token_id: string | undefined }): TokenPlace | 'COLLATERAL' => {
+    if (query.asset_type === undefined) throw badRequest('asset_type is required: COLLATERAL or CONDITIONAL');
+    if (query.asset_type === 'COLLATERAL') return 'COLLATERAL';
+    const token = query.token_id === undefined ? undefined : deps.token(query.token_id);
+    if (token === undefined) throw badRequest('token_id must be a known token for CONDITIONAL');
+    return token;
+  };
+
   return [
     route({
       method: 'GET', path: '/balance-allowance', limits: ['account'], accountLimits: ['account reads'],
       summary: 'What the caller holds of collateral or one token (free + reserved) and what new orders can still use (free), in millionths.',
-      headers: L2_HEADER_NAMES, response: ok(ref('BalanceAllowance')),
-      query: {
-        asset_type: oneOf({ values: ['COLLATERAL', 'CONDITIONAL'], description: 'COLLATERAL or CONDITIONAL' }),
-        token_id: string({ description: 'token id (CONDITIONAL)', maxLength: 100 }),
-        signature_type: string({ description: 'accepted and ignored (EOA only)', maxLength: 4 }),
-      },
+      headers: L2_HEADER_NAMES, response: ok(ref('BalanceAllowance')), query: balanceQuery,
       handler: async (context): Promise<Reply> => {
         const key = authenticateRequest(deps, context);
-        const { asset_type: assetType, token_id: tokenId } = context.query;
-        if (assetType === undefined) throw badRequest('asset_type is required: COLLATERAL or CONDITIONAL');
+        const asset = balanceOf(context.query);
         await whenReadable();
-        if (assetType === 'COLLATERAL') {
+        if (asset === 'COLLATERAL') {
           let reserved = 0;
           for (const shard of shards()) {
             const [free, held] = deps.accounts.collateral(key.address, shard);
@@ -220,11 +229,19 @@ export function accountRoutes(deps: AccountRouteDeps): Route[] {
           const free = deps.freeCollateral(key.address);
           return json({ balance: String(free + reserved), allowance: String(free) });
         }
-        const token = tokenId === undefined ? undefined : deps.token(tokenId);
-        if (token === undefined) throw badRequest('token_id must be a known token for CONDITIONAL');
-        const place = deps.placeOf(token.market.conditionId);
-        const [free, reserved] = place === undefined ? [0, 0] : deps.accounts.shares(key.address, place.shard, place.market, token.outcome);
+        const place = deps.placeOf(asset.market.conditionId);
+        const [free, reserved] = place === undefined ? [0, 0] : deps.accounts.shares(key.address, place.shard, place.market, asset.outcome);
         return json({ balance: String(free + reserved), allowance: String(free) });
+      },
+    }),
+    route({
+      method: 'GET', path: '/balance-allowance/update', limits: ['account'], accountLimits: ['account reads'],
+      summary: 'Polymarket\'s updateBalanceAllowance, which re-reads the chain there: balances here are the exchange\'s own ledger, always current, so nothing is refreshed; 200 and no body, as Polymarket answers.',
+      headers: L2_HEADER_NAMES, response: emptyAnswer('Done: no body. GET /balance-allowance reads the balance.'), query: balanceQuery,
+      handler: (context): Reply => {
+        authenticateRequest(deps, context);
+        balanceOf(context.query);
+        return EMPTY_ANSWER;
       },
     }),
     route({
