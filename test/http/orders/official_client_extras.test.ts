@@ -5,19 +5,20 @@
 // /notifications), isOrderScoring (GET /order-scoring), areOrdersScoring (POST /orders-scoring)
 // and getMarketTradesEvents (GET /markets/live-activity/{condition_id}, public). Each is driven
 // through the client, and its answer is what the client's types declare and what Polymarket
-// answers; the errors and bounds are checked with plain requests.
+// answers; the errors and bounds are checked with plain requests. The client is pointed at the
+// server's default CLOB URL and signs for its default domain (chain 80002), as in
+// official_client_v2.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { AssetType, Chain, ClobClient, OrderType, Side, type ApiKeyCreds, type MarketTradeEvent } from '@polymarket/clob-client-v2';
 import { removeDataDir, request, type RunningServer } from '../../support/server.js';
-import { createMarket, startCompatServer, walletOf } from './official_setup.js';
+import { createMarket, startOfficialServer, walletOf } from './official_setup.js';
 import { ADMIN_TOKEN, deposit, Trader, type PlainMarket } from './trader.js';
 
-const CONTRACTS = { exchange: '0xE111180000d2663C0091e4f400237545B87B996B', negRisk: '0xe2222d279d744050d28e00520010520000310F59' };
 const DEPOSIT_MICROS = 100_000_000;
 
 let server: RunningServer;
-let compatUrl = '';
+let clobUrl = '';
 let market: PlainMarket;
 
 interface Bot {
@@ -29,9 +30,9 @@ interface Bot {
 async function fundedBot(seed: number): Promise<Bot> {
   const plain = new Trader(server.urls.clob, seed);
   await deposit(server.urls.clob, plain.address, DEPOSIT_MICROS);
-  const creds = await new ClobClient({ host: compatUrl, chain: Chain.POLYGON, signer: walletOf(plain.secret) }).createApiKey(0);
+  const creds = await new ClobClient({ host: clobUrl, chain: Chain.AMOY, signer: walletOf(plain.secret) }).createApiKey(0);
   plain.credentials = { apiKey: creds.key, secret: creds.secret, passphrase: creds.passphrase };
-  const client = new ClobClient({ host: compatUrl, chain: Chain.POLYGON, signer: walletOf(plain.secret), creds });
+  const client = new ClobClient({ host: clobUrl, chain: Chain.AMOY, signer: walletOf(plain.secret), creds });
   return { client, plain, creds };
 }
 
@@ -39,7 +40,7 @@ let maker: Bot;
 let taker: Bot;
 
 before(async () => {
-  ({ server, compatUrl } = await startCompatServer({ EXCHANGE_ADDRESS: CONTRACTS.exchange, NEG_RISK_EXCHANGE_ADDRESS: CONTRACTS.negRisk }));
+  ({ server, url: clobUrl } = await startOfficialServer());
   market = await createMarket(server.urls.clob, 'Extras bot', { question: 'Will a bot call every route?' });
   maker = await fundedBot(711);
   taker = await fundedBot(712);
