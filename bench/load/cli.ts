@@ -267,6 +267,16 @@ function preparing(options: Options, markets: readonly Market[]): string {
   return `preparing ${options.workers === 1 ? '' : `${options.workers} generator threads, `}${parts.join(', ')}`;
 }
 
+/** What is ready when measuring starts, said as it starts. */
+function ready(options: Options): string[] {
+  const loads = httpLoadsOf(options.scenario, options.flow);
+  return [
+    ...(loads.some((name) => name !== 'books') ? ['every order signed'] : []),
+    ...(loads.length > 0 ? ['every connection open'] : []),
+    ...(options.scenario === 'ws' ? ['every subscriber subscribed'] : []),
+  ];
+}
+
 /** Each HTTP load's tallies, and the subscribers', over every generator. */
 function talliesOf(configs: readonly PartConfig[]): { http: [HttpLoadName, LiveTally[]][]; ws: WsTally[] } {
   const names = Object.keys(configs[0]!.tallies.http) as HttpLoadName[];
@@ -327,7 +337,8 @@ function hints(rows: readonly Row[], options: Options): string[] {
         lines.push(`${scenario}: ${count} of ${result.requests} answers were 429 Too Many Requests: the server's RATE_LIMITS capped this load `
           + '(start it with RATE_LIMITS=off, or raise those caps in its RATE_LIMITS file, to measure past them)');
       } else if (status === '401') {
-        lines.push(`${scenario}: ${count} answers were 401${sample}: signed requests need the server's AUTH_WINDOW_S to cover this machine's clock and the run (${options.durationS} s)`);
+        lines.push(`${scenario}: ${count} answers were 401${sample}: the server's AUTH_WINDOW_S is narrower than the gap between its clock and this machine's `
+          + `plus how late the requests went (a closed-loop run longer than twice the window, ${options.durationS} s here, or a generator that fell behind)`);
       } else {
         lines.push(`${scenario}: ${count} answers were ${status}${sample}`);
       }
@@ -355,7 +366,7 @@ async function run(options: Options): Promise<void> {
       generators.push(options.workers === 1 ? inThread(input, note) : inWorker(input, note));
     }
     await Promise.all(generators.map((generator) => generator.prepared));
-    note(`measuring for ${options.durationS} s: every order signed, every connection open`);
+    note(`measuring for ${options.durationS} s: ${ready(options).join(', ')}`);
     const tallies = talliesOf(configs);
     const last = new Map<string, Progress>();
     const startedMs = performance.now();

@@ -143,17 +143,19 @@ function signOrders(traders: readonly BenchTrader[], markets: readonly Market[],
 }
 
 /**
- * The requests of signed orders, with their cancels, L2-signed now (an HMAC each, cheap). Each
- * header's timestamp is when its request is due: spread over the next `spreadS` seconds as the
- * requests are, so a run longer than the server's AUTH_WINDOW_S (30 s by default) is not refused
- * for headers signed before it began.
+ * The requests of signed orders, with their cancels, L2-signed now (an HMAC each, cheap), for a
+ * run of `durationS` seconds starting about now. The server refuses a header whose timestamp is
+ * more than its AUTH_WINDOW_S (30 s by default) from its clock, and these are made before the run:
+ * an open loop (`spread`) stamps each request with when it is due, spread over the run as the
+ * requests are, and a closed loop, whose requests go when the server lets them, stamps them all
+ * with the run's middle, so a run of up to twice the window is never refused for its headers.
  */
-function orderRequests(signed: readonly SignedOrder[], spreadS: number): RequestSpec[] {
+function orderRequests(signed: readonly SignedOrder[], durationS: number, spread: boolean): RequestSpec[] {
   const requests: RequestSpec[] = [];
   const cancels = new Map<number, RequestSpec>();
   const nowS = Math.floor(Date.now() / 1000);
   signed.forEach(({ trader, order, orderId, orderType, cancelAfter }, index) => {
-    const timestamp = String(nowS + Math.floor((spreadS * index) / signed.length));
+    const timestamp = String(nowS + (spread ? Math.floor((durationS * index) / signed.length) : Math.floor(durationS / 2)));
     const body = JSON.stringify({ order, owner: trader.credentials!.apiKey, orderType });
     requests.push({ method: 'POST', path: '/order', headers: { ...trader.l2Headers('POST', '/order', body, { timestamp }), 'content-type': 'application/json' }, body });
     if (cancelAfter > 0) {
@@ -170,7 +172,7 @@ function orderRequests(signed: readonly SignedOrder[], spreadS: number): Request
 async function sendSetup(config: PartConfig, signed: readonly SignedOrder[], note: (line: string) => void): Promise<void> {
   if (signed.length === 0) return;
   const result = await (await prepareLoad({
-    url: config.clob, requests: orderRequests(signed, 0), connections: Math.min(config.connections, 16), durationMs: 600_000, unique: true,
+    url: config.clob, requests: orderRequests(signed, 0, false), connections: Math.min(config.connections, 16), durationMs: 600_000, unique: true,
   })).run();
   const refused = result.requests - (result.statusCounts['200'] ?? 0);
   if (refused === 0) return;
@@ -205,7 +207,7 @@ async function prepareOrders(
   const orders = signOrders(traders, markets, plan.orders, name === 'orders');
   await sendSetup(config, setup, note);
   // Their L2 headers last, so that their timestamps start as close as can be to the run.
-  const requests = orderRequests(orders, config.durationS);
+  const requests = orderRequests(orders, config.durationS, rate !== undefined);
   const signedAtMs = Date.now();
   const load = await prepareLoad({
     url: config.clob, requests, connections: config.connections, durationMs: config.durationS * 1000, ratePerSecond: rate, unique: true,

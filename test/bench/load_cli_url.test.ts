@@ -12,6 +12,7 @@ import { removeDataDir, startServer, temporaryDataDir, type RunningServer } from
 
 const cli = fileURLToPath(new URL('../../bench/load/cli.js', import.meta.url));
 const TOKEN = 'load-cli-test-token';
+const AUTH_WINDOW_S = 4;
 
 interface Figures {
   readonly requests: number; readonly statusCounts: Record<string, number>; readonly errors: number; readonly socketErrors: number;
@@ -85,7 +86,8 @@ before(async () => {
   dataDirs.push(capsDir);
   const caps = join(capsDir, 'caps.json');
   writeFileSync(caps, JSON.stringify({ 'WS upgrades': { requests: 4, windowSeconds: 60 } }));
-  capped = await startServer({ env: { ADMIN_TOKEN: TOKEN, RATE_LIMITS: caps } });
+  // And a narrow AUTH_WINDOW_S, which a run's L2 headers, made before it, must still fit.
+  capped = await startServer({ env: { ADMIN_TOKEN: TOKEN, RATE_LIMITS: caps, AUTH_WINDOW_S: String(AUTH_WINDOW_S) } });
 });
 
 after(async () => {
@@ -175,4 +177,15 @@ test('--workers 2: two generator threads, one merged row', async () => {
   assert.equal(orders!.workers, 2);
   accepted(orders!.result);
   assert.ok(orders!.result.perWorker.every((count) => count > 0), JSON.stringify(orders!.result.perWorker));
+});
+
+test("a run longer than the server's AUTH_WINDOW_S: headers made before it are stamped for when they are sent", async () => {
+  const durationS = 10;
+  const { rows: [row] } = await rows([
+    'orders', '--url', capped.urls.clob, '--admin-token', TOKEN, '--duration', String(durationS), '--rate', '30', '--accounts', '4', '--connections', '4',
+  ]);
+  // Stamped all at once, every order sent more than the window after the headers were made would be a 401: most of them.
+  const unauthorized = row!.result.statusCounts['401'] ?? 0;
+  assert.ok(unauthorized <= 0.02 * row!.result.requests, JSON.stringify(row!.result));
+  accepted(row!.result);
 });
