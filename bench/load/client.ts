@@ -315,17 +315,22 @@ export function errorsText(counters: Int32Array): string {
   return `errors ${errors.toLocaleString('en-US')}${tooMany > 0 ? ` (429×${tooMany.toLocaleString('en-US')}: RATE_LIMITS)` : ''}`;
 }
 
+/** Whether a progress line that rewrites itself has no newline yet. */
+let progressOpen = false;
+
 /**
  * One progress line: on a terminal it rewrites itself; otherwise (a pipe, a log file) each
  * interval gets a line of its own.
  */
 export function writeProgress(line: string): void {
-  process.stderr.write(process.stderr.isTTY ? `\r${line}\x1b[K` : `${line}\n`);
+  progressOpen = process.stderr.isTTY === true;
+  process.stderr.write(progressOpen ? `\r${line}\x1b[K` : `${line}\n`);
 }
 
-/** Ends a progress line that rewrote itself on a terminal. */
+/** Ends a progress line that rewrote itself on a terminal (nothing otherwise). */
 export function endProgress(): void {
-  if (process.stderr.isTTY) process.stderr.write('\n');
+  if (progressOpen) process.stderr.write('\n');
+  progressOpen = false;
 }
 
 function progress(label: string, startedMs: number, tally: LiveTally): void {
