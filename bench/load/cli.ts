@@ -80,10 +80,9 @@ function integer(text: string | undefined, name: string, fallback: number, min: 
   return value;
 }
 
-/** The options, or 'help'; a usage error names what is wrong. */
-function readOptions(argv: readonly string[]): Options | 'help' {
-  let parsed: ReturnType<typeof parse>;
-  function parse() {
+/** The command line as parseArgs reads it; a usage error for an unknown option or a missing value. */
+function parsed(argv: readonly string[]) {
+  try {
     return parseArgs({
       args: [...argv], allowPositionals: true,
       options: {
@@ -92,13 +91,14 @@ function readOptions(argv: readonly string[]): Options | 'help' {
         workers: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
       },
     });
-  }
-  try {
-    parsed = parse();
   } catch (error) {
     throw usageError(`${(error as Error).message.split('. ')[0]}: ${SHORT_USAGE}`);
   }
-  const { values, positionals } = parsed;
+}
+
+/** The options, or 'help'; a usage error names what is wrong. */
+function readOptions(argv: readonly string[]): Options | 'help' {
+  const { values, positionals } = parsed(argv);
   if (values.help === true) return 'help';
   const scenario = positionals[0];
   if (scenario === undefined) throw usageError(`which scenario? ${SHORT_USAGE}`);
@@ -115,11 +115,17 @@ function readOptions(argv: readonly string[]): Options | 'help' {
   return options;
 }
 
+/** What one generator opens at most (the load generator's own bound). */
+const CONNECTIONS_PER_WORKER_MAX = 1024;
+
 /** What a scenario needs of the options together. */
 function check(options: Options): void {
   const { scenario, workers } = options;
   const http = httpLoadsOf(scenario, options.flow);
   if (options.url !== undefined && !/^https?:\/\/[^/]+$/.test(options.url)) throw usageError(`--url takes the CLOB listener's origin, like http://host:8080, not "${options.url}"`);
+  if (http.length > 0 && Math.ceil(options.connections / workers) > CONNECTIONS_PER_WORKER_MAX) {
+    throw usageError(`--connections: at most ${CONNECTIONS_PER_WORKER_MAX} a generator thread (give more --workers)`);
+  }
   if (http.length > 0 && options.connections < workers) throw usageError(`--workers ${workers} needs at least ${workers} --connections (each generator has its own)`);
   if (http.some((name) => name !== 'books') && options.accounts < workers) throw usageError(`--workers ${workers} needs at least ${workers} --accounts (each generator has its own wallets)`);
   if (scenario === 'ws' && options.subscribers < workers) throw usageError(`--workers ${workers} needs at least ${workers} --subscribers`);
