@@ -8,6 +8,8 @@
 //   behind nor a wait for a connection can hide the queueing (coordinated omission). After the duration the run
 //   waits up to `drainMs` for the answers still out.
 //
+// A run is prepared (requests encoded, connections opened, the heap collected) before it is
+// started, so a caller with several loads to run at once prepares them all before any is timed.
 // Requests are pre-encoded into one buffer and sent round-robin; with `unique` each is sent at
 // most once across all connections, in order, and the run ends early once every one is answered
 // (orders, whose ids are their signatures' digests, cannot be sent twice). Latencies go into a
@@ -44,6 +46,38 @@ export interface LoadOptions {
   readonly ratePerSecond?: number | undefined;
   /** Open loop: how long to wait for the answers still out after the duration. */
   readonly drainMs?: number;
+  /**
+   * The caller's histograms and counters (LIVE_* indexes), recorded into as the run goes: a
+   * progress line elsewhere reads them (a histogram and a SharedArrayBuffer can be shared with
+   * another thread), and the histograms of several runs merge exactly (`histogram.add`). Fresh
+   * for each run: its figures are read from them.
+   */
+  readonly live?: LiveTally;
+}
+
+export interface LiveTally {
+  /** Latency of every answer, in nanoseconds. */
+  readonly latency: RecordableHistogram;
+  /** Open loop: how late each request was written after its scheduled time, in nanoseconds. */
+  readonly sendLag: RecordableHistogram;
+  /** Counts as the run goes, at the LIVE_* indexes. */
+  readonly counters: Int32Array;
+}
+
+/** Answers whose status is not 2xx. */
+export const LIVE_FAILED = 0;
+/** Answers 429 Too Many Requests (also counted in LIVE_FAILED). */
+export const LIVE_TOO_MANY = 1;
+/** Socket errors (a connection reset or refused). */
+export const LIVE_SOCKET_ERRORS = 2;
+export const LIVE_COUNTERS = 3;
+
+/** A tally to record into, its counters in shared memory (so another thread can read them). */
+export function liveTally(): LiveTally {
+  return {
+    latency: createHistogram(), sendLag: createHistogram(),
+    counters: new Int32Array(new SharedArrayBuffer(LIVE_COUNTERS * Int32Array.BYTES_PER_ELEMENT)),
+  };
 }
 
 export interface LatencySummary {
@@ -65,7 +99,12 @@ export interface LoadResult {
   readonly durationMs: number;
   readonly requestsPerSecond: number;
   readonly statusCounts: Readonly<Record<string, number>>;
+  /** Socket errors (a connection reset or refused); answers that are not 2xx are in `failed`. */
   readonly errors: number;
+  /** Answers whose status is not 2xx (429s among them). */
+  readonly failed: number;
+  /** The first body (its start) of an answer of each status that is not 2xx, by status. */
+  readonly errorSamples: Readonly<Record<string, string>>;
   readonly latency: LatencySummary;
   /**
    * Open loop: how late the generator wrote each request after its scheduled time (its timers
@@ -119,7 +158,8 @@ export class ResponseParser {
   private expected = -1;
   private status = 0;
 
-  push(chunk: Buffer, onResponse: (status: number) => void): void {
+  /** `onResponse` gets a response's status, and its bytes when the status is not 2xx. */
+  push(chunk: Buffer, onResponse: (status: number, response: Buffer | undefined) => void): void {
     this.chunks.push(chunk);
     this.buffered += chunk.length;
     for (;;) {
@@ -130,8 +170,10 @@ export class ResponseParser {
       this.chunks.length = 0;
       if (rest.length > 0) this.chunks.push(rest);
       this.buffered = rest.length;
+      const failed = this.status < 200 || this.status > 299;
+      const response = failed ? all.subarray(0, this.expected) : undefined;
       this.expected = -1;
-      onResponse(this.status);
+      onResponse(this.status, response);
     }
   }
 
@@ -216,7 +258,7 @@ class Connection {
     private readonly source: PayloadSource,
     private readonly pipeline: number,
     offset: number,
-    private readonly record: (status: number, latencyNs: number) => void,
+    private readonly record: (status: number, latencyNs: number, response: Buffer | undefined) => void,
     /** Called after every answer: the closed loop sends the next request, the open loop its backlog. */
     private readonly onAnswer: (connection: Connection) => void,
     /** Open loop: records how late each request is written after its scheduled time. */
@@ -224,7 +266,7 @@ class Connection {
   ) {
     this.next = offset;
     socket.setNoDelay(true);
-    const onResponse = (status: number): void => this.onResponse(status);
+    const onResponse = (status: number, response: Buffer | undefined): void => this.onResponse(status, response);
     socket.on('data', (chunk: Buffer) => this.parser.push(chunk, onResponse));
   }
 
@@ -252,9 +294,9 @@ class Connection {
     return true;
   }
 
-  private onResponse(status: number): void {
+  private onResponse(status: number, response: Buffer | undefined): void {
     const fromMs = this.timesMs.shift() ?? performance.now();
-    this.record(status, Math.max(1, Math.round((performance.now() - fromMs) * 1e6)));
+    this.record(status, Math.max(1, Math.round((performance.now() - fromMs) * 1e6)), response);
     if (!this.stopped) this.onAnswer(this);
   }
 }
@@ -266,12 +308,36 @@ function open(url: URL): Promise<Socket> {
   });
 }
 
-function progress(label: string, startedMs: number, histogram: RecordableHistogram, errors: number): void {
+/** Answers that are not 2xx, and socket errors: what a progress line calls errors. */
+export function errorsText(counters: Int32Array): string {
+  const errors = counters[LIVE_FAILED]! + counters[LIVE_SOCKET_ERRORS]!;
+  const tooMany = counters[LIVE_TOO_MANY]!;
+  return `errors ${errors.toLocaleString('en-US')}${tooMany > 0 ? ` (429×${tooMany.toLocaleString('en-US')}: RATE_LIMITS)` : ''}`;
+}
+
+/** Whether a progress line that rewrites itself has no newline yet. */
+let progressOpen = false;
+
+/**
+ * One progress line: on a terminal it rewrites itself; otherwise (a pipe, a log file) each
+ * interval gets a line of its own.
+ */
+export function writeProgress(line: string): void {
+  progressOpen = process.stderr.isTTY === true;
+  process.stderr.write(progressOpen ? `\r${line}\x1b[K` : `${line}\n`);
+}
+
+/** Ends a progress line that rewrote itself on a terminal (nothing otherwise). */
+export function endProgress(): void {
+  if (progressOpen) process.stderr.write('\n');
+  progressOpen = false;
+}
+
+function progress(label: string, startedMs: number, tally: LiveTally): void {
   const seconds = (performance.now() - startedMs) / 1000;
-  const rate = Math.round(histogram.count / seconds);
-  const latency = summarize(histogram);
-  const line = `${label}  ${seconds.toFixed(1)}s  ${rate.toLocaleString('en-US')} req/s  p50 ${latency.p50Ms} ms  p99 ${latency.p99Ms} ms  errors ${errors}`;
-  process.stderr.write(process.stderr.isTTY ? `\r${line}\x1b[K` : `${line}\n`);
+  const rate = Math.round(tally.latency.count / seconds);
+  const latency = summarize(tally.latency);
+  writeProgress(`${label}  ${seconds.toFixed(1)}s  ${rate.toLocaleString('en-US')} req/s  p50 ${latency.p50Ms} ms  p99 ${latency.p99Ms} ms  ${errorsText(tally.counters)}`);
 }
 
 /** An open-loop sender: `finished()` once every request of the run is due and sent (or skipped). */
@@ -346,25 +412,49 @@ function waitFor(done: () => boolean, timeoutMs: number): Promise<void> {
   });
 }
 
-/** Runs one fixed-duration load and returns its throughput, latencies and status counts. */
-export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+/** A load ready to run: its requests encoded and its connections open. */
+export interface PreparedLoad {
+  /** Runs it now; resolves with its figures. */
+  run(): Promise<LoadResult>;
+  /** Closes its connections without running it. */
+  close(): void;
+}
+
+/** Bodies kept of answers that are not 2xx: the start of the first one of each status. */
+const errorSampleChars = 200;
+
+/**
+ * Encodes the requests, opens the connections and collects the heap: everything a run needs
+ * before it is timed, so several loads can be prepared first and then run at once.
+ */
+export async function prepareLoad(options: LoadOptions): Promise<PreparedLoad> {
   const pipeline = options.pipeline ?? 1;
   validate(options, pipeline);
   const url = new URL(options.url);
   const source = new PayloadSource(options.requests.map((spec) => encodeRequest(spec, url.host)), options.unique ?? false);
   const openRate = options.ratePerSecond;
-  const histogram = createHistogram();
-  const lags = createHistogram();
+  const tally = options.live ?? liveTally();
+  const { latency: histogram, sendLag: lags, counters } = tally;
   const statusCounts: Record<string, number> = {};
+  const errorSamples: Record<string, string> = {};
+  let answered = 0;
   let errors = 0;
+  let failed = 0;
   let skipped = 0;
-  const record = (status: number, latencyNs: number): void => {
+  const record = (status: number, latencyNs: number, response: Buffer | undefined): void => {
+    answered++;
     histogram.record(latencyNs);
     statusCounts[status] = (statusCounts[status] ?? 0) + 1;
+    if (response === undefined) return;
+    failed++;
+    counters[LIVE_FAILED]!++;
+    if (status === 429) counters[LIVE_TOO_MANY]!++;
+    if (statusCounts[status] === 1) {
+      const bodyAt = response.indexOf(headerEnd);
+      errorSamples[status] = response.toString('utf8', bodyAt === -1 ? 0 : bodyAt + 4, Math.min(response.length, bodyAt + 4 + errorSampleChars));
+    }
   };
   const sockets = await Promise.all(Array.from({ length: options.connections }, () => open(url)));
-  // The caller's request objects and the encoding's garbage, collected before anything is timed.
-  collectGarbage();
   let sender: Schedule | undefined;
   const onAnswer = (connection: Connection): void => {
     if (sender === undefined) connection.send(performance.now());
@@ -372,39 +462,57 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   };
   const recordLag = openRate === undefined ? undefined : (lagNs: number): void => lags.record(lagNs);
   const connections = sockets.map((socket, index) => {
-    socket.on('error', () => errors++);
+    socket.on('error', () => {
+      errors++;
+      counters[LIVE_SOCKET_ERRORS]!++;
+    });
     return new Connection(socket, source, pipeline, index, record, onAnswer, recordLag);
   });
-  const startedMs = performance.now();
-  const drainMs = options.drainMs ?? drainMsDefault;
-  if (openRate === undefined) for (const connection of connections) connection.start();
-  else sender = schedule(connections, source, openRate, options.durationMs, () => skipped++);
-  const label = options.label;
-  const ticker = label === undefined ? undefined : setInterval(() => progress(label, startedMs, histogram, errors), 1000);
-  const allAnswered = (): boolean => histogram.count >= source.sent;
-  if (sender === undefined) {
-    await waitFor(() => source.exhausted && allAnswered(), options.durationMs);
-  } else {
-    // A sender held up by a busy machine still sends every request of the run, late (and timed
-    // from when each was due); the drain bounds how long a stuck server is waited for.
-    await waitFor(sender.finished, options.durationMs + drainMs);
-    sender.cancel();
-  }
-  const durationMs = performance.now() - startedMs;
-  // Open loop: the answers still out belong to the run, their latency is what the rate cost.
-  if (sender !== undefined) await waitFor(allAnswered, drainMs);
-  if (ticker !== undefined) clearInterval(ticker);
-  for (const connection of connections) connection.stop();
-  if (label !== undefined && process.stderr.isTTY) process.stderr.write('\n');
-  return {
-    requests: histogram.count,
-    sent: source.sent,
-    skipped,
-    durationMs,
-    requestsPerSecond: histogram.count / (durationMs / 1000),
-    statusCounts,
-    errors,
-    latency: summarize(histogram),
-    sendLag: summarize(lags),
+  // The caller's request objects and the encoding's garbage, collected before anything is timed.
+  collectGarbage();
+  const close = (): void => {
+    for (const connection of connections) connection.stop();
   };
+  const run = async (): Promise<LoadResult> => {
+    const startedMs = performance.now();
+    const drainMs = options.drainMs ?? drainMsDefault;
+    if (openRate === undefined) for (const connection of connections) connection.start();
+    else sender = schedule(connections, source, openRate, options.durationMs, () => skipped++);
+    const label = options.label;
+    const ticker = label === undefined ? undefined : setInterval(() => progress(label, startedMs, tally), 1000);
+    const allAnswered = (): boolean => answered >= source.sent;
+    if (sender === undefined) {
+      await waitFor(() => source.exhausted && allAnswered(), options.durationMs);
+    } else {
+      // A sender held up by a busy machine still sends every request of the run, late (and timed
+      // from when each was due); the drain bounds how long a stuck server is waited for.
+      await waitFor(sender.finished, options.durationMs + drainMs);
+      sender.cancel();
+    }
+    const durationMs = performance.now() - startedMs;
+    // Open loop: the answers still out belong to the run, their latency is what the rate cost.
+    if (sender !== undefined) await waitFor(allAnswered, drainMs);
+    if (ticker !== undefined) clearInterval(ticker);
+    close();
+    if (label !== undefined) endProgress();
+    return {
+      requests: answered,
+      sent: source.sent,
+      skipped,
+      durationMs,
+      requestsPerSecond: answered / (durationMs / 1000),
+      statusCounts,
+      errors,
+      failed,
+      errorSamples,
+      latency: summarize(histogram),
+      sendLag: summarize(lags),
+    };
+  };
+  return { run, close };
+}
+
+/** Runs one fixed-duration load and returns its throughput, latencies and status counts. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  return (await prepareLoad(options)).run();
 }

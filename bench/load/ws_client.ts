@@ -11,6 +11,11 @@ import type { RecordableHistogram } from 'node:perf_hooks';
 export interface Subscriber {
   /** Text frames received so far. */
   frames: number;
+  /** Whether the connection has ended (the server closed it, or it broke). */
+  ended: boolean;
+  /** The code and reason of the server's close frame, when one came (4429: a cap refused the socket). */
+  closeCode: number | undefined;
+  closeReason: string;
   readonly socket: Socket;
   send(text: string): void;
   close(): void;
@@ -24,6 +29,13 @@ export interface Sample {
   bytes: number;
 }
 
+/** The server answered the upgrade with something other than 101: its status line, status and body. */
+export class UpgradeRefused extends Error {
+  constructor(readonly status: number, readonly statusLine: string, readonly body: string) {
+    super(`upgrade refused: ${statusLine}${body === '' ? '' : ` ${body}`}`);
+  }
+}
+
 /** Opens a WebSocket to `url` (ws://host:port/path). `sample`: decode and time every message. */
 export function subscribe(url: string, sample: Sample | undefined): Promise<Subscriber> {
   const { hostname, port, pathname } = new URL(url);
@@ -33,7 +45,7 @@ export function subscribe(url: string, sample: Sample | undefined): Promise<Subs
     let handshaken = false;
     let buffer: Buffer = Buffer.alloc(0);
     const subscriber: Subscriber = {
-      frames: 0, socket,
+      frames: 0, ended: false, closeCode: undefined, closeReason: '', socket,
       send(text) {
         const payload = Buffer.from(text);
         const mask = randomBytes(4);
@@ -47,7 +59,14 @@ export function subscribe(url: string, sample: Sample | undefined): Promise<Subs
         socket.destroy();
       },
     };
-    socket.once('error', reject);
+    // Before the upgrade an error refuses the subscription; after it, the socket just ends.
+    socket.on('error', (error) => {
+      if (!handshaken) reject(error);
+    });
+    socket.on('close', () => {
+      subscriber.ended = true;
+      if (!handshaken) reject(new Error('the connection closed before the upgrade was answered'));
+    });
     socket.on('connect', () => {
       socket.write(`GET ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n`
         + `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
@@ -57,7 +76,15 @@ export function subscribe(url: string, sample: Sample | undefined): Promise<Subs
       if (!handshaken) {
         const end = buffer.indexOf('\r\n\r\n');
         if (end === -1) return;
-        if (!buffer.subarray(0, 12).toString('latin1').includes('101')) return reject(new Error(`upgrade refused: ${buffer.subarray(0, end).toString('latin1')}`));
+        const head = buffer.subarray(0, end).toString('latin1');
+        const status = Number(head.slice(9, 12));
+        if (status !== 101) {
+          // The refusal's body says why (uWS sends it with the head); wait for all of it.
+          const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+          if (length !== null && buffer.length < end + 4 + Number(length[1])) return;
+          socket.destroy();
+          return reject(new UpgradeRefused(status, head.split('\r\n')[0]!, buffer.subarray(end + 4).toString('utf8').trim()));
+        }
         handshaken = true;
         buffer = buffer.subarray(end + 4);
         resolve(subscriber);
@@ -89,6 +116,10 @@ export function subscribe(url: string, sample: Sample | undefined): Promise<Subs
               if (match !== null) sample.latency.record(Math.max(1, (Date.now() - Number(match[1])) * 1_000_000));
             }
           }
+        } else if (opcode === 0x8) {
+          // The server's close: its code (two bytes) and reason, if any.
+          if (length >= 2) subscriber.closeCode = buffer.readUInt16BE(at + headerBytes);
+          subscriber.closeReason = buffer.toString('utf8', at + headerBytes + Math.min(2, length), at + headerBytes + length);
         } else if (opcode === 0x9) {
           // A ping: answer with a masked pong of the same payload.
           const payload = buffer.subarray(at + headerBytes, at + headerBytes + length);

@@ -47,3 +47,10 @@ test('an unknown scenario prints the usage and exits 2', () => {
   assert.equal(child.status, 2);
   assert.match(child.stderr, /usage: npm run load/);
 });
+
+test('--help prints the usage on stdout and exits 0', () => {
+  const child = spawnSync(process.execPath, [cli, '--help'], { encoding: 'utf8' });
+  assert.equal(child.status, 0, child.stderr);
+  assert.match(child.stdout, /usage: npm run load/);
+  assert.match(child.stdout, /--workers/);
+});

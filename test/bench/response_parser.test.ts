@@ -30,3 +30,11 @@ test('the header name is matched in any case, and a response without it is refus
   assert.throws(() => statuses(['HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhello']), /without Content-Length/);
   assert.deepEqual(statuses([response(200, 'ab').slice(0, -1)]), [], 'a body one byte short is not a response yet');
 });
+
+test('an answer that is not 2xx comes with its bytes (the load CLI keeps a body of each status), a 2xx without', () => {
+  const parser = new ResponseParser();
+  const seen: [number, string | undefined][] = [];
+  const stream = response(200, 'ok') + response(429, '{"error":"Too Many Requests"}') + response(204, '');
+  for (const chunk of [stream.slice(0, 50), stream.slice(50)]) parser.push(Buffer.from(chunk, 'latin1'), (status, bytes) => seen.push([status, bytes?.toString('latin1')]));
+  assert.deepEqual(seen, [[200, undefined], [429, response(429, '{"error":"Too Many Requests"}')], [204, undefined]]);
+});
