@@ -6,6 +6,7 @@
 import { BookSide } from '../../engine/book.js';
 import { PRICE_UNITS_PER_ONE } from '../../engine/constants.js';
 import type { BookView, MarketView } from '../../engine/reads.js';
+import { TradedVolume } from './volume.js';
 
 export const BUY = 0;
 export const SELL = 1;
@@ -47,6 +48,8 @@ export class MarketBook {
   winner: number;
   /** By outcome. */
   readonly lastTrades: (LastTrade | undefined)[] = [undefined, undefined];
+  /** What the market traded (the catalog's volume and volume24hr); a fill changes it with its last trades. */
+  readonly volume = new TradedVolume();
   private readonly derived: Derived = { version: -1, bestBid: -1, bestAsk: -1 };
   /** Derived answers by slot (see `memo`), each stamped with the version it was built from. */
   private readonly derivedBySlot: ({ version: number; value: unknown } | undefined)[] = [];
