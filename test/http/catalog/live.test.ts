@@ -75,7 +75,7 @@ describe('catalog live fields after trades placed through the CLOB', () => {
   let otherEventId: string;
 
   before(async () => {
-    const setup = await startTrading([11, 12, 13]);
+    const setup = await startTrading([11, 12, 13], { SEED_DEMO: '0' });
     server = setup.server;
     markets = setup.markets;
     traders = setup.traders;
@@ -257,7 +257,7 @@ describe('catalog live fields after trades placed through the CLOB', () => {
     const eventsBefore = await get<LiveEvent[]>(`${catalog}/events?ascending=true`);
     const dataDir = server.dataDir;
     assert.equal(await server.stop(), 0);
-    server = await startServer({ dataDir, env: { ADMIN_TOKEN, SHARDS: '2' } });
+    server = await startServer({ dataDir, env: { ADMIN_TOKEN, SHARDS: '2', SEED_DEMO: '0' } });
     catalog = server.urls.catalog;
     assert.deepEqual(await get<LiveMarket[]>(`${catalog}/markets?ascending=true`), before);
     assert.deepEqual(await get<LiveEvent[]>(`${catalog}/events?ascending=true`), eventsBefore);
