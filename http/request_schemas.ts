@@ -37,7 +37,7 @@ const date = { anyOf: [dateTime, { const: '' }, { type: 'null' }] } as const;
 const statistic = { anyOf: [{ type: 'number', minimum: 0 }, matching(decimalPattern), { const: '' }, { type: 'null' }] } as const;
 const stamps = { createdAt: date, updatedAt: date } as const;
 /** Gamma's live statistics, which an import file carries: accepted with any value and ignored, since the catalog computes them from its own books and trades. */
-const ignored = { description: "Ignored: the catalog computes it from clobd's own books and trades." } as const;
+const ignored = { description: "Ignored: the catalog computes it from clobd's own books and trades" } as const;
 
 const requestSchemaTable = {
   /** A route that reads no field of its body. */

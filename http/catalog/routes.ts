@@ -238,7 +238,7 @@ export function catalogRoutes({ store, queries, search, views, cached, liveCache
       query: eventQuery,
       handler: ({ query }) => {
         const shownTo = scope(query.creator);
-        return json(events.of(query).map((event) => views.eventListItem(event, shownTo)));
+        return { status: 200, body: `[${events.of(query).map((event) => views.eventListItemText(event, shownTo)).join(',')}]` };
       },
     }),
     route({
@@ -282,7 +282,7 @@ export function catalogRoutes({ store, queries, search, views, cached, liveCache
       cost: { limits: CATALOG_ROWS_CAPS, of: (query) => markets.of(query).length },
       cached: liveCached,
       query: marketQuery,
-      handler: ({ query }) => json(markets.of(query).map((market) => views.marketView(market))),
+      handler: ({ query }) => ({ status: 200, body: views.marketsText(markets.of(query)) }),
     }),
     route({
       method: 'GET',

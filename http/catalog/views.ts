@@ -62,10 +62,15 @@ function present<T>(value: T | undefined): value is T {
   return value !== undefined;
 }
 
+/** Market texts the views keep (see marketText); past this many they start over. */
+const MARKET_TEXTS_MAX = 100_000;
+
 export class CatalogViews {
   /** Each market's condition id and creator as of `keysVersion` of the catalog. */
   private keys = new Map<number, MarketKey>();
   private keysVersion = -1;
+  /** Each market's JSON as of a catalog version and its live values (the object live.ts keeps until they change). */
+  private readonly texts = new Map<number, { readonly version: number; readonly live: LiveMarket; readonly text: string }>();
 
   constructor(readonly store: CatalogStore, readonly live: LiveSource) {}
 
@@ -123,8 +128,32 @@ export class CatalogViews {
     };
   }
 
-  marketView(market: MarketRecord) {
+  /**
+   * The market's JSON, made once per catalog version and version of its live values: a list
+   * answer joins these, so while trading changes a few books a page of 500 markets renders only
+   * those few again.
+   */
+  marketText(market: MarketRecord): string {
     const live = this.live.market(market.conditionId);
+    const version = this.store.version;
+    const kept = this.texts.get(market.id);
+    if (kept !== undefined && kept.version === version && kept.live === live) return kept.text;
+    if (this.texts.size >= MARKET_TEXTS_MAX) this.texts.clear();
+    const text = JSON.stringify(this.marketViewOf(market, live));
+    this.texts.set(market.id, { version, live, text });
+    return text;
+  }
+
+  /** A JSON array of the markets' texts. */
+  marketsText(markets: readonly MarketRecord[]): string {
+    return `[${markets.map((market) => this.marketText(market)).join(',')}]`;
+  }
+
+  marketView(market: MarketRecord) {
+    return this.marketViewOf(market, this.live.market(market.conditionId));
+  }
+
+  private marketViewOf(market: MarketRecord, live: LiveMarket) {
     const spread = live.bestBidUnits === -1 || live.bestAskUnits === -1 ? null : unitsNumber(live.bestAskUnits - live.bestBidUnits, 4);
     return {
       id: String(market.id),
@@ -166,20 +195,24 @@ export class CatalogViews {
     };
   }
 
-  /** The event's markets the scope shows, in the event's order, at most `max`. */
-  marketsOf(event: EventRecord, creator: Creator, max = Number.POSITIVE_INFINITY) {
-    const out: ReturnType<CatalogViews['marketView']>[] = [];
-    for (const id of event.marketIds) {
-      if (out.length >= max) break;
-      const market = this.store.market(id);
-      if (market !== undefined && marketVisible(market, creator)) out.push(this.marketView(market));
-    }
-    return out;
+  /** The event's markets the scope shows, in the event's order. */
+  marketsOf(event: EventRecord, creator: Creator) {
+    return event.marketIds.map((id) => this.store.market(id)).filter(present).filter((market) => marketVisible(market, creator)).map((market) => this.marketView(market));
   }
 
-  /** An item of the event list: the summary, its tags and (up to EVENT_LIST_MARKETS_MAX of) its markets. */
-  eventListItem(event: EventRecord, creator: Creator) {
-    return { ...this.eventSummary(event, creator), tags: this.tagsOf(event), markets: this.marketsOf(event, creator, EVENT_LIST_MARKETS_MAX) };
+  /**
+   * An item of the event list, as JSON: the summary, its tags and (up to EVENT_LIST_MARKETS_MAX
+   * of) the markets the scope shows, from their kept texts.
+   */
+  eventListItemText(event: EventRecord, creator: Creator): string {
+    const head = JSON.stringify({ ...this.eventSummary(event, creator), tags: this.tagsOf(event) });
+    const markets: MarketRecord[] = [];
+    for (const id of event.marketIds) {
+      if (markets.length >= EVENT_LIST_MARKETS_MAX) break;
+      const market = this.store.market(id);
+      if (market !== undefined && marketVisible(market, creator)) markets.push(market);
+    }
+    return `${head.slice(0, -1)},"markets":${this.marketsText(markets)}}`;
   }
 
   /** A single event read: summary, tags, the markets the scope shows, series and metadata. */

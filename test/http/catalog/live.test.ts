@@ -58,6 +58,18 @@ async function placed(trader: Trader, input: Parameters<Trader['place']>[0]): Pr
   assert.equal(response.body.success, true, response.text);
 }
 
+interface CreatedMarket {
+  readonly id: string;
+  readonly conditionId: string;
+  readonly clobTokenIds: string;
+  readonly outcomes: string;
+}
+
+function plain(market: CreatedMarket): PlainMarket {
+  const [yes, no] = JSON.parse(market.clobTokenIds) as [string, string];
+  return { conditionId: market.conditionId, yes, no, outcomes: JSON.parse(market.outcomes) as string[] };
+}
+
 function admin(clobUrl: string, path: string, body: unknown) {
   return request<Record<string, unknown>>(`${clobUrl}${path}`, {
     method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
@@ -73,6 +85,7 @@ describe('catalog live fields after trades placed through the CLOB', () => {
   let ids: string[];
   let eventId: string;
   let otherEventId: string;
+  let otherMarket: PlainMarket;
 
   before(async () => {
     const setup = await startTrading([11, 12, 13], { SEED_DEMO: '0' });
@@ -96,9 +109,10 @@ describe('catalog live fields after trades placed through the CLOB', () => {
     ids = markets.map((market) => all.find((item) => item.conditionId === market.conditionId)!.id);
     const events = await get<LiveEvent[]>(`${catalog}/events`);
     eventId = events[0]!.id;
-    const other = await admin(server.urls.clob, '/admin/events', { title: 'Untraded event', endDate: '2031-01-01T00:00:00Z', markets: [{ question: 'Nothing traded?' }] });
+    const other = await admin(server.urls.clob, '/admin/events', { title: 'Other event', endDate: '2031-01-01T00:00:00Z', markets: [{ question: 'Nothing traded?' }] });
     assert.equal(other.status, 201, other.text);
     otherEventId = String(other.body['id']);
+    otherMarket = plain((other.body['markets'] as CreatedMarket[])[0]!);
   });
   after(async () => {
     await server?.stop();
@@ -261,5 +275,41 @@ describe('catalog live fields after trades placed through the CLOB', () => {
     catalog = server.urls.catalog;
     assert.deepEqual(await get<LiveMarket[]>(`${catalog}/markets?ascending=true`), before);
     assert.deepEqual(await get<LiveEvent[]>(`${catalog}/events?ascending=true`), eventsBefore);
+  });
+
+  test('search ranks equal matches by their live volume', async () => {
+    for (const trader of traders) trader.clobUrl = server.urls.clob;
+    const search = async (): Promise<string[]> => idsOf((await get<{ events: { id: string }[] }>(`${catalog}/public-search?q=event`)).events);
+    // "event" starts a word of both titles: the one that traded more first.
+    assert.deepEqual(await search(), [eventId, otherEventId]);
+    // A NO bid at 0.10 taken by a YES buyer at 0.90: 9 traded, more than the first event's 5.8.
+    await placed(traders[0]!, { tokenId: otherMarket.no, side: 'BUY', priceUnits: 1000, sizeMicros: 10_000_000 });
+    await placed(traders[1]!, { tokenId: otherMarket.yes, side: 'BUY', priceUnits: 9000, sizeMicros: 10_000_000, orderType: 'FOK' });
+    assert.equal((await get<LiveEvent>(`${catalog}/events/${otherEventId}`)).volume, 9);
+    assert.deepEqual(await search(), [otherEventId, eventId]);
+  });
+
+  test('under a creator, an event sums only the markets that creator shows', async () => {
+    const created = await admin(server.urls.clob, '/admin/events', {
+      title: 'Scoped sums', endDate: '2031-01-01T00:00:00Z',
+      markets: [{ question: 'For a?', creator: 'a.example' }, { question: 'For b?', creator: 'b.example' }],
+    });
+    assert.equal(created.status, 201, created.text);
+    const id = String(created.body['id']);
+    const [forA, forB] = (created.body['markets'] as CreatedMarket[]).map(plain) as [PlainMarket, PlainMarket];
+    // a: 10 traded at 0.50 (5), nothing left resting; b: a bid of 10 at 0.10 (1 of liquidity).
+    await placed(traders[0]!, { tokenId: forA.yes, side: 'BUY', priceUnits: 5000, sizeMicros: 10_000_000 });
+    await placed(traders[1]!, { tokenId: forA.no, side: 'BUY', priceUnits: 5000, sizeMicros: 10_000_000, orderType: 'FOK' });
+    await placed(traders[2]!, { tokenId: forB.yes, side: 'BUY', priceUnits: 1000, sizeMicros: 10_000_000 });
+    const sums = (event: LiveEvent) => [event.volume, event.volume24hr, event.liquidity];
+    assert.deepEqual(sums(await get<LiveEvent>(`${catalog}/events/${id}`)), [5, 5, 1]);
+    assert.deepEqual(sums(await get<LiveEvent>(`${catalog}/events/${id}?creator=a.example`)), [5, 5, 0]);
+    assert.deepEqual(sums(await get<LiveEvent>(`${catalog}/events/${id}?creator=B.EXAMPLE`)), [0, 0, 1]);
+    const [listed] = await get<LiveEvent[]>(`${catalog}/events?id=${id}&creator=b.example`);
+    assert.deepEqual([...sums(listed!), listed!.markets.length], [0, 0, 1, 1]);
+    const marketRead = await get<{ events: LiveEvent[] }>(`${catalog}/markets/${forA.conditionId}?creator=a.example`);
+    assert.deepEqual(sums(marketRead.events[0]!), [5, 5, 0]);
+    assert.deepEqual(idsOf(await get<LiveEvent[]>(`${catalog}/events?volume_min=5&creator=a.example`)), [id]);
+    assert.deepEqual(idsOf(await get<LiveEvent[]>(`${catalog}/events?volume_min=5&creator=b.example`)), []);
   });
 });
