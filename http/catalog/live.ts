@@ -9,10 +9,9 @@
 // WebSocket channels) and when the clock enters a new hour, so cached answers that show these
 // fields are never served stale.
 import { PRICE_UNITS_PER_ONE } from '../../engine/constants.js';
-import { notionalMicros } from '../../engine/notional.js';
 import { HOUR_MS } from '../../engine/shard/feed_tables.js';
 import { BUY, SELL, type MarketBook } from '../market/book.js';
-import type { MarketDataListener } from '../market/market_data.js';
+import type { AppliedAnswer, MarketDataListener } from '../market/market_data.js';
 
 /** Price units (0.0001) of a quote; micros of an amount. */
 export interface LiveMarket {
@@ -55,13 +54,6 @@ function outcomeHalfUnits(book: MarketBook, outcome: number): number {
   return quoted ? bid + ask : NO_PRICE_HALF_UNITS;
 }
 
-/** What a taker could trade against every resting order at its price: the book's bids and asks (first outcome), price × size. */
-function liquidityMicros(book: MarketBook): number {
-  let sum = 0;
-  for (const [price, size] of book.bids) sum += notionalMicros(price, size);
-  for (const [price, size] of book.asks) sum += notionalMicros(price, size);
-  return sum;
-}
 
 interface Built {
   readonly version: number;
@@ -80,8 +72,18 @@ export class CatalogLive implements MarketDataListener {
     private readonly now: () => number,
   ) {}
 
-  applied(): void {
-    this.changes++;
+  /** An answer the read model applied: it changes what the catalog shows when it moved a level, made a fill or changed a market's state. */
+  applied(answer: AppliedAnswer): void {
+    if (answer.states.length > 0) {
+      this.changes++;
+      return;
+    }
+    for (const event of answer.events) {
+      if (event.kind === 'LEVEL' || event.kind === 'FILL') {
+        this.changes++;
+        return;
+      }
+    }
   }
 
   reloaded(): void {
@@ -108,7 +110,8 @@ export class CatalogLive implements MarketDataListener {
       lastTradeUnits: book.lastTrades[0]?.priceUnits ?? -1,
       volumeMicros: book.volume.totalMicros,
       volume24hrMicros: book.volume.lastDayMicros(hour * HOUR_MS),
-      liquidityMicros: liquidityMicros(book),
+      // What a taker could trade against every resting order at its price (the read model keeps the sum as levels change).
+      liquidityMicros: book.restingNotionalMicros,
     };
     this.built.set(book, { version: book.version, hour, value });
     return value;

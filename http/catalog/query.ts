@@ -81,20 +81,27 @@ function sorted<R extends { readonly id: number }>(records: readonly R[], keys: 
   return decorated.map(({ record }) => record);
 }
 
-/** Sorted id lists per ordering, valid for one version of what they sort by; at most a few dozen kept. */
+/**
+ * Sorted id lists per ordering, valid for one version of what they sort by; at most a few dozen
+ * kept. The records are read once per catalog version: an ordering by a live column, made again
+ * whenever a book or trade changes, sorts them again without reading the store.
+ */
 class Orderings<R extends { readonly id: number }> {
   private readonly lists = new Map<string, { readonly version: number; readonly ids: readonly number[] }>();
+  private records: { readonly version: number; readonly all: readonly R[] } | undefined = undefined;
 
   constructor(
     private readonly load: () => R[],
     private readonly listsMax = 32,
   ) {}
 
-  ids(name: string, keys: readonly SortKey<R>[], version: number, context: KeyContext): readonly number[] {
+  /** `version`: of what the ordering sorts by; `catalogVersion`: of the records. */
+  ids(name: string, keys: readonly SortKey<R>[], version: number, catalogVersion: number, context: KeyContext): readonly number[] {
     const cached = this.lists.get(name);
     if (cached !== undefined && cached.version === version) return cached.ids;
     if (this.lists.size >= this.listsMax) this.lists.clear();
-    const ids = sorted(this.load(), keys, context).map((record) => record.id);
+    if (this.records?.version !== catalogVersion) this.records = { version: catalogVersion, all: this.load() };
+    const ids = sorted(this.records.all, keys, context).map((record) => record.id);
     this.lists.set(name, { version, ids });
     return ids;
   }
@@ -293,7 +300,7 @@ export class CatalogQueries {
     const isLive = names.some((name) => LIVE_COLUMNS.has(name));
     const version = isLive ? this.store.version + this.views.live.version() : this.store.version;
     const name = isLive ? `${names.join(',')}|${query.creator ?? ''}` : names.join(',');
-    return walk(orderings.ids(name, keys, version, context), query.ascending, get, keep, query);
+    return walk(orderings.ids(name, keys, version, this.store.version, context), query.ascending, get, keep, query);
   }
 
   private eventShown(id: number, creator: Creator): boolean {
