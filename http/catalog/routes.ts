@@ -84,7 +84,7 @@ const dateFilters = {
 const tagFilters = {
   related_tags: boolean({ description: 'Accepted with tag_id: clobd keeps no related tags, so it adds no record.' }),
   tag_match: oneOf({ values: ['any', 'all'], description: 'Accepted: tag_id names one tag, so any and all select the same.' }),
-  cyom: boolean({ description: 'Create-your-own markets: clobd has none, so true gives an empty list and false changes nothing.' }),
+  cyom: boolean({ description: 'Create-your-own (CYOM) listings: clobd has none, so true gives an empty list and false changes nothing.' }),
 };
 
 function scope(value: string | undefined): Creator {
