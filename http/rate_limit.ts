@@ -62,8 +62,8 @@ export const DEFAULT_CAPS: readonly Cap[] = [
   // The rows a catalog list renders: GET /markets its markets, GET /events its events and the
   // markets nested in them (an events page can be much heavier than its limit says). Answers
   // served from the response cache cost none.
-  { name: 'catalog rows', requests: 100_000, windowS: 10, scope: 'ip' },
-  { name: 'catalog rows (all clients)', requests: 400_000, windowS: 10, scope: 'all' },
+  { name: 'catalog rows', requests: 50_000, windowS: 10, scope: 'ip' },
+  { name: 'catalog rows (all clients)', requests: 200_000, windowS: 10, scope: 'all' },
   { name: 'service', requests: 300, windowS: 10, scope: 'ip' },
   { name: 'order writes', requests: 5000, windowS: 10, scope: 'ip' },
   { name: 'account', requests: 1500, windowS: 10, scope: 'ip' },

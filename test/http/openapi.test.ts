@@ -105,8 +105,8 @@ test('the operations carry parameters with bounds, credentials and rate-limit ca
   // A catalog list is charged the rows it renders: an events page its events and the markets they nest.
   for (const path of ['/events', '/markets']) {
     assert.deepEqual(catalog.paths[path]!['get']!['x-rate-limits'].filter((cap) => cap.unit === 'rows'), [
-      { name: 'catalog rows', requests: 100_000, windowSeconds: 10, scope: 'ip', unit: 'rows' },
-      { name: 'catalog rows (all clients)', requests: 400_000, windowSeconds: 10, scope: 'all', unit: 'rows' },
+      { name: 'catalog rows', requests: 50_000, windowSeconds: 10, scope: 'ip', unit: 'rows' },
+      { name: 'catalog rows (all clients)', requests: 200_000, windowSeconds: 10, scope: 'all', unit: 'rows' },
     ], path);
   }
   // Gamma's list filters are documented with their bounds; the ones clobd cannot honour say so.
