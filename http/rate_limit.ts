@@ -61,6 +61,11 @@ export const DEFAULT_CAPS: readonly Cap[] = [
   { name: 'rows read (all clients)', requests: 30_000, windowS: 10, scope: 'all' },
   { name: 'market data', requests: 1500, windowS: 10, scope: 'ip' },
   { name: 'catalog items', requests: 2000, windowS: 10, scope: 'ip' },
+  // The rows a catalog list renders: GET /markets its markets, GET /events its events and the
+  // markets nested in them (an events page can be much heavier than its limit says). Answers
+  // served from the response cache cost none.
+  { name: 'catalog rows', requests: 50_000, windowS: 10, scope: 'ip' },
+  { name: 'catalog rows (all clients)', requests: 200_000, windowS: 10, scope: 'all' },
   { name: 'service', requests: 300, windowS: 10, scope: 'ip' },
   { name: 'order writes', requests: 5000, windowS: 10, scope: 'ip' },
   { name: 'account', requests: 1500, windowS: 10, scope: 'ip' },
@@ -99,6 +104,8 @@ export const DEFAULT_CAPS: readonly Cap[] = [
 
 /** The caps a list read is charged the rows it may read to: the client's, and everyone's together. */
 export const ROWS_CAPS = ['rows read', 'rows read (all clients)'] as const;
+/** The caps a catalog list is charged the rows it renders to (events and the markets they nest, or markets). */
+export const CATALOG_ROWS_CAPS = ['catalog rows', 'catalog rows (all clients)'] as const;
 
 /** The key of the one bucket of a cap of scope `all`. */
 export const ALL_CLIENTS = '*';

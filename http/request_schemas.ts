@@ -36,6 +36,8 @@ const date = { anyOf: [dateTime, { const: '' }, { type: 'null' }] } as const;
 /** A non-negative decimal (Gamma's statistics): a number, or decimal text; past 6 decimals it is truncated. */
 const statistic = { anyOf: [{ type: 'number', minimum: 0 }, matching(decimalPattern), { const: '' }, { type: 'null' }] } as const;
 const stamps = { createdAt: date, updatedAt: date } as const;
+/** Gamma's live statistics, which an import file carries: accepted with any value and ignored, since the catalog computes them from its own books and trades. */
+const ignored = { description: "Ignored: the catalog computes it from clobd's own books and trades" } as const;
 
 const requestSchemaTable = {
   /** A route that reads no field of its body. */
@@ -93,7 +95,7 @@ const requestSchemaTable = {
       title: requiredText, slug: text(), ticker: text(), description, resolutionSource: text(), image: text(), icon: text(),
       startDate: date, creationDate: date, endDate: dateTime, ...stamps,
       active: flag, closed: flag, archived: flag, featured: flag, restricted: flag, negRisk: flag,
-      volume: statistic, liquidity: statistic, openInterest: statistic,
+      volume: ignored, volume24hr: ignored, liquidity: ignored, openInterest: statistic,
       markets: { type: 'array', items: link('GammaMarket'), minItems: 1, maxItems: ingestLimits.marketsPerEvent },
       tags: { type: ['array', 'null'], items: link('GammaTag'), maxItems: ingestLimits.tagsPerEvent },
       series: { type: ['array', 'null'], items: link('GammaSeries'), maxItems: ingestLimits.seriesPerEvent },
@@ -126,7 +128,8 @@ const requestSchemaTable = {
       },
       makerBaseFee: { type: ['integer', 'null'], minimum: 0, maximum: FEE_BPS_MAX, description: 'basis points' },
       takerBaseFee: { type: ['integer', 'null'], minimum: 0, maximum: FEE_BPS_MAX, description: 'basis points' },
-      volume: statistic, volumeNum: statistic, liquidity: statistic, liquidityNum: statistic,
+      volume: ignored, volumeNum: ignored, volume24hr: ignored, liquidity: ignored, liquidityNum: ignored, outcomePrices: ignored,
+      bestBid: ignored, bestAsk: ignored, spread: ignored, lastTradePrice: ignored,
     },
     required: ['question'],
   },

@@ -6,6 +6,8 @@
 // A resource with variants (a market with or without its events, an order with or without
 // updatedAt) has an open `…Fields` schema and closed variants that add to it.
 
+import { EVENT_LIST_MARKETS_MAX } from './catalog/views.js';
+
 export type JsonSchema = Readonly<Record<string, unknown>>;
 
 /** One answer of a route other than the listener's error body: its status's description, body schema and content type. */
@@ -105,15 +107,22 @@ const schemaTable = {
   OpenApiDocument: fields({ openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } }),
 
   // Catalog (interface.md "Event summary" … "Search"), with the Gamma fields bots read after them.
+// Volumes, liquidity, prices and quotes are live: the catalog computes them at the read.
   Tag: closed({ id: string, label: string, slug: string, createdAt: dateTime, updatedAt: dateTime, requiresTranslation: boolean }),
   EventSummaryFields: fields({
     id: string, ticker: string, slug: string, title: string, description: string, resolutionSource: string, image: string, icon: string,
     startDate: dateTime, creationDate: dateTime, endDate: dateTime, createdAt: dateTime, updatedAt: dateTime,
     active: boolean, closed: boolean, archived: boolean, featured: boolean, restricted: boolean, negRisk: boolean,
-    volume: number, liquidity: number, openInterest: number,
+    volume: { ...number, minimum: 0, description: "Collateral: the sum of its markets' volume (those the read's creator shows)" },
+    volume24hr: { ...number, minimum: 0, description: "Collateral: the sum of its markets' volume24hr" },
+    liquidity: { ...number, minimum: 0, description: "Collateral: the sum of its markets' liquidity" },
+    openInterest: { ...number, description: 'Collateral, as the event was created or imported with' },
   }),
   EventSummary: variant('EventSummaryFields'),
-  EventListItem: variant('EventSummaryFields', { tags: arrayOf(link('Tag')) }),
+  EventListItem: variant('EventSummaryFields', {
+    tags: arrayOf(link('Tag')),
+    markets: { ...arrayOf(link('CatalogMarket')), maxItems: EVENT_LIST_MARKETS_MAX, description: `The markets the read's scope shows, at most ${EVENT_LIST_MARKETS_MAX} (GET /events/{id} has them all)` },
+  }),
   Event: variant('EventSummaryFields', {
     tags: arrayOf(link('Tag')), markets: arrayOf(link('CatalogMarket')), series: arrayOf(link('Series')), eventMetadata: { type: 'object' },
   }),
@@ -122,7 +131,21 @@ const schemaTable = {
     questionID: string, outcomes: string, clobTokenIds: string, startDate: dateTime, endDate: dateTime, createdAt: dateTime, updatedAt: dateTime,
     active: boolean, closed: boolean, archived: boolean,
     groupItemTitle: string, enableOrderBook: boolean, acceptingOrders: boolean, orderPriceMinTickSize: number, orderMinSize: number,
-    negRisk: boolean, makerBaseFee: number, takerBaseFee: number, volume: decimalString, volumeNum: number, liquidity: decimalString, liquidityNum: number,
+    negRisk: boolean, makerBaseFee: number, takerBaseFee: number,
+    // Live: computed from the market's book and trades at the read (catalog/live.ts).
+    outcomePrices: {
+      ...string, pattern: '^\\["[0-9.]+","[0-9.]+"\\]$',
+      description: "Each outcome's price, a JSON array of decimal strings in outcome order: 1 and 0 once resolved; the midpoint of its book when the spread is at most 0.10; else its last trade; else the midpoint of a wider spread; else 0.5",
+    },
+    bestBid: { type: ['number', 'null'], minimum: 0, maximum: 1, description: "The first outcome's best bid; null when it has none" },
+    bestAsk: { type: ['number', 'null'], minimum: 0, maximum: 1, description: "The first outcome's best ask; null when it has none" },
+    spread: { type: ['number', 'null'], minimum: 0, maximum: 1, description: 'bestAsk − bestBid; null when either is' },
+    lastTradePrice: { type: ['number', 'null'], minimum: 0, maximum: 1, description: "The first outcome's last trade price; null before its first trade" },
+    volume: { ...decimalString, description: 'Collateral traded: every fill once, at the taker\'s price' },
+    volumeNum: { ...number, minimum: 0, description: 'volume as a number' },
+    volume24hr: { ...number, minimum: 0, description: 'volume of the fills in the current clock hour (UTC) and the 23 before it' },
+    liquidity: { ...decimalString, description: "Collateral: price × size of every order resting in the first outcome's book, bids and asks" },
+    liquidityNum: { ...number, minimum: 0, description: 'liquidity as a number' },
   }),
   CatalogMarket: variant('CatalogMarketFields'),
   CatalogMarketWithEvents: variant('CatalogMarketFields', { events: arrayOf(link('EventSummary')) }),

@@ -8,10 +8,12 @@ import { authRoutes } from './auth/routes.js';
 import { InlineVerifier, PoolVerifier, type SignatureVerifier } from './auth/verifier.js';
 import { demoEvents } from './catalog/demo.js';
 import { readEvent } from './catalog/ingest.js';
+import { CatalogLive } from './catalog/live.js';
 import { CatalogQueries } from './catalog/query.js';
 import { catalogRoutes } from './catalog/routes.js';
 import { CatalogSearch } from './catalog/search.js';
 import { CatalogStore } from './catalog/store.js';
+import { CatalogViews } from './catalog/views.js';
 import { checkAgreement } from './data_dir/agreement.js';
 import { openDataDir, type Inspection } from './data_dir/directory.js';
 import { MAINNET_CHAIN_ID, type Config } from './config.js';
@@ -120,7 +122,7 @@ function marketDataRoutes(store: CatalogStore, trading: TradingRuntime, tokenBoo
 }
 
 function clobRoutes(
-  config: Config, store: CatalogStore, keys: ApiKeyStore, profiles: ProfileStore, trading: TradingRuntime, heartbeats: Heartbeats,
+  config: Config, store: CatalogStore, views: CatalogViews, keys: ApiKeyStore, profiles: ProfileStore, trading: TradingRuntime, heartbeats: Heartbeats,
   verifier: SignatureVerifier, limiter: RateLimiter, tokenBook: (tokenId: string) => TokenBook | undefined, now: () => number,
 ): Route[] {
   const { authWindowS, chainId } = config;
@@ -177,7 +179,7 @@ function clobRoutes(
       market: (conditionId) => store.marketOfCondition(conditionId),
     }),
     ...adminRoutes({
-      adminToken: config.adminToken, store, now, openMarkets: trading.openMarkets,
+      adminToken: config.adminToken, store, views, now, openMarkets: trading.openMarkets,
       deposit: (address, micros) => trading.client.deposit(address, micros), profiles,
       trading: {
         setAccepting: (conditionId, accepting) => trading.client.setAccepting(conditionId, accepting),
@@ -266,7 +268,14 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   );
   const heartbeats = resources.add(new Heartbeats(config.heartbeatTimeoutMs, now, (address) => trading.client.cancelAll(address), log), (r) => r.stop());
   const lifecycle = new Lifecycle(config.bodyTimeoutMs);
-  const cached = { cache: new ResponseCache(responseCacheEntriesMax, responseCacheBytesMax), version: () => store.version };
+  const responseCache = new ResponseCache(responseCacheEntriesMax, responseCacheBytesMax);
+  const cached = { cache: responseCache, version: () => store.version };
+  // The catalog's live fields (prices, quotes, volumes, liquidity) from the books' read model and
+  // the clock; answers that show them are cached until those change too (both versions only grow).
+  const live = new CatalogLive((conditionId) => trading.marketData.book(conditionId), now);
+  trading.marketData.listen(live);
+  const views = new CatalogViews(store, live);
+  const liveCached = { cache: responseCache, version: () => store.version + live.version() };
   // One table of buckets for every thread that serves requests (contract §7).
   const limiter = new RateLimiter(allocateBuckets(), config.rateLimits, now);
   const tokenBook = tokenBooks(trading);
@@ -284,10 +293,14 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   if (metrics !== undefined) apiKeyMetrics(metrics, keys);
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[]; caps: string[] }> = {
     clob: { style: 'clob', routes: [
-      ...clobRoutes(config, store, keys, profiles, trading, heartbeats, verifier, limiter, tokenBook, now),
+      ...clobRoutes(config, store, views, keys, profiles, trading, heartbeats, verifier, limiter, tokenBook, now),
       ...(metrics === undefined ? [] : [metricsRoute(metrics)]),
     ], caps: ['trading'] },
-    catalog: { style: 'catalog', routes: catalogRoutes({ store, queries: new CatalogQueries(store), search: new CatalogSearch(store), cached }), caps: ['catalog'] },
+    catalog: {
+      style: 'catalog',
+      routes: catalogRoutes({ store, queries: new CatalogQueries(store, views), search: new CatalogSearch(store, views), views, cached, liveCached }),
+      caps: ['catalog'],
+    },
     data: { style: 'clob', routes: publicFeeds(config, store, profiles, trading).filter((entry) => entry.path !== LIVE_ACTIVITY_PATH), caps: ['data'] },
   };
   for (const name of ['clob', 'catalog', 'data'] as const) {

@@ -15,6 +15,10 @@
 //   account-redemptions [address, seq, index] → 0
 //   prices              [market, outcome, minute (unix s)] → price units of the minute's last trade
 //   last-trades         [market, outcome] → [price units, side, timeMs]
+//   market-volume       [market] → what the market's fills traded, each fill once at the taker's
+//                       price (collateral micros): [in all, then hour, micros of that hour, ...
+//                       for each of the last VOLUME_HOURS hours (unix hours) up to its newest
+//                       fill's that had fills, oldest first] (MarketVolumeValue)
 //
 // A batch writes its fills in groups and each account's and market's entries in one posting
 // each, instead of a put per fill and per index entry (four per fill): a put costs ~2.5 µs here
@@ -23,6 +27,7 @@
 // and an index entry (value 0) per key; those read as groups and postings of one.
 import type { Database, Key, RootDatabase } from 'lmdb';
 import type { FillEvent } from '../event_objects.js';
+import { notionalMicros } from '../notional.js';
 import { openAccounts, type AccountIds } from './account_ids.js';
 import type { Redemption } from './core.js';
 import { decoded, putInGroups, readStoredFill, readStoredFills, storedFillRecordIn, StoredWriter } from './stored_codec.js';
@@ -48,6 +53,12 @@ export type AccountFillKey = [accountId: number, seq: number, fillIndex: number,
 /** Where a fill is, and which side of it an index entry names. */
 export type FillEntry = [seq: number, fillIndex: number, role: number];
 export type LastTradeValue = [priceUnits: number, side: number, timeMs: number];
+/** [micros in all, then (unix hour, micros of that hour) pairs, oldest first]: see market-volume above. */
+export type MarketVolumeValue = number[];
+
+/** Hours a market's volume is kept by the hour (the catalog's volume24hr): the newest fill's and the 23 before it. */
+export const VOLUME_HOURS = 24;
+export const HOUR_MS = 3_600_000;
 
 const SECOND_MS = 1000;
 const MINUTE_S = 60;
@@ -64,6 +75,7 @@ export interface FeedTables {
   readonly accountRedemptions: Database<number, [string, number, number]>;
   readonly prices: Database<number, [number, number, number]>;
   readonly lastTrades: Database<LastTradeValue, [number, number]>;
+  readonly marketVolume: Database<MarketVolumeValue, number>;
 }
 
 export function openFeedTables(root: RootDatabase): FeedTables {
@@ -77,6 +89,7 @@ export function openFeedTables(root: RootDatabase): FeedTables {
     accountRedemptions: root.openDB<number, [string, number, number]>({ name: 'account-redemptions', ...ordered }),
     prices: root.openDB<number, [number, number, number]>({ name: 'prices', ...ordered }),
     lastTrades: root.openDB<LastTradeValue, [number, number]>({ name: 'last-trades', ...ordered }),
+    marketVolume: root.openDB<MarketVolumeValue, number>({ name: 'market-volume', ...ordered }),
   };
 }
 
@@ -261,4 +274,36 @@ export function indexFills(tables: FeedTables, accounts: AccountIds, fills: read
   byMarket.write(tables.marketFills, (market, seq, fillIndex) => [market, seq, fillIndex]);
   for (const [market, outcome, value] of last.values()) tables.lastTrades.putSync([market, outcome], value);
   for (const [market, outcome, minute, priceUnits] of minutes.values()) tables.prices.putSync([market, outcome, minute], priceUnits);
+  addVolumes(tables, fills);
+}
+
+/**
+ * Adds what `fills` traded to their markets' volumes (market-volume), once per market a batch:
+ * each fill counts once, at the taker's price, as the taker's item of the public trades shows it.
+ */
+export function addVolumes(tables: FeedTables, fills: readonly StoredFill[]): void {
+  const byMarket = new Map<number, Map<number, number>>();
+  for (const fill of fills) {
+    let hours = byMarket.get(fill.market);
+    if (hours === undefined) byMarket.set(fill.market, hours = new Map());
+    const hour = Math.floor(fill.timeMs / HOUR_MS);
+    hours.set(hour, (hours.get(hour) ?? 0) + notionalMicros(fill.takerPriceUnits, fill.sizeMicros));
+  }
+  for (const [market, hours] of byMarket) tables.marketVolume.putSync(market, mergeVolume(tables.marketVolume.get(market), hours));
+}
+
+/** `stored` plus micros by hour: the total grows by all of them; hours older than the newest's last VOLUME_HOURS go. */
+export function mergeVolume(stored: readonly number[] | undefined, added: ReadonlyMap<number, number>): MarketVolumeValue {
+  const hours = new Map<number, number>();
+  let total = stored?.[0] ?? 0;
+  if (stored !== undefined) for (let at = 1; at + 1 < stored.length; at += 2) hours.set(stored[at]!, stored[at + 1]!);
+  for (const [hour, micros] of added) {
+    hours.set(hour, (hours.get(hour) ?? 0) + micros);
+    total += micros;
+  }
+  let newest = -Infinity;
+  for (const hour of hours.keys()) newest = Math.max(newest, hour);
+  const value: MarketVolumeValue = [total];
+  for (const hour of [...hours.keys()].sort((a, b) => a - b)) if (hour > newest - VOLUME_HOURS) value.push(hour, hours.get(hour)!);
+  return value;
 }

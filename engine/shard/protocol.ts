@@ -112,6 +112,8 @@ export interface MarketData {
     readonly key: string; readonly view: MarketView; readonly book: BookView;
     /** Per outcome: [price units, side, timeMs] of its last trade, or null. */
     readonly lastTrades: readonly ([number, number, number] | null)[];
+    /** What its fills traded: [micros in all, then (unix hour, micros) of its last hours] (feed_tables.ts MarketVolumeValue), or null before its first fill. */
+    readonly volume: readonly number[] | null;
   }[];
 }
 

@@ -4,7 +4,8 @@
 //   finished-orders  every finished order (filled, cancelled, expired) as it stood when it
 //             finished, appended in commit order, with its id index in memory (stored_orders.ts);
 //             live orders are in the engine (snapshot + journal)
-//   fills, account-fill-ids, accounts, market-fills, redemptions, account-redemptions, prices, last-trades
+//   fills, account-fill-ids, accounts, market-fills, redemptions, account-redemptions, prices, last-trades,
+//   market-volume
 //             what the public feeds read, with their indexes (feed_tables.ts)
 //   balance-changes batch number → the batch's balance changes in order, each
 //             [address, market, outcome, free, reserved] (market -1: collateral)
@@ -34,8 +35,8 @@ import type { CoreState } from './core.js';
 import { BalanceLog, decoded, readBalanceChanges, type BalanceChange } from './stored_codec.js';
 import { StoredOrders } from './stored_orders.js';
 import {
-  fillsAt, indexFills, openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type StoredFill,
-  type StoredRedemption,
+  addVolumes, fillsAt, indexFills, openFeedTables, writeFeeds, type FeedTables, type LastTradeValue, type MarketVolumeValue,
+  type StoredFill, type StoredRedemption,
 } from './feed_tables.js';
 
 /**
@@ -81,6 +82,8 @@ type ChunkKey = [number, number, number];
  * to account-fills, 2 keyed them by account id (account-fill-ids) instead of address.
  */
 const FEEDS_VERSION = 2;
+/** The market volumes (market-volume) as this version writes them; a store without them gets them from its fills (see indexVolumes). */
+const VOLUMES_VERSION = 1;
 /** Records per transaction when indexFeeds rebuilds what an older version stored. */
 const FEED_INDEX_BATCH = 10_000;
 /** What the write before serving needs room for (see probeWrite). */
@@ -136,6 +139,7 @@ export class ShardStore {
     this.snapshotId = head?.id ?? 0;
     this.recoveryPoint = head === undefined ? undefined : { id: head.id, batch: head.batch };
     this.indexFeeds();
+    this.indexVolumes();
   }
 
   /**
@@ -150,6 +154,7 @@ export class ShardStore {
     this.root.transactionSync(() => {
       accountFills.clearSync();
       marketFills.clearSync();
+      this.feeds.marketVolume.clearSync();
     });
     const indexAll = <T>(records: Iterable<T>, write: (batch: T[]) => void): void => {
       let batch: T[] = [];
@@ -165,7 +170,32 @@ export class ShardStore {
     indexAll(this.fills(), (batch) => indexFills(this.feeds, this.accounts, batch));
     indexAll(redemptions.getRange().map(({ value }) => value), (batch) => writeFeeds(this.feeds, this.accounts, [], batch));
     this.root.openDB({ name: 'account-fills' }).dropSync();
+    this.meta.putSync('volumes', VOLUMES_VERSION);
     this.meta.putSync('feeds', FEEDS_VERSION);
+  }
+
+  /**
+   * A store written before the market volumes existed gets them from its fills, once: emptied,
+   * then summed in transactions of FEED_INDEX_BATCH fills (a crash meanwhile only means doing it
+   * again).
+   */
+  private indexVolumes(): void {
+    if (this.meta.get('volumes') === VOLUMES_VERSION) return;
+    this.root.transactionSync(() => this.feeds.marketVolume.clearSync());
+    let batch: StoredFill[] = [];
+    for (const fill of this.fills()) {
+      batch.push(fill);
+      if (batch.length === FEED_INDEX_BATCH) {
+        const full = batch;
+        this.transact(() => addVolumes(this.feeds, full));
+        batch = [];
+      }
+    }
+    const rest = batch;
+    this.transact(() => {
+      if (rest.length > 0) addVolumes(this.feeds, rest);
+      this.meta.putSync('volumes', VOLUMES_VERSION);
+    });
   }
 
   /**
@@ -199,6 +229,11 @@ export class ShardStore {
   /** The last trade of each outcome of `market` ([YES, NO]; undefined where none). */
   lastTrades(market: number): [LastTradeValue | undefined, LastTradeValue | undefined] {
     return [this.feeds.lastTrades.get([market, 0]), this.feeds.lastTrades.get([market, 1])];
+  }
+
+  /** What `market`'s fills traded (MarketVolumeValue), or undefined before its first fill. */
+  volume(market: number): MarketVolumeValue | undefined {
+    return this.feeds.marketVolume.get(market);
   }
 
   ordersAll(): OrderView[] {

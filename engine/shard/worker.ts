@@ -331,7 +331,7 @@ function marketData(): MarketData {
     const view = core.engine.market(market);
     const book = core.engine.bookLevels(market);
     if (view !== undefined && book !== undefined) {
-      markets.push({ key, view, book, lastTrades: store.lastTrades(market).map((trade) => trade ?? null) });
+      markets.push({ key, view, book, lastTrades: store.lastTrades(market).map((trade) => trade ?? null), volume: store.volume(market) ?? null });
     }
   });
   return { seq: core.seq, markets };

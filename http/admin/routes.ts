@@ -10,7 +10,7 @@ import { PROFILE_TEXT_MAX, type ProfileStore } from '../profiles.js';
 import { readEvent } from '../catalog/ingest.js';
 import type { MarketRecord } from '../catalog/model.js';
 import type { CatalogStore } from '../catalog/store.js';
-import { eventFull } from '../catalog/views.js';
+import type { CatalogViews } from '../catalog/views.js';
 import { json } from '../respond.js';
 import { matching, requestRef } from '../request_schemas.js';
 import { ok, ref } from '../response_schemas.js';
@@ -20,6 +20,8 @@ import type { ShardStatus } from '../../engine/shard/protocol.js';
 export interface AdminDeps {
   readonly adminToken: string | undefined;
   readonly store: CatalogStore;
+  /** Renders the created event as the catalog does. */
+  readonly views: CatalogViews;
   readonly now: () => number;
   /** Opens trading on new markets (registers them with their shards) before the answer. */
   readonly openMarkets: (markets: readonly MarketRecord[]) => Promise<void>;
@@ -67,7 +69,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export function adminRoutes({ adminToken, store, now, openMarkets, deposit, profiles, trading }: AdminDeps): Route[] {
+export function adminRoutes({ adminToken, store, views, now, openMarkets, deposit, profiles, trading }: AdminDeps): Route[] {
   const marketOf = (conditionId: string): MarketRecord => {
     const id = store.find('condition', conditionId.toLowerCase());
     const market = id === undefined ? undefined : store.market(id);
@@ -143,7 +145,7 @@ export function adminRoutes({ adminToken, store, now, openMarkets, deposit, prof
         const event = store.createEvent(readEvent(body, '', 'create', now()));
         const markets = event.marketIds.map((id) => store.market(id)).filter((market) => market !== undefined);
         await openMarkets(markets);
-        return json(eventFull(store, event, undefined), 201);
+        return json(views.eventFull(event, undefined), 201);
       },
     }),
     route({

@@ -175,24 +175,11 @@ const events: readonly DemoEvent[] = [
   },
 ];
 
-/** A small deterministic PRNG (mulberry32), so demo statistics vary but never change. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const createdEpochMs = Date.UTC(2026, 0, 5, 12, 0, 0);
 const dayMs = 86_400_000;
 
 /** The demo catalog as Gamma-shaped event bodies, in creation order. */
 export function demoEvents(): unknown[] {
-  const next = random(0x5eed);
   return events.map((event, index) => {
     const createdAt = new Date(createdEpochMs + index * dayMs).toISOString();
     const isUpDown = event.series === 'bitcoin-daily';
@@ -204,8 +191,6 @@ export function demoEvents(): unknown[] {
       createdAt,
       closed: event.closed ?? false,
       featured: event.featured ?? false,
-      volume: String(Math.floor(next() * 5_000_000)),
-      liquidity: String(Math.floor(next() * 250_000)),
       tags: event.tags.map((slug) => ({ slug, label: tags[slug], createdAt: new Date(createdEpochMs).toISOString() })),
       series: event.series === undefined ? [] : [{ slug: event.series, title: series[event.series]?.title, recurrence: series[event.series]?.recurrence, seriesType: 'single', createdAt }],
       markets: event.markets.map((market) => ({
@@ -220,8 +205,6 @@ export function demoEvents(): unknown[] {
         closed: event.closed ?? false,
         acceptingOrders: !(event.closed ?? false),
         createdAt,
-        volume: String(Math.floor(next() * 1_000_000)),
-        liquidity: String(Math.floor(next() * 50_000)),
       })),
     };
   });

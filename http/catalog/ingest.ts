@@ -66,8 +66,6 @@ export interface MarketInput {
   readonly takerBaseFeeBps: number;
   readonly enableOrderBook: boolean;
   readonly acceptingOrders: boolean;
-  readonly volumeMicros: number;
-  readonly liquidityMicros: number;
 }
 
 export interface EventInput {
@@ -91,8 +89,6 @@ export interface EventInput {
   readonly featured: boolean;
   readonly restricted: boolean;
   readonly negRisk: boolean;
-  readonly volumeMicros: number;
-  readonly liquidityMicros: number;
   readonly openInterestMicros: number;
   readonly tags: readonly TagInput[];
   readonly series: readonly SeriesInput[];
@@ -116,6 +112,17 @@ export const ingestLimits = {
 
 /** A date, optionally with a time (groups 2) and an offset (group 3). */
 export const isoDateTime = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * Epoch ms of an ISO 8601 date or date-time (isoDateTime); undefined when it is not one, or
+ * before 1970. A time without an offset is read as UTC, so a file imports the same on every host
+ * (and a list filter means the same on every host).
+ */
+export function isoMs(text: string): number | undefined {
+  const match = isoDateTime.exec(text);
+  const ms = match === null ? Number.NaN : Date.parse(match[2] !== undefined && match[3] === undefined ? `${text}Z` : text);
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}
 const uint256Decimal = /^\d{1,78}$/;
 
 /** Reads fields of one JSON object, naming the object's path in every error. */
@@ -177,10 +184,8 @@ class Fields {
   dateMs(key: string): number | undefined {
     const value = this.object[key];
     if (value === undefined || value === null || value === '') return undefined;
-    const match = typeof value === 'string' ? isoDateTime.exec(value) : null;
-    // A time without an offset is read as UTC, so a file imports the same on every host.
-    const ms = match === null ? Number.NaN : Date.parse(match[2] !== undefined && match[3] === undefined ? `${value as string}Z` : (value as string));
-    if (!Number.isFinite(ms) || ms < 0) throw badRequest(`${this.name(key)} must be an ISO 8601 date-time`);
+    const ms = typeof value === 'string' ? isoMs(value) : undefined;
+    if (ms === undefined) throw badRequest(`${this.name(key)} must be an ISO 8601 date-time`);
     return ms;
   }
 
@@ -332,8 +337,6 @@ function readMarket(value: unknown, path: string, mode: IngestMode, nowMs: numbe
     takerBaseFeeBps: feeBps(fields, 'takerBaseFee'),
     enableOrderBook: fields.flag('enableOrderBook', true),
     acceptingOrders: fields.flag('acceptingOrders', true),
-    volumeMicros: fields.micros(fields.has('volumeNum') ? 'volumeNum' : 'volume'),
-    liquidityMicros: fields.micros(fields.has('liquidityNum') ? 'liquidityNum' : 'liquidity'),
   };
 }
 
@@ -372,8 +375,6 @@ export function readEvent(value: unknown, path: string, mode: IngestMode, nowMs:
     featured: fields.flag('featured', false),
     restricted: fields.flag('restricted', false),
     negRisk: fields.flag('negRisk', markets.some((market) => market.negRisk)),
-    volumeMicros: fields.micros('volume'),
-    liquidityMicros: fields.micros('liquidity'),
     openInterestMicros: fields.micros('openInterest'),
     tags: fields.list('tags', ingestLimits.tagsPerEvent).map((tag, index) => readTag(tag, fields.name(`tags[${index}]`), mode, nowMs)),
     series: fields.list('series', ingestLimits.seriesPerEvent).map((series, index) => readSeries(series, fields.name(`series[${index}]`), mode, nowMs)),

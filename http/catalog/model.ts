@@ -1,5 +1,7 @@
 // The catalog's stored records. Dates are epoch milliseconds and amounts integer micro-units; the
-// views render them as ISO 8601 strings and decimal numbers at the edge.
+// views render them as ISO 8601 strings and decimal numbers at the edge. Volumes, liquidity and
+// prices are not stored: the views compute them from the books and trades (live.ts). Records an
+// older version stored may still hold volumeMicros and liquidityMicros; nothing reads them.
 
 export interface TagRecord {
   readonly id: number;
@@ -47,8 +49,6 @@ export interface EventRecord {
   readonly featured: boolean;
   readonly restricted: boolean;
   readonly negRisk: boolean;
-  readonly volumeMicros: number;
-  readonly liquidityMicros: number;
   readonly openInterestMicros: number;
   readonly tagIds: readonly number[];
   readonly seriesIds: readonly number[];
@@ -90,7 +90,5 @@ export interface MarketRecord {
   readonly takerBaseFeeBps: number;
   readonly enableOrderBook: boolean;
   readonly acceptingOrders: boolean;
-  readonly volumeMicros: number;
-  readonly liquidityMicros: number;
 }
 

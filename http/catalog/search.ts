@@ -1,10 +1,11 @@
 // GET /public-search: case-insensitive matching of a query over event titles, tickers, slugs and
 // their markets' questions, and over tag labels and slugs. Matches rank exact, then prefix, then
-// word prefix, then substring; ties go to the larger (volume, event count), then the lower id.
-// The lower-cased text is built once per catalog version, not per request.
+// word prefix, then substring; ties go to the larger (the event's volume as the read's scope
+// sums it, live: views.ts; the tag's event count), then the lower id. The lower-cased text is
+// built once per catalog version, not per request.
 import type { CatalogStore } from './store.js';
 import type { EventRecord, TagRecord } from './model.js';
-import { eventVisible, type Creator } from './views.js';
+import { eventVisible, type CatalogViews, type Creator } from './views.js';
 
 const noMatch = 4;
 
@@ -65,7 +66,7 @@ function byRank<T>(a: Ranked<T>, b: Ranked<T>): number {
 export class CatalogSearch {
   private corpus: Corpus | undefined = undefined;
 
-  constructor(private readonly store: CatalogStore) {}
+  constructor(private readonly store: CatalogStore, private readonly views: CatalogViews) {}
 
   search(query: string, options: SearchOptions): SearchResult {
     const needle = query.trim().toLowerCase();
@@ -107,7 +108,7 @@ export class CatalogSearch {
       for (const question of entry.questions) {
         if (creator === undefined || question.creator === creator) rank = Math.min(rank, matchRank(question.text, needle));
       }
-      if (rank < noMatch) ranked.push({ item: entry.event, rank, weight: entry.event.volumeMicros, id: entry.event.id });
+      if (rank < noMatch) ranked.push({ item: entry.event, rank, weight: this.views.eventTotals(entry.event, creator).volumeMicros, id: entry.event.id });
     }
     return ranked.sort(byRank);
   }

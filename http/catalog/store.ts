@@ -319,8 +319,6 @@ export class CatalogStore {
       featured: input.featured,
       restricted: input.restricted,
       negRisk: input.negRisk,
-      volumeMicros: input.volumeMicros,
-      liquidityMicros: input.liquidityMicros,
       openInterestMicros: input.openInterestMicros,
       tagIds,
       seriesIds,

@@ -5,7 +5,9 @@
 // cached against it, so a read between two changes costs a lookup.
 import { BookSide } from '../../engine/book.js';
 import { PRICE_UNITS_PER_ONE } from '../../engine/constants.js';
+import { notionalMicros } from '../../engine/notional.js';
 import type { BookView, MarketView } from '../../engine/reads.js';
+import { TradedVolume } from './volume.js';
 
 export const BUY = 0;
 export const SELL = 1;
@@ -36,6 +38,8 @@ export class MarketBook {
   /** YES-orientation price units → aggregate size (micros). */
   readonly bids = new Map<number, number>();
   readonly asks = new Map<number, number>();
+  /** Collateral micros of price × size over every level, bids and asks (the catalog's liquidity), kept as levels change. */
+  restingNotionalMicros = 0;
   version = 0;
   /** Time of the last change to the levels or the market's state (ms). */
   changedAtMs = 0;
@@ -47,6 +51,8 @@ export class MarketBook {
   winner: number;
   /** By outcome. */
   readonly lastTrades: (LastTrade | undefined)[] = [undefined, undefined];
+  /** What the market traded (the catalog's volume and volume24hr); a fill changes it with its last trades. */
+  readonly volume = new TradedVolume();
   private readonly derived: Derived = { version: -1, bestBid: -1, bestAsk: -1 };
   /** Derived answers by slot (see `memo`), each stamped with the version it was built from. */
   private readonly derivedBySlot: ({ version: number; value: unknown } | undefined)[] = [];
@@ -66,8 +72,15 @@ export class MarketBook {
     this.changedAtMs = timeMs;
     this.bids.clear();
     this.asks.clear();
-    for (const level of view.bids) this.bids.set(level.priceUnits, level.sizeMicros);
-    for (const level of view.asks) this.asks.set(level.priceUnits, level.sizeMicros);
+    this.restingNotionalMicros = 0;
+    for (const level of view.bids) {
+      this.bids.set(level.priceUnits, level.sizeMicros);
+      this.restingNotionalMicros += notionalMicros(level.priceUnits, level.sizeMicros);
+    }
+    for (const level of view.asks) {
+      this.asks.set(level.priceUnits, level.sizeMicros);
+      this.restingNotionalMicros += notionalMicros(level.priceUnits, level.sizeMicros);
+    }
     this.version++;
   }
 
@@ -85,6 +98,7 @@ export class MarketBook {
   /** A LEVEL event: the new aggregate size at a YES-orientation price (0 removes the level). */
   setLevel(side: BookSide, priceUnits: number, sizeMicros: number, timeMs: number): void {
     const levels = side === BookSide.Bid ? this.bids : this.asks;
+    this.restingNotionalMicros += notionalMicros(priceUnits, sizeMicros) - notionalMicros(priceUnits, levels.get(priceUnits) ?? 0);
     if (sizeMicros === 0) levels.delete(priceUnits);
     else levels.set(priceUnits, sizeMicros);
     this.changedAtMs = timeMs;

@@ -7,6 +7,7 @@
 // held answers are applied, their events only after S (a LEVEL event carries the level's new
 // total, so applying them in order after the snapshot is exact).
 import type { EngineEvent, FillEvent } from '../../engine/event_objects.js';
+import { notionalMicros } from '../../engine/notional.js';
 import type { FrameResult } from '../../engine/shard/core.js';
 import type { MarketData as ShardMarketData } from '../../engine/shard/protocol.js';
 import type { Logger } from '../log.js';
@@ -74,10 +75,11 @@ export class MarketData extends ShardModel<ShardState, ShardMarketData> {
   protected restore(_shard: number, state: ShardState, data: ShardMarketData): Record<string, number> {
     state.books = [];
     const nowMs = this.now();
-    for (const { key, view, book, lastTrades } of data.markets) {
+    for (const { key, view, book, lastTrades, volume } of data.markets) {
       const model = this.bookFor(state, view.market, key, view, nowMs);
       model.setState(view, nowMs);
       model.load(book, nowMs);
+      model.volume.load(volume);
       lastTrades.forEach((trade, outcome) => {
         if (trade !== null) model.setLastTrade(outcome, { priceUnits: trade[0], side: trade[1] as TradeSide, timeMs: trade[2] });
       });
@@ -140,8 +142,12 @@ export class MarketData extends ShardModel<ShardState, ShardMarketData> {
   }
 }
 
-/** A fill's last trade of each token it traded (the other token's side is the opposite). */
+/**
+ * A fill's last trade of each token it traded (the other token's side is the opposite), and what
+ * it traded: once, at the taker's price (as the shard's market-volume counts it).
+ */
 function noteTrade(book: MarketBook, fill: FillEvent, timeMs: number): void {
+  book.volume.add(notionalMicros(fill.takerPriceUnits, fill.sizeMicros), timeMs);
   book.setLastTrade(fill.takerOutcome, { priceUnits: fill.takerPriceUnits, side: fill.takerSide as TradeSide, timeMs });
   if (fill.makerOutcome !== fill.takerOutcome) {
     book.setLastTrade(fill.makerOutcome, { priceUnits: fill.makerPriceUnits, side: (1 - fill.takerSide) as TradeSide, timeMs });

@@ -583,15 +583,25 @@ export class HostileGenerator {
   private catalogRead(): HostileRequest {
     const c = this.world.catalog;
     const common = { creator: ['0x' + hex(this.prng, 40), 'site', ''], limit: ['1', '500', '100'], offset: ['0', '1', '10000000'] };
-    const filters = { active: ['true', 'FALSE', '1', '0'], closed: ['false'], archived: ['false'], ascending: ['true', 'false'] };
+    const filters = {
+      active: ['true', 'FALSE', '1', '0'], closed: ['false'], archived: ['false'], ascending: ['true', 'false'],
+      // Gamma's date and amount filters: good and bad values.
+      end_date_min: ['2030-01-01', '2030-01-01T12:00:00+02:00', '2030-13-01', 'yesterday', ''],
+      start_date_max: ['2031-06-30T23:59:59.999Z', '9999-99-99', '0'],
+      related_tags: ['true', 'x'], cyom: ['false', 'true'],
+    };
     const routes: Record<string, Record<string, readonly string[]>> = {
       '/events': {
         ...common, ...filters, id: c.eventIds, slug: c.eventSlugs, tag: c.tagSlugs, tag_id: ['1', '2'], tag_slug: c.tagSlugs, series_slug: c.seriesSlugs,
-        order: ['id', 'title', 'volume,liquidity', 'startDate,id', 'id,id,id,id'],
+        order: ['id', 'title', 'volume,liquidity', 'startDate,id', 'id,id,id,id', 'volume24hr'],
+        volume_min: ['0', '0.000001', '1e3', '-1', '99999999999999999999'], liquidity_max: ['10.5', '1.0000001', ''], exclude_tag_id: ['1', 'x'],
+        featured: ['true'], series_id: ['1,2'], title_search: ['a', '%', ''], live: ['true'],
       },
       '/markets': {
         ...common, ...filters, id: c.marketIds, slug: c.marketSlugs, condition_ids: c.conditionIds, clob_token_ids: c.tokens,
-        order: ['id', 'question', 'volume', 'liquidity,slug'],
+        order: ['id', 'question', 'volume', 'liquidity,slug', 'volume24hr,volumeNum'],
+        volume_num_min: ['0', '12.5', 'NaN', '-0'], liquidity_num_max: ['0', '1e-3', '7'], tag_id: ['1', '0'], question_ids: c.conditionIds,
+        rfq_enabled: ['false'], game_id: ['1'],
       },
       '/series': { ...common, slug: c.seriesSlugs },
       '/tags': common,

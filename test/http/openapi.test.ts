@@ -101,7 +101,24 @@ test('the operations carry parameters with bounds, credentials and rate-limit ca
     { name: 'rows read (all clients)', requests: 30_000, windowSeconds: 10, scope: 'all', unit: 'rows' },
   ]);
   const catalog = await documentOf(server.urls.catalog);
-  assert.deepEqual(catalog.paths['/events']!['get']!['x-rate-limits'].map((cap) => cap.name).sort(), ['GET /events', 'catalog', 'catalog listings']);
+  assert.deepEqual(catalog.paths['/events']!['get']!['x-rate-limits'].map((cap) => cap.name).sort(), ['GET /events', 'catalog', 'catalog listings', 'catalog rows', 'catalog rows (all clients)']);
+  // A catalog list is charged the rows it renders: an events page its events and the markets they nest.
+  for (const path of ['/events', '/markets']) {
+    assert.deepEqual(catalog.paths[path]!['get']!['x-rate-limits'].filter((cap) => cap.unit === 'rows'), [
+      { name: 'catalog rows', requests: 50_000, windowSeconds: 10, scope: 'ip', unit: 'rows' },
+      { name: 'catalog rows (all clients)', requests: 200_000, windowSeconds: 10, scope: 'all', unit: 'rows' },
+    ], path);
+  }
+  // Gamma's list filters are documented with their bounds; the ones clobd cannot honour say so.
+  const marketParameters = catalog.paths['/markets']!['get']!.parameters;
+  for (const name of ['end_date_min', 'end_date_max', 'start_date_min', 'start_date_max', 'volume_num_min', 'volume_num_max', 'liquidity_num_min', 'liquidity_num_max', 'tag_id', 'related_tags']) {
+    assert.ok(marketParameters.some((p) => p.name === name && p.in === 'query'), `GET /markets documents ${name}`);
+  }
+  assert.deepEqual(marketParameters.find((p) => p.name === 'volume_num_min')!.schema, { type: 'number', minimum: 0 });
+  const eventParameters = catalog.paths['/events']!['get']!.parameters;
+  for (const name of ['end_date_min', 'volume_min', 'liquidity_max', 'exclude_tag_id', 'featured', 'series_id', 'title_search']) {
+    assert.ok(eventParameters.some((p) => p.name === name && p.in === 'query'), `GET /events documents ${name}`);
+  }
 });
 
 // Fair share (issue 39): no route is uncapped. Each has a cap of its own per client address,

@@ -113,7 +113,7 @@ describe('POST /admin/events', () => {
     assert.notDeepEqual(pairOf(secondMarket?.clobTokenIds ?? '', 'clobTokenIds'), ['1', '2']);
   });
 
-  test('everything the body gives is kept: texts, flags, dates, amounts, market settings, creator', async () => {
+  test('everything the body gives is kept: texts, flags, dates, amounts, market settings, creator; Gamma\'s live statistics are not', async () => {
     const event = await createEvent(server, {
       title: 'Élection présidentielle 2032',
       ticker: 'FR-2032',
@@ -128,6 +128,7 @@ describe('POST /admin/events', () => {
       featured: true,
       volume: '1234.5',
       liquidity: 99,
+      openInterest: '77.5',
       eventMetadata: { context: 'two rounds', rounds: [1, 2] },
       markets: [
         {
@@ -155,14 +156,15 @@ describe('POST /admin/events', () => {
     assert.equal(event.description, 'Who wins the French presidential election?');
     assert.deepEqual([event.startDate, event.endDate, event.createdAt, event.updatedAt], ['2031-01-01T00:00:00.000Z', '2032-05-10T16:00:00.000Z', '2025-02-03T04:05:06.789Z', '2025-03-04T05:06:07.000Z']);
     assert.deepEqual([event.active, event.closed, event.archived], [false, true, true]);
-    assert.deepEqual([event.volume, event.liquidity], [1234.5, 99]);
+    // Volume and liquidity are computed from clobd's own trades and books (none yet), not kept.
+    assert.deepEqual([event.volume, event.volume24hr, event.liquidity, event.openInterest], [0, 0, 0, 77.5]);
     assert.deepEqual(event.eventMetadata, { context: 'two rounds', rounds: [1, 2] });
     const market = event.markets[0] ?? assert.fail('market missing');
     assert.equal(market.slug, 'incumbent-wins-2032');
     assert.equal(market.description, 'Resolves on the official second-round result.');
     assert.equal(market.outcomes, '["Oui","Non"]');
     assert.deepEqual([market.orderPriceMinTickSize, market.orderMinSize, market.negRisk, market.takerBaseFee, market.makerBaseFee, market.groupItemTitle], [0.0025, 0.01, true, 1000, 0, 'Incumbent']);
-    assert.deepEqual([market.active, market.closed, market.archived, market.volumeNum, market.liquidityNum], [false, true, true, 12.25, 3]);
+    assert.deepEqual([market.active, market.closed, market.archived, market.volumeNum, market.liquidityNum], [false, true, true, 0, 0]);
     // The creator is trimmed and compared without case.
     assert.deepEqual(slugsOf(await getJson<Market[]>(server, '/markets?creator=site.example')), ['incumbent-wins-2032']);
     assert.deepEqual(slugsOf(await getJson<Market[]>(server, '/markets?creator=SITE.EXAMPLE')), ['incumbent-wins-2032']);
@@ -258,10 +260,9 @@ describe('POST /admin/events', () => {
       [market({ closed: 1 }), 'markets[1].closed must be a boolean'],
       [market({ creator: 'c'.repeat(129) }), 'markets[1].creator must be at most 128 characters'],
       [market({ creator: 42 }), 'markets[1].creator must be a string'],
-      [market({ volume: -3 }), 'markets[1].volume must be a non-negative decimal'],
       [market({ slug: 7 }), 'markets[1].slug must be a string'],
       [market({ description: 'd'.repeat(20_001) }), 'markets[1].description must be at most 20000 characters'],
-      [eventBody('Bad volume', { volume: 'lots' }), 'volume must be a non-negative decimal'],
+      [eventBody('Bad open interest', { openInterest: 'lots' }), 'openInterest must be a non-negative decimal'],
       [eventBody('Bad flag', { featured: 'true' }), 'featured must be a boolean'],
       [eventBody('Bad description', { description: 'd'.repeat(20_001) }), 'description must be at most 20000 characters'],
       [eventBody('Bad tags', { tags: 'politics' }), 'tags must be an array'],

@@ -38,14 +38,15 @@ import {
   type Tag,
 } from './support.js';
 
-// Five events whose sort columns each order them differently; ties on volume (ids 1 and 3) and
-// liquidity (ids 3 and 4) check the tie-break by id in the sort direction.
+// Five events whose sort columns each order them differently; a tie on openInterest (ids 1 and 3)
+// checks the tie-break by id in the sort direction. Volume, volume24hr and liquidity are live
+// (from trades and books, none here): every event ties at 0, so they sort by id.
 const sortable = [
-  { slug: 'mango-harvest', title: 'Mango harvest', startDate: '2030-01-05', endDate: '2031-01-01', createdAt: '2025-01-02', updatedAt: '2025-04-01', volume: 500, liquidity: 10 },
-  { slug: 'apple-pie-contest', title: 'Apple pie contest', startDate: '2030-01-01', endDate: '2031-03-01', createdAt: '2025-01-05', updatedAt: '2025-06-01', volume: 200, liquidity: 40 },
-  { slug: 'banana-split', title: 'Banana split', startDate: '2030-01-03', endDate: '2030-12-01', createdAt: '2025-01-01', updatedAt: '2025-02-01', volume: 500, liquidity: 30 },
-  { slug: 'cherry-season', title: 'Cherry season', startDate: '2030-01-02', endDate: '2031-02-01', createdAt: '2025-01-04', updatedAt: '2025-03-01', volume: 100, liquidity: 30 },
-  { slug: 'banana-bread', title: 'Banana bread', startDate: '2030-01-04', endDate: '2031-04-01', createdAt: '2025-01-03', updatedAt: '2025-05-01', volume: 0, liquidity: 50 },
+  { slug: 'mango-harvest', title: 'Mango harvest', startDate: '2030-01-05', endDate: '2031-01-01', createdAt: '2025-01-02', updatedAt: '2025-04-01', openInterest: 500 },
+  { slug: 'apple-pie-contest', title: 'Apple pie contest', startDate: '2030-01-01', endDate: '2031-03-01', createdAt: '2025-01-05', updatedAt: '2025-06-01', openInterest: 200 },
+  { slug: 'banana-split', title: 'Banana split', startDate: '2030-01-03', endDate: '2030-12-01', createdAt: '2025-01-01', updatedAt: '2025-02-01', openInterest: 500 },
+  { slug: 'cherry-season', title: 'Cherry season', startDate: '2030-01-02', endDate: '2031-02-01', createdAt: '2025-01-04', updatedAt: '2025-03-01', openInterest: 100 },
+  { slug: 'banana-bread', title: 'Banana bread', startDate: '2030-01-04', endDate: '2031-04-01', createdAt: '2025-01-03', updatedAt: '2025-05-01', openInterest: 0 },
 ] as const;
 
 const utc = (day: string): string => `${day}T00:00:00.000Z`;
@@ -58,8 +59,10 @@ const ascendingIds: Readonly<Record<string, readonly number[]>> = {
   endDate: [3, 1, 4, 2, 5],
   createdAt: [3, 1, 5, 4, 2],
   updatedAt: [3, 4, 1, 5, 2],
-  volume: [5, 4, 2, 1, 3],
-  liquidity: [1, 3, 4, 2, 5],
+  openInterest: [5, 4, 2, 1, 3],
+  volume: [1, 2, 3, 4, 5],
+  volume24hr: [1, 2, 3, 4, 5],
+  liquidity: [1, 2, 3, 4, 5],
 };
 
 const asStrings = (ids: readonly number[]): string[] => ids.map(String);
@@ -77,8 +80,10 @@ describe('GET /events ordering and paging', () => {
           endDate: utc(event.endDate),
           createdAt: utc(event.createdAt),
           updatedAt: utc(event.updatedAt),
-          volume: event.volume,
-          liquidity: String(event.liquidity),
+          openInterest: String(event.openInterest),
+          // Given, and ignored: volume and liquidity come from clobd's own trades and books.
+          volume: 1000,
+          liquidity: '50',
           tags: [{ label: 'Fruit', slug: 'fruit' }],
         }),
       );
@@ -86,12 +91,13 @@ describe('GET /events ordering and paging', () => {
   });
   after(() => stopCatalog(server));
 
-  test('the created events carry the dates and amounts they were given', async () => {
+  test('the created events carry the dates and amounts they were given, and the live sums of their markets', async () => {
     const events = await getJson<EventItem[]>(server, '/events?ascending=true');
     assert.deepEqual(
-      events.map(({ slug, title, startDate, endDate, createdAt, updatedAt, volume, liquidity }) => ({ slug, title, startDate, endDate, createdAt, updatedAt, volume, liquidity })),
+      events.map(({ slug, title, startDate, endDate, createdAt, updatedAt, openInterest }) => ({ slug, title, startDate, endDate, createdAt, updatedAt, openInterest })),
       sortable.map((event) => ({ ...event, startDate: utc(event.startDate), endDate: utc(event.endDate), createdAt: utc(event.createdAt), updatedAt: utc(event.updatedAt) })),
     );
+    for (const event of events) assert.deepEqual([event.volume, event.volume24hr, event.liquidity], [0, 0, 0], event.slug);
   });
 
   test('without order or ascending the list is by id, descending', async () => {
@@ -116,12 +122,12 @@ describe('GET /events ordering and paging', () => {
   }
 
   test('several order columns sort by the first, then the next', async () => {
-    // volume ties 1 and 3; liquidity then puts 1 (10) before 3 (30) ascending.
-    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?order=volume,liquidity&ascending=true')), ['5', '4', '2', '1', '3']);
-    // liquidity ties 3 and 4; startDate puts 4 (Jan 2) before 3 (Jan 3) ascending.
-    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?order=liquidity,startDate&ascending=true')), ['1', '4', '3', '2', '5']);
+    // openInterest ties 1 and 3; title then puts 3 (Banana split) before 1 (Mango harvest) ascending.
+    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?order=openInterest,title&ascending=true')), ['5', '4', '2', '3', '1']);
+    // liquidity ties everywhere (no books); startDate decides.
+    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?order=liquidity,startDate&ascending=true')), ['2', '4', '3', '5', '1']);
     // Repeated order parameters are one list, as Gamma accepts both forms.
-    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?order=liquidity&order=startDate&ascending=true')), ['1', '4', '3', '2', '5']);
+    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?order=liquidity&order=startDate&ascending=true')), ['2', '4', '3', '5', '1']);
   });
 
   test('limit and offset page through every ordering without overlap or gaps', async () => {
@@ -165,11 +171,11 @@ describe('GET /events ordering and paging', () => {
   });
 
   test('order names only sortable columns; anything else is a 400 listing them', async () => {
-    const message = 'order must be one of id, title, slug, startDate, endDate, creationDate, createdAt, updatedAt, volume, liquidity, openInterest';
+    const message = 'order must be one of id, title, slug, startDate, endDate, creationDate, createdAt, updatedAt, volume, liquidity, openInterest, volume24hr';
     for (const value of ['question', 'Volume', 'id;drop', 'volume,nope']) await expectBadRequest(server, `/events${query({ order: value })}`, message);
     await expectBadRequest(server, '/events?order=id,title,slug,volume', 'order accepts at most 3 values');
     // Every column the issue requires is accepted.
-    for (const column of ['id', 'startDate', 'endDate', 'createdAt', 'updatedAt', 'volume', 'liquidity', 'title']) await getJson(server, `/events?order=${column}`);
+    for (const column of ['id', 'startDate', 'endDate', 'createdAt', 'updatedAt', 'volume', 'volume24hr', 'liquidity', 'title']) await getJson(server, `/events?order=${column}`);
   });
 
   test('ascending accepts true, false, 1 and 0 (any case) and nothing else', async () => {
@@ -193,9 +199,9 @@ describe('GET /events ordering and paging', () => {
 
   // Runs last in this block: it adds a sixth event to the fixture the tests above rely on.
   test('a write is visible to the next read at once (responses are not served stale)', async () => {
-    const before = await getJson<EventItem[]>(server, '/events?order=volume');
-    const created = await createEvent(server, eventBody('Kiwi fair', { volume: 900, tags: [{ label: 'Fruit', slug: 'fruit' }] }));
-    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?order=volume')), [created.id, ...idsOf(before)]);
+    const before = await getJson<EventItem[]>(server, '/events?order=openInterest');
+    const created = await createEvent(server, eventBody('Kiwi fair', { openInterest: 900, tags: [{ label: 'Fruit', slug: 'fruit' }] }));
+    assert.deepEqual(idsOf(await getJson<EventItem[]>(server, '/events?order=openInterest')), [created.id, ...idsOf(before)]);
     assert.equal((await getJson<EventItem[]>(server, '/events?tag_slug=fruit')).length, 6);
   });
 });
@@ -271,12 +277,22 @@ describe('GET /events filters, single reads and creator scoping', () => {
     assert.deepEqual((await getJson<FullEvent>(server, `/events/${idOf(3)}`)).eventMetadata, {});
   });
 
-  test('the list item is the single read without markets, series and eventMetadata', async () => {
+  test('the list item is the single read without series and eventMetadata', async () => {
     const items = await getJson<EventItem[]>(server, '/events?ascending=true');
     for (const item of items) {
-      const { markets: _markets, series: _series, eventMetadata: _metadata, ...rest } = await getJson<FullEvent>(server, `/events/${item.id}`);
+      const { series: _series, eventMetadata: _metadata, ...rest } = await getJson<FullEvent>(server, `/events/${item.id}`);
       assert.deepEqual(item, rest);
     }
+  });
+
+  test('list items carry the markets the creator shows, as single reads do', async () => {
+    for (const creator of [site, wallet]) {
+      for (const item of await getJson<EventItem[]>(server, `/events?creator=${creator}`)) {
+        assert.deepEqual(item.markets, (await getJson<FullEvent>(server, `/events/${item.id}?creator=${creator}`)).markets, `${creator}: ${item.slug}`);
+      }
+    }
+    const open = (await getJson<EventItem[]>(server, `/events?slug=open-match&creator=${site}`))[0];
+    assert.deepEqual(slugsOf(open?.markets ?? []), ['open-home']);
   });
 
   test('unknown ids and slugs are 404 with the exact not-found bodies', async () => {
@@ -430,7 +446,7 @@ describe(`GET /events on a random catalog agrees with a reference model (seed ${
   });
   after(() => stopCatalog(server));
 
-  const columns = ['id', 'title', 'slug', 'startDate', 'endDate', 'creationDate', 'createdAt', 'updatedAt', 'volume', 'liquidity', 'openInterest'] as const;
+  const columns = ['id', 'title', 'slug', 'startDate', 'endDate', 'creationDate', 'createdAt', 'updatedAt', 'volume', 'volume24hr', 'liquidity', 'openInterest'] as const;
   const shows = (event: ModelEvent, creator: string): boolean => event.markets.some((market) => market.creator === creator.toLowerCase());
 
   test('300 random queries of filters, creator, order, direction and page match the model', async (t) => {

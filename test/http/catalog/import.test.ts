@@ -83,7 +83,7 @@ describe('import round trip', () => {
         ],
       }),
     );
-    expected = await catalogSnapshot(source, creators);
+    expected = await catalogSnapshot(source, creators, true);
     exported = await gammaExport(source);
     file = join(workDir, 'catalog.json');
     writeFileSync(file, JSON.stringify(exported, null, 2));
@@ -107,9 +107,9 @@ describe('import round trip', () => {
     assert.equal(exported.length, 16);
   });
 
-  test('the imported catalog answers every read exactly as the source did', async () => {
+  test('the imported catalog answers every read exactly as the source did (but for the live fields: an import moves no book or trade)', async () => {
     target = await startCatalog({ dataDir: targetDir });
-    assert.deepEqual(await catalogSnapshot(target, creators), expected);
+    assert.deepEqual(await catalogSnapshot(target, creators, true), expected);
   });
 
   test('ids, condition ids, question ids and token ids are the source’s', async () => {
@@ -130,7 +130,7 @@ describe('import round trip', () => {
     const run = runImport(targetDir, file);
     assert.equal(run.status, 0, run.stderr);
     target = await startCatalog({ dataDir: targetDir });
-    assert.deepEqual(await catalogSnapshot(target, creators), expected);
+    assert.deepEqual(await catalogSnapshot(target, creators, true), expected);
   });
 
   test('a bad file changes nothing and exits non-zero naming the field path', async () => {
@@ -157,7 +157,7 @@ describe('import round trip', () => {
     assert.equal(clashRun.stderr, `clobd: ${clashFile}: event slug already exists: ${String(exported[0]?.['slug'])}\n`);
 
     target = await startCatalog({ dataDir: targetDir });
-    assert.deepEqual(await catalogSnapshot(target, creators), expected);
+    assert.deepEqual(await catalogSnapshot(target, creators, true), expected);
   });
 });
 
@@ -235,12 +235,13 @@ describe('import of a Gamma file', () => {
     const event = await getJson<FullEvent>(server, '/events/512345');
     assert.equal(event.slug, 'fed-decision-in-march');
     assert.equal(event.createdAt, '2025-12-01T00:00:00.123Z');
-    assert.equal(event.volume, 1234567.891234);
+    // Gamma's statistics in the file are ignored: the catalog computes them from clobd's trades and books.
+    assert.deepEqual([event.volume, event.liquidity], [0, 0]);
     assert.deepEqual(event.tags.map(({ id, slug }) => ({ id, slug })), [{ id: '100', slug: 'economy' }]);
     assert.deepEqual(event.series.map(({ id, slug, recurrence }) => ({ id, slug, recurrence })), [{ id: '9000', slug: 'fed', recurrence: 'monthly' }]);
     const [cut, hold] = event.markets;
     assert.deepEqual([cut?.id, cut?.conditionId, cut?.questionID, cut?.clobTokenIds, cut?.outcomes], ['600001', conditionId, questionId, JSON.stringify(tokens), '["Yes","No"]']);
-    assert.equal(cut?.volumeNum, 98765.4321);
+    assert.deepEqual([cut?.volumeNum, cut?.outcomePrices], [0, '["0.5","0.5"]']);
     assert.equal(cut?.orderPriceMinTickSize, 0.001);
     assert.equal(hold?.id, '600002');
     assert.match(hold?.conditionId ?? '', /^0x[0-9a-f]{64}$/);

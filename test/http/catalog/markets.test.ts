@@ -38,8 +38,9 @@ const site = 'weather.example';
 const wallet = '0x00000000000000000000000000000000000000bb';
 const day = (date: string): string => `${date}T00:00:00.000Z`;
 
-// Five markets over two events; each sort column orders them differently. Volume ties 1 and 3,
-// liquidity ties 3 and 4, so the tie-break by id shows in both directions.
+// Five markets over two events; each stored sort column orders them differently. The bodies give
+// Gamma's volume and liquidity, which are ignored: they are live (from trades and books, none
+// here), so every market ties at 0 on them and the tie-break by id shows in both directions.
 const weather = {
   title: 'Weather week',
   slug: 'weather-week',
@@ -88,10 +89,11 @@ const ascendingIds: Readonly<Record<string, readonly number[]>> = {
   endDate: [3, 4, 5, 1, 2],
   createdAt: [3, 1, 4, 2, 5],
   updatedAt: [2, 3, 4, 5, 1],
-  volume: [5, 4, 2, 1, 3],
-  volumeNum: [5, 4, 2, 1, 3],
-  liquidity: [5, 1, 3, 4, 2],
-  liquidityNum: [5, 1, 3, 4, 2],
+  volume: [1, 2, 3, 4, 5],
+  volumeNum: [1, 2, 3, 4, 5],
+  volume24hr: [1, 2, 3, 4, 5],
+  liquidity: [1, 2, 3, 4, 5],
+  liquidityNum: [1, 2, 3, 4, 5],
 };
 
 const asStrings = (ids: readonly number[]): string[] => ids.map(String);
@@ -131,8 +133,9 @@ describe('catalog markets', () => {
     assert.equal(paris.makerBaseFee, 5);
     assert.equal(paris.negRisk, true);
     assert.equal(paris.groupItemTitle, 'Paris');
-    assert.equal(paris.volumeNum, 300);
-    assert.equal(paris.liquidityNum, 20);
+    // The body's volume and liquidity are not kept: before any trade or order there is none.
+    assert.deepEqual([paris.volume, paris.volumeNum, paris.volume24hr, paris.liquidity, paris.liquidityNum], ['0', 0, 0, '0', 0]);
+    assert.deepEqual([paris.outcomePrices, paris.bestBid, paris.bestAsk, paris.spread, paris.lastTradePrice], ['["0.5","0.5"]', null, null, null, null]);
     assert.deepEqual([paris.startDate, paris.endDate, paris.createdAt, paris.updatedAt], [day('2030-01-03'), day('2030-02-04'), day('2025-01-02'), day('2025-03-05')]);
     const oslo = market(2);
     assert.deepEqual(pairOf(oslo.outcomes, 'outcomes'), ['Yes', 'No']);
@@ -166,9 +169,9 @@ describe('catalog markets', () => {
     assert.deepEqual(events, [weatherSummary]);
   });
 
-  test('the event embedded in a market read is the event list item without tags', async () => {
+  test('the event embedded in a market read is the event list item without tags and markets', async () => {
     const [item] = await getJson<EventItem[]>(server, '/events?slug=traffic-week');
-    const { tags: _tags, ...summary } = item ?? assert.fail('traffic-week missing');
+    const { tags: _tags, markets: _markets, ...summary } = item ?? assert.fail('traffic-week missing');
     assert.deepEqual((await getJson<MarketWithEvents>(server, '/markets/slug/a1-jam')).events, [summary]);
   });
 
@@ -251,7 +254,7 @@ describe('catalog markets', () => {
     assert.equal((await getJson<Market[]>(server, '/markets?offset=0')).length, 5);
     for (const value of ['0', '501', 'x', '2.0']) await expectBadRequest(server, `/markets?limit=${value}`, 'limit must be an integer from 1 to 500');
     await expectBadRequest(server, '/markets?offset=-1', 'offset must be an integer >= 0');
-    await expectBadRequest(server, '/markets?order=title', 'order must be one of id, question, slug, startDate, endDate, createdAt, updatedAt, volume, volumeNum, liquidity, liquidityNum');
+    await expectBadRequest(server, '/markets?order=title', 'order must be one of id, question, slug, startDate, endDate, createdAt, updatedAt, volume, volumeNum, liquidity, liquidityNum, volume24hr');
     await expectBadRequest(server, '/markets?ascending=maybe', 'ascending must be true or false');
     await expectBadRequest(server, '/markets?closed=yes', 'closed must be true or false');
     await expectBadRequest(server, '/markets?limit=5&limit=5', 'duplicate parameter: limit');
@@ -287,7 +290,7 @@ describe(`GET /markets on a random catalog agrees with a reference model (seed $
   });
   after(() => stopCatalog(server));
 
-  const columns = ['id', 'question', 'slug', 'startDate', 'endDate', 'createdAt', 'updatedAt', 'volume', 'liquidity'] as const;
+  const columns = ['id', 'question', 'slug', 'startDate', 'endDate', 'createdAt', 'updatedAt', 'volume', 'volume24hr', 'liquidity'] as const;
 
   test('300 random queries of filters, creator, order, direction and page match the model', async (t) => {
     let answered = 0;

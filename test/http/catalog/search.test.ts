@@ -1,6 +1,7 @@
 // GET /public-search against the real server: what it matches (event titles, slugs, tickers and
 // market questions; tag labels), the ranking (exact, prefix, word prefix, substring; then volume
-// or event count; then id), paging by limit_per_type and 1-based page with honest pagination,
+// or event count; then id; volumes are live, from trades, none here: live.test.ts has the volume
+// tie-break), paging by limit_per_type and 1-based page with honest pagination,
 // creator scoping, and every parameter's bounds with its exact 400 body.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -38,26 +39,25 @@ const one = (question: string, creator?: string) => [{ question, ...(creator ===
 // storm-surge, storm-chasers), word prefixes of a title or a market question (big-storm, quiet),
 // and a substring (brainstorming); sunny does not match.
 const fixtures = [
-  eventBody('Storm', { slug: 'storm', volume: 10, tags: [stormTag], markets: one('Storm: will it happen?', site) }),
-  eventBody('Storm season ahead', { slug: 'storm-season', volume: 50, tags: [stormwatchTag], markets: one('Season ahead?', site) }),
-  eventBody('Storm surge', { slug: 'storm-surge', volume: 50, markets: one('Surge over two metres?', wallet) }),
-  eventBody('Big storm coming', { slug: 'big-storm', volume: 1000, tags: [stormTag], markets: one('Coming this week?', wallet) }),
-  eventBody('Brainstorming session', { slug: 'brainstorming', volume: 5000, tags: [weatherStormsTag], markets: one('Session runs late?', site) }),
+  eventBody('Storm', { slug: 'storm', tags: [stormTag], markets: one('Storm: will it happen?', site) }),
+  eventBody('Storm season ahead', { slug: 'storm-season', tags: [stormwatchTag], markets: one('Season ahead?', site) }),
+  eventBody('Storm surge', { slug: 'storm-surge', markets: one('Surge over two metres?', wallet) }),
+  eventBody('Big storm coming', { slug: 'big-storm', tags: [stormTag], markets: one('Coming this week?', wallet) }),
+  eventBody('Brainstorming session', { slug: 'brainstorming', tags: [weatherStormsTag], markets: one('Session runs late?', site) }),
   eventBody('Quiet week', {
     slug: 'quiet',
-    volume: 0,
     tags: [weatherStormsTag],
     markets: [
       { question: 'Will a STORM hit?', creator: wallet },
       { question: 'Calm seas?', creator: site },
     ],
   }),
-  eventBody('Chasers', { slug: 'storm-chasers', volume: 10, markets: one('Chasers film a tornado?') }),
-  eventBody('Ticker only', { slug: 'ticker-only', ticker: 'STORMY', volume: 70, markets: one('Ticker only?', site) }),
-  eventBody('Sunny days', { slug: 'sunny', volume: 99, tags: [weatherStormsTag, brainstormTag, weatherproofTag], markets: one('Sunny all week?', site) }),
+  eventBody('Chasers', { slug: 'storm-chasers', markets: one('Chasers film a tornado?') }),
+  eventBody('Ticker only', { slug: 'ticker-only', ticker: 'STORMY', markets: one('Ticker only?', site) }),
+  eventBody('Sunny days', { slug: 'sunny', tags: [weatherStormsTag, brainstormTag, weatherproofTag], markets: one('Sunny all week?', site) }),
 ];
 
-const stormRanking = ['storm', 'ticker-only', 'storm-season', 'storm-surge', 'storm-chasers', 'big-storm', 'quiet', 'brainstorming'];
+const stormRanking = ['storm', 'storm-season', 'storm-surge', 'storm-chasers', 'ticker-only', 'big-storm', 'quiet', 'brainstorming'];
 
 describe('GET /public-search', () => {
   let server: CatalogServer;
@@ -181,7 +181,7 @@ describe('GET /public-search', () => {
 
   test('creator scopes events to those with a market there, matching only that creator’s questions', async () => {
     const forSite = await search({ q: 'storm', creator: site });
-    assert.deepEqual(slugsOf(forSite.events), ['storm', 'ticker-only', 'storm-season', 'brainstorming']);
+    assert.deepEqual(slugsOf(forSite.events), ['storm', 'storm-season', 'ticker-only', 'brainstorming']);
     assert.deepEqual(forSite.pagination, { hasMore: false, totalResults: 4 });
     // "quiet" shows for the site (its calm-seas market), but its storm question is the wallet's.
     assert.deepEqual(slugsOf((await search({ q: 'storm', creator: wallet.toUpperCase().replace('0X', '0x') })).events), ['storm-surge', 'big-storm', 'quiet']);
@@ -206,9 +206,9 @@ describe('GET /public-search', () => {
 
   // Runs last in this block: it adds an event to the fixture the tests above count on.
   test('an occurrence that starts a word ranks as a word prefix even after one inside a word', async () => {
-    await createEvent(server, eventBody('Late brainstorm before the storm', { slug: 'late-brainstorm', volume: 1, tags: [{ label: 'Brainstorm and storm', slug: 'brainstorm-and-storm' }] }));
+    await createEvent(server, eventBody('Late brainstorm before the storm', { slug: 'late-brainstorm', tags: [{ label: 'Brainstorm and storm', slug: 'brainstorm-and-storm' }] }));
     const result = await search({ q: 'storm' });
-    assert.deepEqual(slugsOf(result.events), [...stormRanking.slice(0, 6), 'late-brainstorm', ...stormRanking.slice(6)]);
+    assert.deepEqual(slugsOf(result.events), [...stormRanking.slice(0, 7), 'late-brainstorm', ...stormRanking.slice(7)]);
     assert.deepEqual(tagCounts(result), [
       ['storm', 2],
       ['stormwatch', 1],
@@ -230,19 +230,19 @@ describe('GET /public-search with more matches than the largest page', () => {
 
   test('limit_per_type defaults to 25 for events and tags alike', async () => {
     const result = await search('');
-    // Equal ranks: events by volume (the event number here), tags by event count, then id.
-    assert.deepEqual(idsOf(result.events), idRange(501, 25, -1));
+    // Equal ranks: events by volume (none traded), tags by event count, then id.
+    assert.deepEqual(idsOf(result.events), idRange(1, 25, 1));
     assert.deepEqual(idsOf(result.tags), idRange(1, 25, 1));
     assert.deepEqual(result.pagination, { hasMore: true, totalResults: 501 });
   });
 
   test('limit_per_type=500 with page 2 reaches the last match of each type', async () => {
     const first = await search('&limit_per_type=500');
-    assert.deepEqual(idsOf(first.events), idRange(501, 500, -1));
+    assert.deepEqual(idsOf(first.events), idRange(1, 500, 1));
     assert.deepEqual(idsOf(first.tags), idRange(1, 500, 1));
     assert.deepEqual(first.pagination, { hasMore: true, totalResults: 501 });
     const second = await search('&limit_per_type=500&page=2');
-    assert.deepEqual(idsOf(second.events), ['1']);
+    assert.deepEqual(idsOf(second.events), ['501']);
     assert.deepEqual(idsOf(second.tags), ['501']);
     assert.deepEqual(second.pagination, { hasMore: false, totalResults: 501 });
     await expectBadRequest(server, '/public-search?q=bulk&limit_per_type=501', 'limit_per_type must be an integer from 1 to 500');

@@ -118,11 +118,14 @@ export interface EventSummary {
   readonly closed: boolean;
   readonly archived: boolean;
   readonly volume: number;
+  readonly volume24hr: number;
   readonly liquidity: number;
+  readonly openInterest: number;
 }
 
 export interface EventItem extends EventSummary {
   readonly tags: readonly Tag[];
+  readonly markets: readonly Market[];
 }
 
 export interface Market {
@@ -150,7 +153,15 @@ export interface Market {
   readonly makerBaseFee: number;
   readonly takerBaseFee: number;
   readonly groupItemTitle: string;
+  readonly outcomePrices: string;
+  readonly bestBid: number | null;
+  readonly bestAsk: number | null;
+  readonly spread: number | null;
+  readonly lastTradePrice: number | null;
+  readonly volume: string;
   readonly volumeNum: number;
+  readonly volume24hr: number;
+  readonly liquidity: string;
   readonly liquidityNum: number;
 }
 
@@ -206,7 +217,7 @@ export interface SearchResult {
 
 // Field checkers. A kind is the interface's type, sharpened where the contract fixes the format.
 
-type Kind = 'string' | 'id' | 'date-time' | 'boolean' | 'integer' | 'hex32' | 'outcomes' | 'token-ids';
+type Kind = 'string' | 'id' | 'date-time' | 'boolean' | 'integer' | 'hex32' | 'outcomes' | 'token-ids' | 'amount' | 'decimal' | 'price-or-null' | 'prices';
 
 const isoUtc = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 const hex32 = /^0x[0-9a-f]{64}$/;
@@ -247,6 +258,22 @@ function checkKind(value: unknown, kind: Kind, where: string): void {
       assert.equal(typeof value, 'string', `${where} must be a string`);
       pairOf(value as string, where);
       return;
+    case 'amount':
+      assert.ok(typeof value === 'number' && value >= 0 && Number.isFinite(value), `${where} must be a non-negative number, got ${JSON.stringify(value)}`);
+      return;
+    case 'decimal':
+      assert.ok(typeof value === 'string' && /^\d+(\.\d{1,6})?$/.test(value), `${where} must be a decimal string, got ${JSON.stringify(value)}`);
+      return;
+    case 'price-or-null':
+      assert.ok(value === null || (typeof value === 'number' && value >= 0 && value <= 1), `${where} must be a price from 0 to 1 or null, got ${JSON.stringify(value)}`);
+      return;
+    case 'prices': {
+      assert.equal(typeof value, 'string', `${where} must be a string`);
+      const prices: unknown = JSON.parse(value as string);
+      assert.ok(Array.isArray(prices) && prices.length === 2, `${where} must encode two prices: ${String(value)}`);
+      for (const price of prices as unknown[]) assert.ok(typeof price === 'string' && /^(0(\.\d{1,5})?|1)$/.test(price), `${where} entries must be decimal prices from 0 to 1: ${String(value)}`);
+      return;
+    }
     case 'token-ids': {
       assert.equal(typeof value, 'string', `${where} must be a string`);
       for (const token of pairOf(value as string, where)) assert.match(token, uint256Decimal, `${where} entries must be decimal uint256`);
@@ -305,6 +332,9 @@ const eventSummaryFields = {
   active: 'boolean',
   closed: 'boolean',
   archived: 'boolean',
+  volume: 'amount',
+  volume24hr: 'amount',
+  liquidity: 'amount',
 } as const;
 
 const marketFields = {
@@ -326,6 +356,16 @@ const marketFields = {
   active: 'boolean',
   closed: 'boolean',
   archived: 'boolean',
+  outcomePrices: 'prices',
+  bestBid: 'price-or-null',
+  bestAsk: 'price-or-null',
+  spread: 'price-or-null',
+  lastTradePrice: 'price-or-null',
+  volume: 'decimal',
+  volumeNum: 'amount',
+  volume24hr: 'amount',
+  liquidity: 'decimal',
+  liquidityNum: 'amount',
 } as const;
 
 const seriesFields = {
@@ -346,8 +386,8 @@ const seriesFields = {
 
 export const checkTag: Check = (value, where) => checkResource(value, tagFields, {}, where);
 export const checkEventSummary: Check = (value, where) => checkResource(value, eventSummaryFields, {}, where);
-/** An item of GET /events: the summary plus `tags`, and no markets, series or metadata. */
-export const checkEventItem: Check = (value, where) => checkResource(value, eventSummaryFields, { tags: arrayOf(checkTag) }, where);
+/** An item of GET /events: the summary plus `tags` and `markets` (without events), and no series or metadata. */
+export const checkEventItem: Check = (value, where) => checkResource(value, eventSummaryFields, { tags: arrayOf(checkTag), markets: arrayOf(checkMarket) }, where);
 /** A catalog market without `events` (list items and markets nested in an event). */
 export const checkMarket: Check = (value, where) => checkResource(value, marketFields, {}, where);
 /** A single-market read: the market plus `events`, exactly its one event as a summary. */
@@ -387,17 +427,30 @@ export function eventBody(title: string, fields: Readonly<Record<string, unknown
   return { title, endDate: '2031-01-01T00:00:00Z', markets: [{ question: `${title}: will it happen?` }], ...fields };
 }
 
+/** The fields the catalog computes from the books and trades at each read (not part of what an import moves). */
+export const LIVE_FIELDS: ReadonlySet<string> = new Set([
+  'outcomePrices', 'bestBid', 'bestAsk', 'spread', 'lastTradePrice', 'volume', 'volumeNum', 'volume24hr', 'liquidity', 'liquidityNum',
+]);
+
+/** `value` without the live fields of any object in it. */
+export function withoutLive(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutLive);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).filter(([name]) => !LIVE_FIELDS.has(name)).map(([name, inner]) => [name, withoutLive(inner)]));
+}
+
 /**
  * Every answer a whole catalog gives, keyed by path: the lists (unscoped and per creator), two
- * searches, and the single read of every event and market by each of its keys.
+ * searches, and the single read of every event and market by each of its keys. `stored`: only
+ * what the catalog stores, without the live fields (the books' and trades').
  */
-export async function catalogSnapshot(server: CatalogServer, creators: readonly string[]): Promise<Record<string, unknown>> {
+export async function catalogSnapshot(server: CatalogServer, creators: readonly string[], stored = false): Promise<Record<string, unknown>> {
   const paths = ['/events?limit=500', '/events?limit=500&order=volume&ascending=true', '/markets?limit=500', '/series?limit=500', '/tags?limit=500', '/public-search?q=bitcoin', '/public-search?q=will'];
   for (const creator of creators) paths.push(`/events?limit=500&creator=${creator}`, `/markets?limit=500&creator=${creator}`, `/series?creator=${creator}`, `/tags?creator=${creator}`);
   for (const event of await getJson<EventItem[]>(server, '/events?limit=500')) paths.push(`/events/${event.id}`, `/events/slug/${event.slug}`);
   for (const market of await getJson<Market[]>(server, '/markets?limit=500')) paths.push(`/markets/${market.id}`, `/markets/${market.conditionId}`, `/markets/slug/${market.slug}`);
   const answers: Record<string, unknown> = {};
-  for (const path of paths) answers[path] = await getJson(server, path);
+  for (const path of paths) answers[path] = stored ? withoutLive(await getJson(server, path)) : await getJson(server, path);
   return answers;
 }
 
@@ -419,7 +472,8 @@ export function runImport(dataDir: string, ...args: string[]): ImportRun {
 
 /**
  * Gamma-shaped events 1..count, each with its own tag, series and market (all numbered like the
- * event), and volume equal to the number: enough records to go past every page bound.
+ * event), and volume equal to the number (which the import ignores): enough records to go past
+ * every page bound.
  */
 export function bulkEvents(count: number): Record<string, unknown>[] {
   return Array.from({ length: count }, (_, index) => {
@@ -476,7 +530,9 @@ export interface ModelMarket {
   readonly endDate: number;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** Live (no trades, no books in these catalogs): 0. The import file gives other values, which are ignored. */
   readonly volume: number;
+  readonly volume24hr: number;
   readonly liquidity: number;
 }
 
@@ -492,7 +548,9 @@ export interface ModelEvent {
   readonly endDate: number;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** Live: the sums of its markets' (0). */
   readonly volume: number;
+  readonly volume24hr: number;
   readonly liquidity: number;
   readonly openInterest: number;
   readonly tags: readonly string[];
@@ -528,8 +586,9 @@ export function randomCatalog(prng: Prng, eventsCount: number): { readonly event
         endDate: day(),
         createdAt: day(),
         updatedAt: day(),
-        volume: amount(),
-        liquidity: amount(),
+        volume: 0,
+        volume24hr: 0,
+        liquidity: 0,
       };
     });
     events.push({
@@ -544,8 +603,9 @@ export function randomCatalog(prng: Prng, eventsCount: number): { readonly event
       endDate: day(),
       createdAt: day(),
       updatedAt: day(),
-      volume: amount(),
-      liquidity: amount(),
+      volume: 0,
+      volume24hr: 0,
+      liquidity: 0,
       openInterest: amount(),
       tags: modelTags.filter(() => prng.chance(0.4)),
       series: prng.pick([null, ...modelSeries]),
@@ -553,8 +613,11 @@ export function randomCatalog(prng: Prng, eventsCount: number): { readonly event
     });
   }
   const iso = (ms: number): string => new Date(ms).toISOString();
+  // The file carries Gamma's statistics too, which the import ignores (the catalog computes them).
   const gamma = events.map((event) => ({
     ...event,
+    volume: amount(),
+    liquidity: amount(),
     id: String(event.id),
     startDate: iso(event.startDate),
     creationDate: iso(event.creationDate),
@@ -565,6 +628,8 @@ export function randomCatalog(prng: Prng, eventsCount: number): { readonly event
     series: event.series === null ? [] : [{ slug: event.series, title: event.series }],
     markets: event.markets.map((market) => ({
       ...market,
+      volume: amount(),
+      liquidityNum: amount(),
       id: String(market.id),
       creator: market.creator ?? undefined,
       startDate: iso(market.startDate),
