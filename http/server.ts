@@ -18,6 +18,7 @@ import { checkAgreement } from './data_dir/agreement.js';
 import { openDataDir, type Inspection } from './data_dir/directory.js';
 import { MAINNET_CHAIN_ID, type Config } from './config.js';
 import type { ErrorStyle } from './errors.js';
+import { LISTENER_SETTINGS, listenRefusal } from './exclusive.js';
 import type { Logger } from './log.js';
 import { RelayTrust } from './client_address.js';
 import { startCompatThread } from './compat_thread.js';
@@ -43,7 +44,7 @@ import { seedDemoQuotes } from './trading/demo_quotes.js';
 import { heartbeatRoutes, Heartbeats } from './trading/heartbeats.js';
 import { orderRoutes } from './trading/order_routes.js';
 import { startTrading, type TradingRuntime } from './trading/runtime.js';
-import { assertNativeUws, probeUnderscoreHeaderNames, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
+import { assertNativeUws, listenExclusive, probeUnderscoreHeaderNames, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
 
 export type ListenerName = 'clob' | 'catalog' | 'data';
 
@@ -77,10 +78,11 @@ function seedDemo(store: CatalogStore, nowMs: number, log: Logger): void {
   log.info('demo_catalog_loaded', { events: bodies.length });
 }
 
-function listen(app: TemplatedApp, host: string, port: number): Promise<us_listen_socket> {
+/** Binds without SO_REUSEPORT, so a port another process holds is refused, not shared (exclusive.ts). */
+function listen(app: TemplatedApp, host: string, port: number, name: ListenerName): Promise<us_listen_socket> {
   return new Promise((resolve, reject) => {
-    app.listen(host, port, (socket) => {
-      if (socket === false) reject(new Error(`cannot listen on ${host}:${port}`));
+    listenExclusive(app, host, port, (socket) => {
+      if (socket === false) listenRefusal(host, port, LISTENER_SETTINGS[name] ?? name).then(reject, reject);
       else resolve(socket);
     });
   });
@@ -322,7 +324,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
         name, style: tables[name].style, log, lifecycle, ...(metrics === undefined ? {} : { metrics }), limits: { limiter, caps: tables[name].caps },
         ...(name === 'clob' && relay !== undefined ? { relay } : {}),
       });
-      const socket = await listen(app, config.host, wanted[name]);
+      const socket = await listen(app, config.host, wanted[name], name);
       sockets.push(socket);
       ports[name] = uws.us_socket_local_port(socket);
     }
@@ -331,7 +333,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   let compatUrl: string | undefined;
   if (config.compatPort !== undefined && relay !== undefined) {
     const compatPort = config.compatPort;
-    const proxy = resources.add(await resources.guard(() => startCompatThread(config.host, compatPort, ports.clob, relay)), (p) => p.close());
+    const proxy = resources.add(await resources.guard(() => startCompatThread(config.host, compatPort, ports.clob, relay).catch(
+      async (error: unknown) => { throw await listenRefusal(config.host, compatPort, LISTENER_SETTINGS['compat'] ?? 'COMPAT_PORT', error); },
+    )), (p) => p.close());
     compatUrl = url(proxy.port);
     log.info('compat_listening', { url: compatUrl });
   }

@@ -1,7 +1,7 @@
 // The one place that loads uWebSockets.js. The unofficial npm build silently falls back to a slow
 // pure-JS imitation when its native binary fails to load; we refuse to run on that.
 import { connect } from 'node:net';
-import uws, { type us_listen_socket } from '@trufflesuite/uws-js-unofficial';
+import uws, { type TemplatedApp, type us_listen_socket } from '@trufflesuite/uws-js-unofficial';
 
 export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
 
@@ -27,6 +27,20 @@ export function assertNativeUws(): void {
 export function uwsHeaderName(name: string): string {
   return name.replaceAll('_', '\x7f');
 }
+
+/**
+ * app.listen(host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, cb): a bind without SO_REUSEPORT, which
+ * uWS sets otherwise, so that a port another process holds fails here instead of being shared
+ * with it (exclusive.ts). The native listen takes the options after the port whether or not a
+ * host comes first; the typings only declare the form without a host.
+ */
+export function listenExclusive(app: TemplatedApp, host: string, port: number, done: (socket: us_listen_socket | false) => void): void {
+  (app.listen as unknown as (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => TemplatedApp)
+    .call(app, host, port, LIBUS_LISTEN_EXCLUSIVE_PORT, done);
+}
+
+/** uSockets' option (ListenOptions in the typings, a plain number to the native code). */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
 
 /** An unpatched parser never answers; a loopback answer takes well under a millisecond. */
 const PROBE_TIMEOUT_MS = 1_000;
