@@ -32,8 +32,9 @@
 // between the probe and the first thread's bind.
 //
 // Elsewhere than Linux there is no abstract namespace: the probe and the exclusive bind remain,
-// which is all a single-threaded front end needs. A port of 0 is held by nothing: the kernel picks
-// a port no socket has, and the exclusive bind keeps it.
+// which is all a single-threaded front end needs. A port of 0 needs no lock to be had: the kernel
+// picks a port no socket has, and the exclusive bind keeps it; its lock is taken once it is bound
+// (PortHolds.adopt), so that another clobd asked for it is told which clobd has it.
 import { connect, createServer, type Server } from 'node:net';
 import { ConfigError, type Config } from './config.js';
 import { describeHolder, describeProcess, parseHolder, processesListeningOn, type Holder } from './holders.js';
@@ -144,6 +145,12 @@ export async function portProblem(host: string, port: number, setting: string): 
 }
 
 export interface PortHolds {
+  /**
+   * Takes the lock of ports the kernel picked (a setting of 0) once they are bound, so that
+   * another clobd asked for one of them is told who has it. One a clobd still starting holds
+   * (it is to fail its bind) is left to it.
+   */
+  adopt(ports: readonly number[]): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -179,7 +186,14 @@ export async function holdPorts(host: string, wanted: readonly WantedPort[], hol
     await release();
     throw new InUse(problems.join('; '));
   }
-  return { release };
+  const adopt = async (ports: readonly number[]): Promise<void> => {
+    if (!socketLocksAvailable) return;
+    for (const port of ports) {
+      const attempt = await takeSocketLock(`clobd/port/${port}`, holder);
+      if ('lock' in attempt) locks.push(attempt.lock);
+    }
+  };
+  return { adopt, release };
 }
 
 /**

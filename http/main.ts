@@ -85,7 +85,13 @@ async function serve(config: Config, log: Logger): Promise<void> {
   }
   log.info('data_dir_walked', { inspectMs, ...walk });
   const server = await startServer(config, log, { inspection });
-  held.dir.describe({ ports: { ...server.ports, ...(server.compatUrl === undefined ? {} : { compat: Number(new URL(server.compatUrl).port) }) } });
+  const compatPort = server.compatUrl === undefined ? undefined : Number(new URL(server.compatUrl).port);
+  const boundPorts: Record<string, number | undefined> = { PORT: server.ports.clob, CATALOG_PORT: server.ports.catalog, DATA_PORT: server.ports.data, COMPAT_PORT: compatPort };
+  await held.ports.adopt(wantedPorts(config).flatMap(({ setting, port }) => {
+    const bound = boundPorts[setting];
+    return port === 0 && bound !== undefined ? [bound] : [];
+  }));
+  held.dir.describe({ ports: { ...server.ports, ...(compatPort === undefined ? {} : { compat: compatPort }) } });
   if (stopSignal === undefined) process.stdout.write(`listening clob=${server.urls.clob} catalog=${server.urls.catalog} data=${server.urls.data}\n`);
   let stopping = false;
   const shutdown = (signal: string): void => {

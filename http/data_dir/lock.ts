@@ -52,6 +52,8 @@ export interface LockOptions {
   readonly holder?: Holder;
   /** The flock command; a test names one that does not exist to take the fallback. */
   readonly flockCommand?: string;
+  /** Whether the abstract-socket fallback may be used (where it exists); a test turns it off to take the pid fallback. */
+  readonly socketLocks?: boolean;
 }
 
 /** What each command tells the operator to do about a directory that is in use. */
@@ -128,7 +130,7 @@ export async function lockDataDir(dataDir: string, command: string, options: Loc
     fd = openSync(path, constants.O_RDWR | constants.O_CREAT, 0o644);
     let attempt = flockDescriptor(fd, options.flockCommand ?? 'flock');
     mechanism = 'flock';
-    if (attempt === 'unavailable' && socketLocksAvailable) {
+    if (attempt === 'unavailable' && socketLocksAvailable && options.socketLocks !== false) {
       const { dev, ino } = statSync(dataDir);
       const taken = await takeSocketLock(`clobd/data/${dev.toString(16)}:${ino.toString(16)}`, () => readHolder(path) ?? options.holder ?? ownHolder(command, dataDir));
       attempt = 'lock' in taken ? { taken: true, socket: taken.lock } : { taken: false, holder: taken.holder };
