@@ -288,7 +288,10 @@ describe('import of a Gamma file', () => {
     assert.deepEqual(idsOf((await getJson<FullEvent>(server, '/events/512345?creator=other.example')).markets), ['600001']);
   });
 
-  test('the import command refuses a missing argument, unreadable JSON and a non-array', () => {
+  test('the import command refuses a missing argument, unreadable JSON and a non-array', async () => {
+    // Import runs on a stopped exchange (it refuses a directory a server holds).
+    await stopCatalog(server, true);
+    server = undefined;
     const usage = runImport(dataDir);
     assert.equal(usage.status, 2);
     assert.equal(usage.stderr, 'clobd: usage: import <file>\n');
