@@ -63,10 +63,18 @@ const ADVICE: Readonly<Record<string, string>> = {
   import: 'import writes to the catalog of a stopped exchange: stop it first, or create the events through POST /admin/events',
 };
 
-/** O_EXLOCK and O_NONBLOCK where the platform has them (macOS, the BSDs), else undefined. */
+/**
+ * O_EXLOCK is 0x20 on macOS and each BSD; Node's fs.constants leaves it out, and libuv hands
+ * open(2) the flags as they are.
+ */
+const BSD_O_EXLOCK = 0x20;
+const BSD_PLATFORMS: readonly string[] = ['darwin', 'freebsd', 'openbsd', 'netbsd'];
+
+/** O_EXLOCK | O_NONBLOCK where the platform has them (macOS, the BSDs), else undefined. */
 function exlockFlags(): number | undefined {
-  const { O_EXLOCK, O_NONBLOCK } = constants as typeof constants & { O_EXLOCK?: number };
-  return O_EXLOCK === undefined ? undefined : O_EXLOCK | O_NONBLOCK;
+  const { O_EXLOCK } = constants as typeof constants & { O_EXLOCK?: number };
+  const exlock = O_EXLOCK ?? (BSD_PLATFORMS.includes(process.platform) ? BSD_O_EXLOCK : undefined);
+  return exlock === undefined ? undefined : exlock | constants.O_NONBLOCK;
 }
 
 type Attempt = { readonly taken: true; readonly socket?: SocketLock } | { readonly taken: false; readonly holder?: Holder | undefined } | 'unavailable';
