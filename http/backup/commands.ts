@@ -55,7 +55,7 @@ export async function runBackup(config: Config, directory: string | undefined): 
   const started = performance.now();
   let copy: ServerCopy;
   try {
-    copy = await requestBackup(config.dataDir, target, (report) => {
+    copy = await requestBackup(config.dataDir, target, config.backupMbPerS, (report) => {
       if (report.event === 'cut') process.stdout.write(`cut taken: trading paused ${report.pauseMs.toFixed(1)} ms; copying\n`);
     });
   } catch (error) {
@@ -147,7 +147,7 @@ export async function runRestore(config: Config, backupArgument: string | undefi
       `  backup: cut ${backup.cutAt} from ${backup.source}`,
       `  checked: ${checked.walk.entries} entries walked, identities, ${checked.shards.length} shard(s) recovered to their recorded state hashes, invariants and agreement hold, ${checked.ordersLive} live orders`,
       `  state hashes: ${hashes(checked.shards)}`,
-      `  start the server with DATA_DIR=${dataDir} SHARDS=${record.shards}${backup.engine.operatorAddress === config.feeAccount.toLowerCase() ? '' : ` (and the fee account the backup was taken with, ${backup.engine.operatorAddress})`}`,
+      `  start the server with DATA_DIR=${dataDir} SHARDS=${record.shards}${backup.engine.operatorAddress === config.feeAccount.toLowerCase() ? '' : ` and EXCHANGE_ADDRESS=${backup.engine.operatorAddress} (the fee account the backup was taken with)`}`,
     ].join('\n');
   } catch (error) {
     rmSync(partial, { recursive: true, force: true });

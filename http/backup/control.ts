@@ -4,7 +4,8 @@
 // open a socket in DATA_DIR (mode 0600: the server's user) can read the stores anyway; no token
 // or port is needed, and nothing of it is reachable over the network.
 //
-// One request per connection, one JSON line: {"op": "backup", "target": "/abs/dir"}. The server
+// One request per connection, one JSON line: {"op": "backup", "target": "/abs/dir", "mbPerS": 0}
+// (mbPerS: the copy's pace, 0 for none). The server
 // answers JSON lines: progress ({"event": "cut" …}, {"event": "copied" …}), then one of
 // {"event": "done", "copy": …}, {"event": "refused", "error": …} or {"event": "failed", "error": …}.
 // A client that goes away stops its backup (the copy under its temporary name is removed).
@@ -86,14 +87,15 @@ export async function startControl(dataDir: string, backups: Backups, log: Logge
   };
 
   async function serve(line: string, socket: Socket): Promise<void> {
-    let request: { op?: unknown; target?: unknown };
+    let request: { op?: unknown; target?: unknown; mbPerS?: unknown };
     try {
       request = JSON.parse(line) as typeof request;
     } catch {
       request = {};
     }
-    if (request.op !== 'backup' || typeof request.target !== 'string') {
-      send(socket, { event: 'refused', error: 'expected {"op": "backup", "target": "/absolute/dir"}' });
+    const { mbPerS = 0 } = request;
+    if (request.op !== 'backup' || typeof request.target !== 'string' || typeof mbPerS !== 'number' || !(mbPerS >= 0)) {
+      send(socket, { event: 'refused', error: 'expected {"op": "backup", "target": "/absolute/dir", "mbPerS": 0}' });
       socket.end();
       return;
     }
@@ -101,7 +103,7 @@ export async function startControl(dataDir: string, backups: Backups, log: Logge
     socket.once('close', () => (gone ??= 'the backup command went away'));
     const aborted = (): string | undefined => (stopping ? 'the server is stopping' : gone);
     try {
-      const copy = await backups.take(request.target, aborted, (report) => send(socket, report));
+      const copy = await backups.take(request.target, mbPerS, aborted, (report) => send(socket, report));
       send(socket, { event: 'done', copy });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -135,7 +137,7 @@ export async function startControl(dataDir: string, backups: Backups, log: Logge
  * before the end. Resolves with the server's copy; throws BackupRefused for a refusal (and when
  * no server answers on the socket), Error for a failure.
  */
-export function requestBackup(dataDir: string, target: string, progress: (report: Progress) => void): Promise<ServerCopy> {
+export function requestBackup(dataDir: string, target: string, mbPerS: number, progress: (report: Progress) => void): Promise<ServerCopy> {
   const path = controlSocketPath(dataDir);
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -145,7 +147,7 @@ export function requestBackup(dataDir: string, target: string, progress: (report
       outcome();
     };
     const socket = createConnection(path);
-    socket.once('connect', () => socket.write(`${JSON.stringify({ op: 'backup', target })}\n`));
+    socket.once('connect', () => socket.write(`${JSON.stringify({ op: 'backup', target, mbPerS })}\n`));
     socket.once('error', (error: NodeJS.ErrnoException) => settle(() => reject(
       error.code === 'ENOENT' || error.code === 'ECONNREFUSED'
         ? new BackupRefused(`no server is running on DATA_DIR ${dataDir} (nothing answers on ${path}): a backup is taken by the running server; with it stopped, copy DATA_DIR as a whole`)

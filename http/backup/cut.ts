@@ -36,7 +36,7 @@ import { readRecord, writeRecord, type DirectoryRecord } from '../data_dir/recor
 import { storeNames } from '../data_dir/stores.js';
 import type { Logger } from '../log.js';
 import type { ShardPool } from '../trading/shards.js';
-import { DATA_FILE, StoreHandle, type PinnedStore } from './page_copy.js';
+import { DATA_FILE, Pace, StoreHandle, type PinnedStore } from './page_copy.js';
 import type { BackupEngine } from './section.js';
 import { partialName, syncDirectory, targetProblem } from './target.js';
 
@@ -117,9 +117,9 @@ export class Backups {
    * with what it took; the caller checks the copy and renames it to `target`. `aborted` says
    * why to stop, once the one who asked is gone. Throws BackupRefused for a target that is not
    * empty, a backup already running, a shard not serving, or a cut that could not be taken in
-   * time; the partial directory is removed on every failure.
+   * time; the partial directory is removed on every failure. `mbPerS`: the copy's pace (0: none).
    */
-  async take(target: string, aborted: () => string | undefined, progress: (report: Progress) => void): Promise<ServerCopy> {
+  async take(target: string, mbPerS: number, aborted: () => string | undefined, progress: (report: Progress) => void): Promise<ServerCopy> {
     const { dataDir, pool, log } = this.deps;
     if (this.running !== undefined) throw new BackupRefused(`a backup is already running (into ${this.running.target}, since ${this.running.since})`);
     const problem = targetProblem(target, dataDir);
@@ -147,10 +147,11 @@ export class Backups {
       progress({ event: 'cut', pauseMs, shards: cut.shards });
       const copyStarted = performance.now();
       const stores: { name: string; bytes: number }[] = [];
+      const pace = new Pace(mbPerS);
       try {
         for (const pinned of cut.pins) {
           mkdirSync(join(partial, pinned.name));
-          const bytes = await pinned.copyTo(join(partial, pinned.name, DATA_FILE), aborted);
+          const bytes = await pinned.copyTo(join(partial, pinned.name, DATA_FILE), pace, aborted);
           syncDirectory(join(partial, pinned.name));
           stores.push({ name: pinned.name, bytes });
           progress({ event: 'copied', store: pinned.name, bytes });

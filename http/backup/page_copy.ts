@@ -26,13 +26,39 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { RootDatabase } from 'lmdb';
 import { openDurable } from '../../engine/durable_env.js';
 import { LAST_PAGE_AT, MAGIC, MAGIC_AT, P_META, PAGE_BYTES_AT, PAGE_FLAGS_AT, TXNID_AT } from '../data_dir/lmdb_layout.js';
 
 export const DATA_FILE = 'data.mdb';
-/** Bytes read and written at a time. */
+/** Bytes read and written at a time (fewer under a pace: a tenth of a second's worth, at least MIN). */
 const CHUNK_BYTES = 4 << 20;
+const PACED_CHUNK_BYTES_MIN = 64 << 10;
+const BYTES_PER_MB = 1_000_000;
+
+/**
+ * The pace of a backup's copies: at most `mbPerS` MB/s over all its stores (0: no cap), so a
+ * copy does not take the disk from the shards' commits. Shared by every store of one backup.
+ */
+export class Pace {
+  private readonly started = performance.now();
+  private bytes = 0;
+
+  constructor(readonly mbPerS: number) {}
+
+  get chunkBytes(): number {
+    return this.mbPerS === 0 ? CHUNK_BYTES : Math.max(PACED_CHUNK_BYTES_MIN, Math.min(CHUNK_BYTES, Math.floor(this.mbPerS * BYTES_PER_MB / 10)));
+  }
+
+  /** Counts `bytes` copied; waits until they are within the pace. */
+  async copied(bytes: number): Promise<void> {
+    this.bytes += bytes;
+    if (this.mbPerS === 0) return;
+    const dueMs = this.bytes / (this.mbPerS * BYTES_PER_MB) * 1000 - (performance.now() - this.started);
+    if (dueMs > 0) await new Promise((resolve) => setTimeout(resolve, dueMs));
+  }
+}
 /**
  * Tables the backup's own handle on a store may open: none. Opening a path this process already
  * has open shares that environment (and its table limit); this only sizes a store opened first here.
@@ -110,7 +136,7 @@ export class PinnedStore {
    * Writes the snapshot to `target` (a new file) and syncs it; resolves with the bytes written.
    * `aborted` is asked between chunks: the copy stops (and throws) once it says so.
    */
-  async copyTo(target: string, aborted: () => string | undefined = () => undefined): Promise<number> {
+  async copyTo(target: string, pace: Pace, aborted: () => string | undefined = () => undefined): Promise<number> {
     const source = await openFile(this.dataFile, 'r');
     const copy = await openFile(target, 'wx');
     try {
@@ -118,14 +144,15 @@ export class PinnedStore {
       // freed in one transaction and never wrote (nothing reaches them). Later commits may
       // have made the file longer since; what lies past the snapshot's pages is not copied.
       const end = Math.min(Number(this.pages) * this.pageBytes, (await source.stat()).size);
-      const buffer = Buffer.alloc(CHUNK_BYTES);
+      const buffer = Buffer.alloc(pace.chunkBytes);
       for (let at = 2 * this.pageBytes; at < end;) {
         const why = aborted();
         if (why !== undefined) throw new Error(why);
-        const { bytesRead } = await source.read(buffer, 0, Math.min(CHUNK_BYTES, end - at), at);
+        const { bytesRead } = await source.read(buffer, 0, Math.min(buffer.length, end - at), at);
         if (bytesRead === 0) throw new Error(`${this.name}: ${DATA_FILE} ended at byte ${at} while being copied`);
         await writeAll(copy, buffer.subarray(0, bytesRead), at);
         at += bytesRead;
+        await pace.copied(bytesRead);
       }
       // The meta pages last: until they are in, the copy is no environment at all.
       await writeAll(copy, this.metas[0], 0);
