@@ -139,6 +139,9 @@ export async function startControl(dataDir: string, backups: Backups, log: Logge
  */
 export function requestBackup(dataDir: string, target: string, mbPerS: number, progress: (report: Progress) => void): Promise<ServerCopy> {
   const path = controlSocketPath(dataDir);
+  if (path.length > SOCKET_PATH_MAX) {
+    return Promise.reject(new BackupRefused(`the control socket's path ${path} is longer than a Unix socket's ${SOCKET_PATH_MAX} bytes: a server on this DATA_DIR takes no backups (use a shorter DATA_DIR)`));
+  }
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (outcome: () => void): void => {
