@@ -8,7 +8,8 @@
 // (mbPerS: the copy's pace, 0 for none). The server
 // answers JSON lines: progress ({"event": "cut" …}, {"event": "copied" …}), then one of
 // {"event": "done", "copy": …}, {"event": "refused", "error": …} or {"event": "failed", "error": …}.
-// A client that goes away stops its backup (the copy under its temporary name is removed).
+// A client that goes away stops its backup (the copy under its temporary name is removed, also
+// when the copy was just done).
 //
 // A socket file left by a server that was killed is removed by the next start; one that answers
 // belongs to a server still running on this DATA_DIR, and the start stops (exit 2).
@@ -104,7 +105,9 @@ export async function startControl(dataDir: string, backups: Backups, log: Logge
     const aborted = (): string | undefined => (stopping ? 'the server is stopping' : gone);
     try {
       const copy = await backups.take(request.target, mbPerS, aborted, (report) => send(socket, report));
-      send(socket, { event: 'done', copy });
+      // No one is left to check and name the copy: it would only be left behind.
+      if (gone !== undefined) rmSync(copy.partial, { recursive: true, force: true });
+      else send(socket, { event: 'done', copy });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       send(socket, error instanceof BackupRefused ? { event: 'refused', error: message } : { event: 'failed', error: message });
