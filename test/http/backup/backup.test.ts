@@ -44,6 +44,9 @@ test('a backup taken under an order flow is one cut: a server started on it has 
     assert.ok(pauseMs >= 0 && pauseMs < PAUSE_BOUND_MS, `paused ${pauseMs} ms`);
     assert.ok(!readdirSync(parent).some((name) => name.includes('.partial-')), 'nothing is left under a temporary name');
     assert.equal(await server.stop(), 0);
+    const verified = await run(target, ['verify']);
+    assert.equal(verified.code, 0, verified.stderr);
+    assert.match(verified.stdout, /^ {2}backup: cut \S+ from \S+; every shard recovers to the state hash it recorded$/m);
 
     // Started on the backup itself: every check of the directory, then the recorded hashes.
     copy = await startServer({ dataDir: target, env: SERVER_ENV });
@@ -137,8 +140,11 @@ test('kill -9 after a backup, then restore: refused into a directory in use or f
     const wrong = { ...record, backup: { ...record.backup!, shards: record.backup!.shards.map((shard, index) => (index === 1 ? { ...shard, stateHash: 'ab'.repeat(32) } : shard)) } };
     writeFileSync(join(tampered, 'clobd.json'), JSON.stringify(wrong));
     const refused = await run(server.dataDir, ['restore', tampered, join(parent, 'from-tampered')]);
-    assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, new RegExp(`^clobd: data directory ${tampered} is damaged: shard-1 recovers to state hash [0-9a-f]{64} \\(batch \\d+\\), not the ${'ab'.repeat(32)} its backup recorded`, 'm'));
+    const verifiedTampered = await run(tampered, ['verify']);
+    for (const finished of [refused, verifiedTampered]) {
+      assert.equal(finished.code, 2, finished.stderr);
+      assert.match(finished.stderr, new RegExp(`^clobd: data directory ${tampered} is damaged: shard-1 recovers to state hash [0-9a-f]{64} \\(batch \\d+\\), not the ${'ab'.repeat(32)} its backup recorded`, 'm'));
+    }
     assert.deepEqual(readdirSync(parent).sort(), ['backup', 'tampered'], 'a refused restore leaves nothing');
 
     // Into an empty directory: back at the cut.
