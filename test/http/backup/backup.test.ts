@@ -8,7 +8,8 @@
 //     starts with every acknowledged order; a second backup while one copies is refused;
 //   - kill -9 after a backup, then restore: refused into a directory that is not empty and for a
 //     backup whose recorded state hash differs (naming the shard), and otherwise brought back to
-//     the cut, and trading goes on from there.
+//     the cut, and trading goes on from there; a backup with no server running, or into a
+//     directory that is not empty, is refused.
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -128,6 +129,14 @@ test('kill -9 after a backup, then restore: refused into a directory in use or f
     assert.equal(await server.stop('SIGKILL'), null, 'killed by the signal');
     await flow.stop().catch(() => undefined);
     const record = readBackupRecord(target);
+
+    // Refused: a target that is not empty, and a DATA_DIR no server runs on.
+    const notEmpty = await run(server.dataDir, ['backup', target]);
+    assert.equal(notEmpty.code, 2, notEmpty.stderr);
+    assert.match(notEmpty.stderr, /^clobd: backup refused: \S+backup exists and is not empty$/m);
+    const noServer = await run(server.dataDir, ['backup', join(parent, 'second')]);
+    assert.equal(noServer.code, 2, noServer.stderr);
+    assert.match(noServer.stderr, /^clobd: backup refused: no server is running on DATA_DIR \S+ \(nothing answers on \S+control\.sock\)/m);
 
     // Never over a directory that holds anything: the live one, here.
     const intoLive = await run(server.dataDir, ['restore', target, server.dataDir]);
