@@ -163,7 +163,14 @@ export function requestBackup(dataDir: string, target: string, mbPerS: number, p
     socket.setEncoding('utf8').on('data', (chunk: string) => {
       buffered += chunk;
       for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
-        const answer = JSON.parse(buffered.slice(0, end)) as ControlAnswer;
+        let answer: ControlAnswer;
+        try {
+          answer = JSON.parse(buffered.slice(0, end)) as ControlAnswer;
+        } catch {
+          settle(() => reject(new Error(`${path} answered something that is not a clobd control answer`)));
+          socket.destroy();
+          return;
+        }
         buffered = buffered.slice(end + 1);
         switch (answer.event) {
           case 'done': settle(() => resolve(answer.copy)); break;
