@@ -23,8 +23,11 @@ import { BackupRefused, type Backups, type Progress, type ServerCopy } from './c
 export const CONTROL_SOCKET = 'control.sock';
 /** Longest socket path Linux takes (sun_path: 108 bytes with the NUL; macOS: 104). */
 const SOCKET_PATH_MAX = 103;
-/** Longest request line. */
+/** Longest request line, and how long a connection may take to send it. */
 const REQUEST_BYTES_MAX = 8_192;
+const REQUEST_WAIT_MS = 10_000;
+/** Connections at once (one backup runs at a time; the others are answered at once). */
+const CONNECTIONS_MAX = 8;
 
 export type ControlAnswer =
   | Progress
@@ -71,12 +74,14 @@ export async function startControl(dataDir: string, backups: Backups, log: Logge
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
+    socket.setTimeout(REQUEST_WAIT_MS, () => socket.destroy());
     let request = '';
     const onData = (chunk: Buffer): void => {
       request += chunk.toString('utf8');
       const end = request.indexOf('\n');
       if (end === -1 && request.length <= REQUEST_BYTES_MAX) return;
       socket.off('data', onData);
+      socket.setTimeout(0);
       const done = serve(request.slice(0, end === -1 ? REQUEST_BYTES_MAX : end), socket).finally(() => running.delete(done));
       running.add(done);
     };
@@ -115,6 +120,7 @@ export async function startControl(dataDir: string, backups: Backups, log: Logge
     socket.end();
   }
 
+  server.maxConnections = CONNECTIONS_MAX;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(path, () => {
