@@ -56,6 +56,8 @@ export interface Config {
   readonly accountOrderHistory: number;
   /** clobd's own: decoded API keys kept in memory for the L2 check, the least recently used evicted first. */
   readonly keyCacheEntries: number;
+  /** clobd's own: the `backup` command's cap on the copy's pace (MB/s); 0: none. */
+  readonly backupMbPerS: number;
 }
 
 export class ConfigError extends Error {}
@@ -117,6 +119,7 @@ const settings = {
   orderHistory: setting('ORDER_HISTORY'),
   accountOrderHistory: setting('ACCOUNT_ORDER_HISTORY'),
   keyCacheEntries: setting('KEY_CACHE_ENTRIES'),
+  backupMbPerS: setting('BACKUP_MB_PER_S'),
 } as const;
 
 const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
@@ -234,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     orderHistory: integer(read, settings.orderHistory, ORDER_HISTORY_DEFAULT, 1, ORDER_HISTORY_LIMIT),
     accountOrderHistory: integer(read, settings.accountOrderHistory, accountOrderHistoryDefault, 0, ORDER_HISTORY_LIMIT),
     keyCacheEntries: integer(read, settings.keyCacheEntries, KEY_CACHE_ENTRIES_DEFAULT, 1, KEY_CACHE_ENTRIES_LIMIT),
+    backupMbPerS: integer(read, settings.backupMbPerS, 0, 0, 1_000_000),
   };
   return Object.freeze(config);
 }

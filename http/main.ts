@@ -1,7 +1,9 @@
 // Entry point. `node dist/http/main.js [serve]` runs the exchange; `... verify` checks DATA_DIR
 // offline (exit 0 with a report when it is sound, 2 with what is wrong); `... import <file>`
 // loads a Gamma-shaped catalog file into DATA_DIR; `... docs <dir>` writes the Markdown reference
-// of each listener (npm run docs). Settings come from the environment and flags. A damaged data
+// of each listener (npm run docs); `... backup <dir>` has the server running on DATA_DIR copy
+// every store at one cut, and `... restore <backup> [<data dir>]` brings a backup back
+// (http/backup/commands.ts). Settings come from the environment and flags. A damaged data
 // directory, like an invalid setting, exits with code 2 and one line on stderr; so does a port
 // or a data directory another process holds (exclusive.ts, data_dir/lock.ts): serve, verify and
 // import hold DATA_DIR while they run, and refuse while anything else does. docs starts its own
@@ -15,6 +17,7 @@ import { readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { CATALOG_STORE, CatalogStore } from './catalog/store.js';
 import { importFile } from './catalog/import.js';
+import { runBackup, runRestore } from './backup/commands.js';
 import { ConfigError, loadConfig, parseArgv, type Config } from './config.js';
 import { DataDirDamaged, refuseIfAny } from './data_dir/damage.js';
 import { inspectDataDir } from './data_dir/directory.js';
@@ -172,12 +175,20 @@ async function main(): Promise<void> {
     process.stdout.write(`${await runVerify(config)}\n`);
     return;
   }
+  if (command === 'backup') {
+    process.stdout.write(`${await runBackup(config, rest[0])}\n`);
+    return;
+  }
+  if (command === 'restore') {
+    process.stdout.write(`${await runRestore(config, rest[0], rest[1])}\n`);
+    return;
+  }
   if (command === 'docs') {
     if (rest[0] === undefined) throw new ConfigError('usage: docs <directory>');
     for (const path of await writeReference(rest[0])) process.stdout.write(`wrote ${path}\n`);
     return;
   }
-  throw new ConfigError(`unknown command "${command}" (expected serve, verify, import <file> or docs <directory>)`);
+  throw new ConfigError(`unknown command "${command}" (expected serve, verify, import <file>, backup <directory>, restore <backup> [<data directory>] or docs <directory>)`);
 }
 
 main().catch((error: unknown) => {

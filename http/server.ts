@@ -14,6 +14,9 @@ import { catalogRoutes } from './catalog/routes.js';
 import { CatalogSearch } from './catalog/search.js';
 import { CatalogStore } from './catalog/store.js';
 import { CatalogViews } from './catalog/views.js';
+import { acceptBackup, checkBackupState } from './backup/accept.js';
+import { startControl } from './backup/control.js';
+import { Backups } from './backup/cut.js';
 import { checkAgreement } from './data_dir/agreement.js';
 import { openDataDir, type Inspection } from './data_dir/directory.js';
 import { MAINNET_CHAIN_ID, type Config } from './config.js';
@@ -43,7 +46,7 @@ import { engineMarketState, syncCatalogFlags } from './trading/catalog_flags.js'
 import { seedDemoQuotes } from './trading/demo_quotes.js';
 import { heartbeatRoutes, Heartbeats } from './trading/heartbeats.js';
 import { orderRoutes } from './trading/order_routes.js';
-import { startTrading, type TradingRuntime } from './trading/runtime.js';
+import { engineOptionsOf, startTrading, type TradingRuntime } from './trading/runtime.js';
 import { assertNativeUws, listenExclusive, probeUnderscoreHeaderNames, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
 
 export type ListenerName = 'clob' | 'catalog' | 'data';
@@ -252,7 +255,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   if (firstDemoStart) seedDemo(store, now(), log);
   const keys = resources.add(await resources.guard(() => new ApiKeyStore(config.dataDir, { adopting, cacheEntries: config.keyCacheEntries })), (r) => r.close());
   const profiles = resources.add(new ProfileStore(config.dataDir), (r) => r.close());
-  const trading = resources.add(await resources.guard(() => startTrading(config, log, store.allMarkets(), now, adopting)), (r) => r.stop());
+  const trading = resources.add(await resources.guard(() => startTrading(
+    config, log, store.allMarkets(), now, adopting, (pool) => checkBackupState(config.dataDir, pool, engineOptionsOf(config)),
+  )), (r) => r.stop());
   // Before anything is served: the shards, the treasury and the key store agree. Only then is
   // a new or adopted directory recorded.
   const agreementStarted = performance.now();
@@ -262,6 +267,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     keys.stampChecksums();
   }
   dataDir.writeRecord();
+  acceptBackup(config.dataDir, log);
   log.info('data_dir_checked', { state: dataDir.state, storesMs, agreementMs: performance.now() - agreementStarted });
   if (firstDemoStart) await resources.guard(() => seedDemoQuotes(store.allMarkets(), config, keys, trading.client, trading.token, now, log));
   syncCatalogFlags(store, trading, now(), log);
@@ -329,6 +335,10 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       ports[name] = uws.us_socket_local_port(socket);
     }
   });
+  // DATA_DIR/control.sock: how `main.js backup` reaches this server (http/backup/control.ts).
+  resources.add(await resources.guard(() => startControl(config.dataDir, new Backups({
+    dataDir: config.dataDir, pool: trading.pool, keys, engine: engineOptionsOf(config), log,
+  }), log)), (control) => control.close());
   const url = (port: number) => `http://${config.host}:${port}`;
   let compatUrl: string | undefined;
   if (config.compatPort !== undefined && relay !== undefined) {

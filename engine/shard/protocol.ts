@@ -103,7 +103,10 @@ export type ShardMessage =
   | { readonly type: 'status'; readonly token: number; readonly status: ShardStatus }
   | { readonly type: 'balances'; readonly token: number; readonly balances: ShardBalances }
   // A read that failed (a stored record that does not decode) answers its error; the worker goes on.
-  | { readonly type: 'read'; readonly token: number; readonly value: unknown; readonly error?: string };
+  | { readonly type: 'read'; readonly token: number; readonly value: unknown; readonly error?: string }
+  // A backup's hold has begun (see HOLD): every batch up to `batch` is committed and nothing after
+  // it is applied. `atMs`: when the hold began (epoch ms, fractional).
+  | { readonly type: 'paused'; readonly token: number; readonly batch: number; readonly seq: number; readonly atMs: number };
 
 /** Every market of a shard with its state, book and last trades, as of engine sequence number `seq`. */
 export interface MarketData {
@@ -143,7 +146,20 @@ export type ShardControl =
   | { readonly type: 'status'; readonly token: number }
   | { readonly type: 'balances'; readonly token: number }
   | { readonly type: 'read'; readonly token: number; readonly read: ShardRead }
+  // A backup's cut (http/backup/cut.ts): hold between two batches, on `hold` (see HOLD), for at
+  // most `holdMaxMs`.
+  | { readonly type: 'pause'; readonly token: number; readonly hold: SharedArrayBuffer; readonly holdMaxMs: number }
   | { readonly type: 'stop' };
+
+/**
+ * The word a backup's hold of a shard turns on (one Int32 shared by the front end and the worker).
+ * The front end sets HELD and sends 'pause'; the worker, between two batches, answers 'paused'
+ * and waits while the word is HELD or CUT. The front end takes the cut only after turning every
+ * shard's HELD into CUT, and then sets RELEASED. A worker held longer than `holdMaxMs` turns HELD
+ * into EXPIRED itself and goes on, and the front end's cut, finding EXPIRED, fails: a front end
+ * that stalls cannot stop trading for longer than that.
+ */
+export const HOLD = { RELEASED: 0, HELD: 1, CUT: 2, EXPIRED: 3 } as const;
 
 /**
  * Microseconds a shard polls its empty command ring before sleeping: about what a sleeping

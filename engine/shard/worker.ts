@@ -21,7 +21,7 @@ import { recordFinishedOrders } from './finished_orders.js';
 import { decodeFrame, Frame } from './frame.js';
 import {
   type AccountData, type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus,
-  type ShardWorkerData, SPIN_US, STORAGE_FAILED_EXIT, KILLED_EXIT,
+  type ShardWorkerData, HOLD, SPIN_US, STORAGE_FAILED_EXIT, KILLED_EXIT,
 } from './protocol.js';
 import type { StoredFill } from './feed_tables.js';
 import { recoverCore } from './recovery.js';
@@ -34,6 +34,8 @@ const IDLE_WAIT_MS = 5;
 const YIELD_EVERY_MS = 10;
 /** Snapshot chunks written per batch while a snapshot is pending. */
 const SNAPSHOT_CHUNKS_PER_BATCH = 2;
+/** Longest sleep of a backup's hold before looking at the kill switch and the time again. */
+const HOLD_WAIT_MS = 5;
 
 const data = workerData as ShardWorkerData;
 const port = parentPort!;
@@ -346,11 +348,29 @@ function answerRead(token: number, request: ShardRead): ShardMessage {
   }
 }
 
+/**
+ * A backup's hold (HOLD in protocol.ts). Control messages come in only between batches, so here
+ * every batch this worker answered is committed and no frame after it is applied: the store is
+ * at batch `batch`, the engine at `core.seq`. The thread waits (the ring fills meanwhile) until
+ * the front end has taken its cut and releases it, or until `holdMaxMs` passed.
+ */
+function holdForBackup(message: Extract<ShardControl, { type: 'pause' }>): void {
+  const hold = new Int32Array(message.hold);
+  const started = performance.now();
+  post({ type: 'paused', token: message.token, batch, seq: core.seq, atMs: performance.timeOrigin + started });
+  for (let state = Atomics.load(hold, 0); state === HOLD.HELD || state === HOLD.CUT; state = Atomics.load(hold, 0)) {
+    endIfKilled();
+    if (performance.now() - started >= message.holdMaxMs && Atomics.compareExchange(hold, 0, HOLD.HELD, HOLD.EXPIRED) === HOLD.HELD) return;
+    Atomics.wait(hold, 0, state, HOLD_WAIT_MS);
+  }
+}
+
 port.on('message', (message: ShardControl) => {
   switch (message.type) {
     case 'status': post({ type: 'status', token: message.token, status: status() }); break;
     case 'balances': post({ type: 'balances', token: message.token, balances: core.balances() }); break;
     case 'read': post(answerRead(message.token, message.read)); break;
+    case 'pause': holdForBackup(message); break;
     case 'stop': stopping = true; break;
     default: break;
   }

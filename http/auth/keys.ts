@@ -39,6 +39,14 @@ interface StoredKey {
 /** The key store's directory under DATA_DIR. */
 export const KEYS_STORE = 'auth';
 
+/** Writes held for a backup's cut (ApiKeyStore.holdWrites). */
+export interface HeldWrites {
+  /** Resolves once no write that began before the hold is still to commit. */
+  readonly drained: Promise<void>;
+  /** Lets the held writes (and new ones) go. */
+  release(): void;
+}
+
 /** Keys per address: a wallet looping on POST /auth/api-key with new nonces stops here. */
 export const KEYS_PER_ADDRESS_MAX = 100;
 
@@ -68,6 +76,11 @@ export class ApiKeyStore {
   private adopting: boolean;
   /** Decoded keys in use, bounded, so an L2 check does not read and decode the record every time. */
   readonly cache: KeyCache;
+  /** Set while a backup takes its cut: writes wait for it (holdWrites). */
+  private writesHeld: Promise<void> | undefined = undefined;
+  /** Writes begun and not committed yet, and who waits for there to be none. */
+  private writing = 0;
+  private readonly idle: (() => void)[] = [];
 
   constructor(dataDir: string, options: ApiKeyStoreOptions = {}) {
     this.adopting = options.adopting ?? false;
@@ -91,7 +104,7 @@ export class ApiKeyStore {
       address: address.toLowerCase(), nonce, secret: randomBytes(32).toString('base64url'),
       passphrase: randomBytes(32).toString('hex'), createdAtMs: nowMs,
     });
-    const made = await this.root.transaction(() => {
+    const made = await this.write(() => {
       if (this.byOwner.get(owner) !== undefined || this.countOf(address) >= KEYS_PER_ADDRESS_MAX) return false;
       this.keys.putSync(apiKey, stored);
       this.byOwner.putSync(owner, apiKey);
@@ -137,7 +150,7 @@ export class ApiKeyStore {
    * not exist. Until the promise resolves the key still works (the revocation is not answered yet).
    */
   async revoke(apiKey: string): Promise<boolean> {
-    const revoked = await this.root.transaction(() => {
+    const revoked = await this.write(() => {
       const stored = this.read(apiKey);
       if (stored === undefined) return false;
       this.keys.removeSync(apiKey);
@@ -190,6 +203,36 @@ export class ApiKeyStore {
 
   close(): Promise<void> {
     return this.root.close();
+  }
+
+  /**
+   * For a backup's cut (http/backup/cut.ts): the store's writes commit on lmdb-js's write thread,
+   * at any time, so the cut holds new ones back (they wait, and then run as always) and waits
+   * for those in flight to commit. Release it in every case.
+   */
+  holdWrites(): HeldWrites {
+    let open!: () => void;
+    const held = new Promise<void>((resolve) => (open = resolve));
+    this.writesHeld = held;
+    const drained = this.writing === 0 ? Promise.resolve() : new Promise<void>((resolve) => this.idle.push(resolve));
+    return {
+      drained,
+      release: () => {
+        if (this.writesHeld === held) this.writesHeld = undefined;
+        open();
+      },
+    };
+  }
+
+  /** An asynchronous write transaction (see the file comment), after any hold of writes. */
+  private async write<T>(body: () => T): Promise<T> {
+    while (this.writesHeld !== undefined) await this.writesHeld;
+    this.writing++;
+    try {
+      return await this.root.transaction(body);
+    } finally {
+      if (--this.writing === 0) for (const resolve of this.idle.splice(0)) resolve();
+    }
   }
 
   /** Keys of `address`, up to KEYS_PER_ADDRESS_MAX (inside a write transaction: what it wrote too). */

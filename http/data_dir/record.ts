@@ -3,12 +3,15 @@
 // store that is missing, emptied or swapped from one that was never made: an emptied data.mdb
 // opens in LMDB as a new, empty environment, and a deleted store directory would be made again
 // by the first module that opens it. Written at the end of the first start that finds it absent
-// (identity.ts stamps the stores first) and never changed afterwards.
+// (identity.ts stamps the stores first) and never changed afterwards, but for a backup's: a
+// backup's record also holds a `backup` section (http/backup/section.ts), which the first start
+// on it drops once it has checked the state the section recorded.
 //
 // The file is written atomically: a temporary file, synced, renamed over the record, and the
 // directory synced, so a crash leaves the old record or the new one, never a part of one.
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { backupFault, type BackupSection } from '../backup/section.js';
 import { ConfigError } from '../config.js';
 import { DataDirDamaged, messageOf, problem } from './damage.js';
 import { storeNames } from './stores.js';
@@ -23,6 +26,8 @@ export interface DirectoryRecord {
   readonly shards: number;
   /** Store name → its identity, for every store the directory holds. */
   readonly stores: Readonly<Record<string, string>>;
+  /** Only in a backup's record (see the file comment). */
+  readonly backup?: BackupSection;
 }
 
 export function makeRecord(shards: number, identities: ReadonlyMap<string, string>): DirectoryRecord {
@@ -42,7 +47,9 @@ function recordFault(value: unknown): string | undefined {
   if (names.length !== expected.length || expected.some((name) => !names.includes(name))) return `does not list the stores of ${shards} shards`;
   const identities = stores as Record<string, unknown>;
   const bad = names.find((name) => typeof identities[name] !== 'string' || !IDENTITY_PATTERN.test(identities[name]));
-  return bad === undefined ? undefined : `holds no valid identity for ${bad}`;
+  if (bad !== undefined) return `holds no valid identity for ${bad}`;
+  const backup = (value as { backup?: unknown }).backup;
+  return backup === undefined ? undefined : backupFault(backup, shards);
 }
 
 /**

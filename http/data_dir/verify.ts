@@ -4,7 +4,8 @@
 // each store's identity, then each shard recovered here as its worker would recover it
 // (engine/shard/recovery.ts, no worker, nothing written) and the stores' agreement
 // (agreement.ts). It writes nothing: a directory with no record yet is checked as a start would
-// check it before adopting it, and left for that start to adopt.
+// check it before adopting it, and left for that start to adopt. A backup's directory is also
+// checked as a start on it checks it: each shard's state hash against the one its record holds.
 import { performance } from 'node:perf_hooks';
 import { recoverCore } from '../../engine/shard/recovery.js';
 import { ShardStore, shardStoreName } from '../../engine/shard/store.js';
@@ -15,7 +16,8 @@ import { engineOptionsOf } from '../trading/runtime.js';
 import { Treasury } from '../trading/treasury.js';
 import type { ShardBalances } from '../../engine/shard/protocol.js';
 import { agreementProblems, collateralText } from './agreement.js';
-import { DataDirDamaged, messageOf, problem, refuseIfAny } from './damage.js';
+import type { CompleteBackup } from '../backup/section.js';
+import { DataDirDamaged, messageOf, problem, refuseIfAny, type Problem } from './damage.js';
 import { checkStores, inspectDataDir } from './directory.js';
 import { walkStores } from './page_walk.js';
 import { RECORD_FILE } from './record.js';
@@ -26,6 +28,8 @@ interface Recovered {
   readonly balances: ShardBalances[];
   readonly ordersLive: number;
   readonly replayedFrames: number;
+  /** Shards whose state hash is not the one their backup recorded (only when `recorded` was given). */
+  readonly hashProblems: Problem[];
 }
 
 /**
@@ -33,8 +37,9 @@ interface Recovered {
  * a shard that does not recover (a snapshot or journal entry that does not decode) stops the
  * check, named as a start names it.
  */
-async function recoverShards(config: Config, treasury: Treasury): Promise<Recovered> {
+async function recoverShards(config: Config, treasury: Treasury, recorded?: CompleteBackup): Promise<Recovered> {
   const balances: ShardBalances[] = [];
+  const hashProblems: Problem[] = [];
   let ordersLive = 0;
   let replayedFrames = 0;
   for (let shard = 0; shard < config.shards; shard++) {
@@ -51,11 +56,16 @@ async function recoverShards(config: Config, treasury: Treasury): Promise<Recove
       treasury.adopt(shard, [...core.netFunding]);
       ordersLive += core.engine.stats().ordersLive;
       replayedFrames += figures.replayedFrames;
+      const expected = recorded?.shards[shard];
+      const stateHash = expected === undefined ? '' : core.engine.stateHash();
+      if (expected !== undefined && stateHash !== expected.stateHash) {
+        hashProblems.push(problem(shardStoreName(shard), `recovers to state hash ${stateHash} (batch ${figures.lastBatch}), not the ${expected.stateHash} its backup recorded at batch ${expected.batch}`));
+      }
     } finally {
       await store.close();
     }
   }
-  return { balances, ordersLive, replayedFrames };
+  return { balances, ordersLive, replayedFrames, hashProblems };
 }
 
 /**
@@ -79,7 +89,9 @@ export async function verifyDataDir(config: Config): Promise<string> {
   const treasury = new Treasury(dataDir, config.shards, adopting);
   try {
     const markets = catalog.allMarkets().length;
-    const recovered = await recoverShards(config, treasury);
+    const backup = inspection.record?.backup?.state === 'complete' ? inspection.record.backup : undefined;
+    const recovered = await recoverShards(config, treasury, backup);
+    refuseIfAny(dataDir, recovered.hashProblems);
     refuseIfAny(dataDir, agreementProblems(treasury, recovered.balances, keys));
     const inShards = recovered.balances.reduce((sum, shard) => sum + shard.supplyMicros, 0);
     return [
@@ -91,6 +103,7 @@ export async function verifyDataDir(config: Config): Promise<string> {
       `  shards: ${config.shards} recovered (${recovered.replayedFrames} journal frames replayed), invariants hold, ${recovered.ordersLive} live orders, ${markets} catalog markets`,
       `  collateral: deposits − withdrawals ${collateralText(treasury.totalExternal())} = free ${collateralText(treasury.totalFree())} + in the shards ${collateralText(inShards)}`,
       '  keys: every API key passes its checksum and its owner index agrees',
+      ...(backup === undefined ? [] : [`  backup: cut ${backup.cutAt} from ${backup.source}; every shard recovers to the state hash it recorded`]),
     ].join('\n');
   } finally {
     await keys.close();

@@ -55,8 +55,14 @@ function startFailure(dataDir: string, error: unknown): unknown {
   return new DataDirDamaged(dataDir, [problem(shardStoreName(error.shard), `does not recover: ${error.reason === '' ? `its worker exited with ${error.exitCode}` : messageOf(error.reason)}`)]);
 }
 
-/** Starts the runtime; `adopting`: the directory is being adopted (data_dir/directory.ts). */
-export async function startTrading(config: Config, log: Logger, markets: readonly MarketRecord[], now: () => number, adopting = false): Promise<TradingRuntime> {
+/**
+ * Starts the runtime; `adopting`: the directory is being adopted (data_dir/directory.ts).
+ * `recovered` runs once every shard has recovered, before anything is sent to them (a start on
+ * a backup checks their state hashes there, http/backup/accept.ts); what it throws stops the start.
+ */
+export async function startTrading(
+  config: Config, log: Logger, markets: readonly MarketRecord[], now: () => number, adopting = false, recovered?: (pool: ShardPool) => Promise<void>,
+): Promise<TradingRuntime> {
   const treasury = new Treasury(config.dataDir, config.shards, adopting);
   const pool = new ShardPool({ dataDir: config.dataDir, shards: config.shards, engine: engineOptionsOf(config) }, treasury, log);
   const marketData = new MarketData(pool, log, now);
@@ -65,6 +71,7 @@ export async function startTrading(config: Config, log: Logger, markets: readonl
   pool.observe(accountData);
   try {
     await pool.start();
+    await recovered?.(pool);
   } catch (error) {
     await pool.abort();
     await treasury.close();

@@ -38,12 +38,22 @@ export class ShardUnavailable extends HttpError {
 }
 
 /** What a control message's answer carries. */
-function controlAnswer(message: Extract<ShardMessage, { type: 'status' | 'balances' | 'read' }>): unknown {
+function controlAnswer(message: Extract<ShardMessage, { type: 'status' | 'balances' | 'read' | 'paused' }>): unknown {
   switch (message.type) {
     case 'status': return message.status;
     case 'balances': return message.balances;
     case 'read': return message.value;
+    case 'paused': return { batch: message.batch, seq: message.seq, atMs: message.atMs } satisfies ShardPaused;
   }
+}
+
+/** Where a shard stands once a backup's hold began (ShardPool.pause). */
+export interface ShardPaused {
+  /** Its last committed batch, and the engine's sequence number after it. */
+  readonly batch: number;
+  readonly seq: number;
+  /** When the hold began (epoch ms, fractional). */
+  readonly atMs: number;
 }
 
 /** A worker that exited during the pool's start, before it served: the start fails with this. */
@@ -322,6 +332,18 @@ export class ShardPool {
     return this.control(shard, (token) => ({ type: 'balances', token }));
   }
 
+  /**
+   * A backup's hold of the shard (HOLD in engine/shard/protocol.ts): `hold` must be set to HELD
+   * first. Resolves once the worker holds between two batches, with where it stands.
+   */
+  pause(shard: number, hold: SharedArrayBuffer, holdMaxMs: number): Promise<ShardPaused> {
+    const paused = this.control<ShardPaused>(shard, (token) => ({ type: 'pause', token, hold, holdMaxMs }));
+    // An idle worker sleeps on its command ring for up to a few milliseconds before it reads
+    // its messages: woken, it reads this one at once, and the shards that hold first wait less.
+    this.handles[shard]!.commandRing.wakeConsumer();
+    return paused;
+  }
+
   read<T>(shard: number, read: ShardRead): Promise<T> {
     let counts = this.reads.get(read.kind);
     if (counts === undefined) this.reads.set(read.kind, counts = new Float64Array(this.count));
@@ -455,7 +477,8 @@ export class ShardPool {
             break;
           case 'status':
           case 'balances':
-          case 'read': {
+          case 'read':
+          case 'paused': {
             const control = handle.controls.get(message.token);
             handle.controls.delete(message.token);
             if (message.type === 'read' && message.error !== undefined) control?.reject(new Error(`shard ${handle.index} read failed: ${message.error}`));

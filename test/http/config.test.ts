@@ -64,6 +64,7 @@ test('every setting is read from the environment', () => {
       ORDER_HISTORY: '1000',
       ACCOUNT_ORDER_HISTORY: '0',
       KEY_CACHE_ENTRIES: '500',
+      BACKUP_MB_PER_S: '50',
     },
     none,
   );
@@ -96,6 +97,7 @@ test('every setting is read from the environment', () => {
       orderHistory: 1000,
       accountOrderHistory: 0,
       keyCacheEntries: 500,
+      backupMbPerS: 50,
     },
   );
 });
