@@ -40,6 +40,10 @@ export interface Config {
   readonly rateLimits: readonly Cap[];
   readonly logLevel: LogLevel;
   readonly seedDemo: boolean;
+  /** Orders a second the demo flow places on the demo's markets (DEMO_FLOW_RATE); 0 (or DEMO_FLOW=off): no flow. */
+  readonly demoFlowRate: number;
+  /** The seed of the demo flow's random choices (DEMO_FLOW_SEED). */
+  readonly demoFlowSeed: number;
   /** clobd's own: piscina threads that check order signatures; 0 checks them on the front end. */
   readonly verifyThreads: number;
   /** clobd's own: the compatibility listener for underscore header names (see compat_proxy.ts); undefined = off. */
@@ -82,6 +86,9 @@ export const MAINNET_CHAIN_ID = 137;
  * most often asks how its order ended. Older ones are read from the workers' stored orders.
  */
 const accountOrderHistoryDefault = 1 << 16;
+/** The demo flow's pace: a few orders a second, enough to move the books without loading anyone. */
+export const DEMO_FLOW_RATE_DEFAULT = 3;
+const DEMO_FLOW_RATE_MAX = 1000;
 const shardsMax = 64;
 
 interface Setting {
@@ -111,6 +118,9 @@ const settings = {
   rateLimits: setting('RATE_LIMITS'),
   logLevel: setting('LOG_LEVEL'),
   seedDemo: setting('SEED_DEMO'),
+  demoFlow: setting('DEMO_FLOW'),
+  demoFlowRate: setting('DEMO_FLOW_RATE'),
+  demoFlowSeed: setting('DEMO_FLOW_SEED'),
   verifyThreads: setting('VERIFY_THREADS'),
   compatPort: setting('COMPAT_PORT'),
   wsSocketsPerIp: setting('WS_SOCKETS_PER_IP'),
@@ -183,7 +193,19 @@ function seedDemo(read: Source): boolean {
   throw new ConfigError(`SEED_DEMO must be 1 or 0, got "${raw}"`);
 }
 
-function onOff(read: Source, source: typeof settings.metrics): boolean {
+/** Orders a second of the demo flow: DEMO_FLOW=off or a rate of 0 turns it off. */
+function demoFlowRate(read: Source): number {
+  if (!onOff(read, settings.demoFlow)) return 0;
+  const raw = read(settings.demoFlowRate) ?? '';
+  if (raw === '') return DEMO_FLOW_RATE_DEFAULT;
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || value > DEMO_FLOW_RATE_MAX) {
+    throw new ConfigError(`DEMO_FLOW_RATE must be a number of orders a second from 0 to ${DEMO_FLOW_RATE_MAX}, got "${raw}"`);
+  }
+  return value;
+}
+
+function onOff(read: Source, source: Setting): boolean {
   const raw = read(source) ?? 'on';
   if (raw === 'on' || raw === '1' || raw === 'true') return true;
   if (raw === 'off' || raw === '0' || raw === 'false') return false;
@@ -229,6 +251,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     rateLimits: Object.freeze(caps(rateLimits === '' ? undefined : rateLimits)),
     logLevel: logLevel(read),
     seedDemo: seedDemo(read),
+    demoFlowRate: demoFlowRate(read),
+    demoFlowSeed: integer(read, settings.demoFlowSeed, 1, 0, 0xffff_ffff),
     verifyThreads: integer(read, settings.verifyThreads, availableParallelism(), 0, 64),
     compatPort: (read(settings.compatPort) ?? '') === '' ? undefined : integer(read, settings.compatPort, 0, 0, 65535),
     wsSocketsPerIp: integer(read, settings.wsSocketsPerIp, 64, 1, 1_000_000),

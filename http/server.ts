@@ -6,8 +6,6 @@ import { adminRoutes } from './admin/routes.js';
 import { ApiKeyStore } from './auth/keys.js';
 import { authRoutes } from './auth/routes.js';
 import { InlineVerifier, PoolVerifier, type SignatureVerifier } from './auth/verifier.js';
-import { demoEvents } from './catalog/demo.js';
-import { readEvent } from './catalog/ingest.js';
 import { CatalogLive } from './catalog/live.js';
 import { CatalogQueries } from './catalog/query.js';
 import { catalogRoutes } from './catalog/routes.js';
@@ -43,7 +41,7 @@ import { mount, route, type Route } from './router.js';
 import { accountRoutes } from './trading/account_routes.js';
 import { polymarketRoutes } from './trading/polymarket_routes.js';
 import { engineMarketState, syncCatalogFlags } from './trading/catalog_flags.js';
-import { seedDemoQuotes } from './trading/demo_quotes.js';
+import { openDemo, seedDemo } from './trading/demo.js';
 import { heartbeatRoutes, Heartbeats } from './trading/heartbeats.js';
 import { orderRoutes } from './trading/order_routes.js';
 import { engineOptionsOf, startTrading, type TradingRuntime } from './trading/runtime.js';
@@ -74,12 +72,6 @@ const drainWaitMs = 5_000;
 const LIVE_ACTIVITY_PATH = '/markets/live-activity/:condition_id';
 const responseCacheEntriesMax = 4_096;
 const responseCacheBytesMax = 64 * 1024 * 1024;
-
-function seedDemo(store: CatalogStore, nowMs: number, log: Logger): void {
-  const bodies = demoEvents();
-  for (const body of bodies) store.createEvent(readEvent(body, '', 'create', nowMs));
-  log.info('demo_catalog_loaded', { events: bodies.length });
-}
 
 /** Binds without SO_REUSEPORT, so a port another process holds is refused, not shared (exclusive.ts). */
 function listen(app: TemplatedApp, host: string, port: number, name: ListenerName): Promise<us_listen_socket> {
@@ -251,8 +243,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const storesMs = performance.now() - checkStarted;
   const adopting = dataDir.state === 'adopting';
   const store = resources.add(CatalogStore.open(config.dataDir), (r) => r.close());
-  const firstDemoStart = config.seedDemo && store.isEmpty();
-  if (firstDemoStart) seedDemo(store, now(), log);
+  const demoState = config.seedDemo ? await resources.guard(() => seedDemo(store, config.dataDir, now(), log)) : undefined;
   const keys = resources.add(await resources.guard(() => new ApiKeyStore(config.dataDir, { adopting, cacheEntries: config.keyCacheEntries })), (r) => r.close());
   const profiles = resources.add(new ProfileStore(config.dataDir), (r) => r.close());
   const trading = resources.add(await resources.guard(() => startTrading(
@@ -269,7 +260,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   dataDir.writeRecord();
   acceptBackup(config.dataDir, log);
   log.info('data_dir_checked', { state: dataDir.state, storesMs, agreementMs: performance.now() - agreementStarted });
-  if (firstDemoStart) await resources.guard(() => seedDemoQuotes(store.allMarkets(), config, keys, trading.client, trading.token, now, log));
+  const demo = await resources.guard(() => openDemo({ config, store, keys, trading, now, log }, demoState));
   syncCatalogFlags(store, trading, now(), log);
   const verifier: SignatureVerifier = resources.add(
     config.verifyThreads === 0 ? new InlineVerifier() : new PoolVerifier(config.verifyThreads), (r) => r.close(),
@@ -349,6 +340,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     compatUrl = url(proxy.port);
     log.info('compat_listening', { url: compatUrl });
   }
+  // Last, so it stops first: the flow's step in flight is answered before anything closes.
+  const demoFlow = await resources.guard(() => demo?.startFlow());
+  if (demoFlow !== undefined) resources.add(demoFlow, (flow) => flow.stop());
 
   const stop = async (): Promise<void> => {
     lifecycle.draining = true;

@@ -19,7 +19,7 @@ import { notionalMicros } from '../../engine/notional.js';
 import { ShardCore } from '../../engine/shard/core.js';
 import { Frame } from '../../engine/shard/frame.js';
 import { AnswerDecoder, AnswerWriter } from '../../engine/shard/answer_codec.js';
-import { demoEvents } from '../../http/catalog/demo.js';
+import { demoAnchorOf, demoEvents } from '../../http/catalog/demo.js';
 import { readEvent } from '../../http/catalog/ingest.js';
 import { CatalogStore } from '../../http/catalog/store.js';
 import { marketSpecOf } from '../../http/trading/runtime.js';
@@ -44,7 +44,7 @@ export function demoMarketSpecs(): MarketSpec[] {
   const dir = mkdtempSync(join(tmpdir(), 'clobd-bench-catalog-'));
   const store = CatalogStore.open(dir);
   try {
-    for (const body of demoEvents()) store.createEvent(readEvent(body, '', 'create', TIME_MS));
+    for (const body of demoEvents(demoAnchorOf(TIME_MS))) store.createEvent(readEvent(body, '', 'create', TIME_MS));
     return store.allMarkets().filter((market) => market.enableOrderBook && market.acceptingOrders).map(marketSpecOf);
   } finally {
     void store.close().then(() => rmSync(dir, { recursive: true, force: true }));

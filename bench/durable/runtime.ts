@@ -11,7 +11,7 @@ import type { ShardStatus } from '../../engine/shard/protocol.js';
 import { loadConfig } from '../../http/config.js';
 import { createLogger } from '../../http/log.js';
 import { startServer, type Server } from '../../http/server.js';
-import { DEMO_MAKER_ADDRESS } from '../../http/trading/demo_quotes.js';
+import { readDemoState } from '../../http/trading/demo_state.js';
 import type { TradeResult, TradingClient } from '../../http/trading/client.js';
 import { DEPOSIT_MICROS, ROW_CANCEL, type OrderFlow } from './flow.js';
 
@@ -23,7 +23,8 @@ export interface BenchRuntime {
 }
 
 export function benchConfig(dataDir: string, shards: number) {
-  return loadConfig({ DATA_DIR: dataDir, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', SHARDS: String(shards), LOG_LEVEL: 'warn' }, new Map());
+  // No demo flow: the runtime's books must hold only what the benchmark's own flow placed.
+  return loadConfig({ DATA_DIR: dataDir, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', SHARDS: String(shards), LOG_LEVEL: 'warn', DEMO_FLOW: 'off' }, new Map());
 }
 
 /**
@@ -33,7 +34,8 @@ export function benchConfig(dataDir: string, shards: number) {
  */
 export async function startRuntime(shards: number, dataDir = mkdtempSync(join(tmpdir(), 'clobd-bench-durable-'))): Promise<BenchRuntime> {
   const server = await startServer(benchConfig(dataDir, shards), createLogger('warn'));
-  await server.trading.client.cancelAll(DEMO_MAKER_ADDRESS);
+  const maker = readDemoState(dataDir)?.maker.address;
+  if (maker !== undefined) await server.trading.client.cancelAll(maker);
   return {
     server, dataDir,
     async close() {

@@ -67,8 +67,9 @@ export const BENCH_DATA_DIR_PREFIX = 'clobd-bench-';
 export function spawnBenchServer(env: Readonly<Record<string, string>> = {}, nodeArgs: readonly string[] = []): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), BENCH_DATA_DIR_PREFIX));
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, serverPath], {
-    // Load tests run without request caps unless the benchmark sets RATE_LIMITS itself.
-    env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMITS: 'off', ...env },
+    // Load tests run without request caps unless the benchmark sets RATE_LIMITS itself, and
+    // without the demo flow: what a benchmark measures is its own load, on books only it moves.
+    env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMITS: 'off', DEMO_FLOW: 'off', ...env },
     // stdin stays open for the server's life: it stops when this process ends (bench/support/server.ts).
     stdio: ['pipe', 'pipe', 'inherit'],
   });

@@ -30,6 +30,8 @@ test('defaults are the contract §1 values', () => {
   assert.deepEqual(config.rateLimits, DEFAULT_CAPS, 'the interface\'s caps by default');
   assert.equal(config.logLevel, 'info');
   assert.equal(config.seedDemo, true);
+  assert.equal(config.demoFlowRate, 3, 'the demo flow: a few orders a second');
+  assert.equal(config.demoFlowSeed, 1);
   assert.equal(config.keyCacheEntries, 16_384);
 });
 
@@ -59,6 +61,8 @@ test('every setting is read from the environment', () => {
       RATE_LIMITS: 'off',
       LOG_LEVEL: 'debug',
       SEED_DEMO: '0',
+      DEMO_FLOW_RATE: '0.5',
+      DEMO_FLOW_SEED: '42',
       VERIFY_THREADS: '0',
       COMPAT_PORT: '9003',
       ORDER_HISTORY: '1000',
@@ -89,6 +93,8 @@ test('every setting is read from the environment', () => {
       rateLimits: [],
       logLevel: 'debug',
       seedDemo: false,
+      demoFlowRate: 0.5,
+      demoFlowSeed: 42,
       verifyThreads: 0,
       compatPort: 9003,
       wsSocketsPerIp: 64,
@@ -100,6 +106,12 @@ test('every setting is read from the environment', () => {
       backupMbPerS: 50,
     },
   );
+});
+
+test('DEMO_FLOW=off, like a DEMO_FLOW_RATE of 0, turns the demo flow off', () => {
+  assert.equal(loadConfig({ DEMO_FLOW: 'off', DEMO_FLOW_RATE: '5' }, none).demoFlowRate, 0);
+  assert.equal(loadConfig({ DEMO_FLOW_RATE: '0' }, none).demoFlowRate, 0);
+  assert.equal(loadConfig({ DEMO_FLOW: 'on', DEMO_FLOW_RATE: '5' }, none).demoFlowRate, 5);
 });
 
 test('a command-line flag wins over the environment, in both spellings', () => {
@@ -120,6 +132,10 @@ test('invalid values are refused with the setting named', () => {
     [{ EXCHANGE_ADDRESS: '0x123' }, /^EXCHANGE_ADDRESS must be a 0x-prefixed 20-byte hex address/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of debug, info, warn, error, silent/],
     [{ SEED_DEMO: 'yes' }, /^SEED_DEMO must be 1 or 0/],
+    [{ DEMO_FLOW: 'maybe' }, /^DEMO_FLOW must be on or off/],
+    [{ DEMO_FLOW_RATE: '-1' }, /^DEMO_FLOW_RATE must be a number of orders a second from 0 to 1000/],
+    [{ DEMO_FLOW_RATE: '1e3' }, /^DEMO_FLOW_RATE must be a number/],
+    [{ DEMO_FLOW_SEED: '4294967296' }, /^DEMO_FLOW_SEED must be an integer from 0 to 4294967295/],
     [{ HOST: '' }, /^HOST must not be empty/],
     [{ KEY_CACHE_ENTRIES: '0' }, /^KEY_CACHE_ENTRIES must be an integer from 1 to 16777216/],
     [{ RATE_LIMITS: '/nonexistent/caps.json' }, /^RATE_LIMITS: cannot read \/nonexistent\/caps.json/],

@@ -39,7 +39,8 @@ export function startServer(options: StartOptions = {}): Promise<RunningServer> 
   const dataDir = options.dataDir ?? temporaryDataDir();
   const child = spawn(process.execPath, [mainPath, ...(options.args ?? [])], {
     // Request caps are off unless a test turns them on: the suites send far more than a client may.
-    env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMITS: 'off', ...options.env },
+    // So is the demo flow: the suites count what rests and trades on the demo's books.
+    env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMITS: 'off', DEMO_FLOW: 'off', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -90,7 +91,7 @@ export interface Finished {
  */
 export function runMain(options: StartOptions & { readonly timeoutMs: number }): Promise<Finished> {
   const child = spawn(process.execPath, [mainPath, ...(options.args ?? [])], {
-    env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: options.dataDir ?? temporaryDataDir(), LOG_LEVEL: 'warn', ...options.env },
+    env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: options.dataDir ?? temporaryDataDir(), LOG_LEVEL: 'warn', DEMO_FLOW: 'off', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -15,7 +15,7 @@ test('a market by condition id is cached until the next write, in any case of th
   const dir = mkdtempSync(join(tmpdir(), 'clobd-catalog-cache-'));
   const store = CatalogStore.open(dir);
   try {
-    const [body] = demoEvents();
+    const [body] = demoEvents(TIME_MS);
     store.createEvent(readEvent(body, '', 'create', TIME_MS));
     const market = store.allMarkets().find((candidate) => candidate.acceptingOrders)!;
     assert.ok(market !== undefined, 'the demo event has an open market');
