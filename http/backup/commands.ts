@@ -15,7 +15,7 @@
 //     than the one recorded, writes the ordinary record and renames it to DATA_DIR. The backup
 //     is left as it was. Starting a server on the backup itself checks it the same way (accept.ts)
 //     and makes it the live directory.
-import { copyFileSync, mkdirSync, openSync, closeSync, fsyncSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, openSync, closeSync, fsyncSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ConfigError, type Config } from '../config.js';
@@ -26,6 +26,7 @@ import { shardStoreName } from '../../engine/shard/store.js';
 import { checkCopy, type CheckedCopy } from './check.js';
 import { requestBackup } from './control.js';
 import { BackupRefused, type ServerCopy } from './cut.js';
+import { DEMO_FILE } from '../trading/demo_state.js';
 import { DATA_FILE } from './page_copy.js';
 import type { CompleteBackup } from './section.js';
 import { partialName, syncDirectory, targetProblem } from './target.js';
@@ -76,6 +77,7 @@ export async function runBackup(config: Config, directory: string | undefined): 
       state: 'complete', startedAt: copy.startedAt, source: config.dataDir, cutAt: copy.cutAt, pauseMs: copy.pauseMs, engine: copy.engine,
       shards: checked.shards,
     };
+    copyLooseFiles(config.dataDir, copy.partial);
     writeRecord(copy.partial, { ...copy.record, backup: section });
     putInPlace(copy.partial, target);
   } catch (error) {
@@ -90,6 +92,24 @@ export async function runBackup(config: Config, directory: string | undefined): 
     `  checked: ${checked.walk.entries} entries walked, identities, ${section.shards.length} shard(s) recovered to the cut, invariants and agreement hold, ${checked.ordersLive} live orders`,
     `  state hashes: ${hashes(section.shards)}`,
   ].join('\n');
+}
+
+/**
+ * The files of a data directory that are not stores but belong in a backup: demo.json, the demo
+ * accounts' private keys (without it a restored demo would mint new accounts and strand the old
+ * ones' funds). Its keys are written when the demo is seeded and never change after (a start
+ * only counts itself there), so a copy made after the cut holds the keys the cut's state uses.
+ * Nothing else loose is copied: a lock file naming the live server would block a start on the copy.
+ */
+const LOOSE_FILES = [DEMO_FILE] as const;
+const PRIVATE_FILE_MODE = 0o600;
+
+function copyLooseFiles(from: string, to: string): void {
+  for (const name of LOOSE_FILES) {
+    if (!existsSync(join(from, name))) continue;
+    copySynced(join(from, name), join(to, name));
+    chmodSync(join(to, name), PRIVATE_FILE_MODE);
+  }
 }
 
 /** Copies `from` to the new file `to` and syncs it. */
@@ -140,6 +160,7 @@ export async function runRestore(config: Config, backupArgument: string | undefi
       return [problem(shardStoreName(index), `recovers to state hash ${shard.stateHash} (batch ${shard.batch}), not the ${recorded.stateHash} its backup recorded at batch ${recorded.batch}`)];
     });
     if (differ.length > 0) throw new DataDirDamaged(backupDir, differ);
+    copyLooseFiles(backupDir, partial);
     writeRecord(partial, plain);
     putInPlace(partial, dataDir);
     return [

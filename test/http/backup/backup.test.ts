@@ -11,9 +11,10 @@
 //     the cut, and trading goes on from there; a backup with no server running, or into a
 //     directory that is not empty, is refused.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { DEMO_FILE } from '../../../http/trading/demo_state.js';
 import { requestBackup } from '../../../http/backup/control.js';
 import { BackupRefused } from '../../../http/backup/cut.js';
 import { removeDataDir, startServer, temporaryDataDir } from '../../support/server.js';
@@ -174,6 +175,29 @@ test('kill -9 after a backup, then restore: refused into a directory in use or f
   } finally {
     await restored?.stop();
     await server.stop('SIGKILL');
+    removeDataDir(server.dataDir);
+    removeDataDir(parent);
+  }
+});
+
+test("a demo exchange's backup carries demo.json, the demo accounts' keys, readable by their owner only, and so does its restore", async () => {
+  const parent = temporaryDataDir();
+  const server = await startServer({ env: { ADMIN_TOKEN: SERVER_ENV.ADMIN_TOKEN, SHARDS: SERVER_ENV.SHARDS } });
+  const target = join(parent, 'backup');
+  const restoredDir = join(parent, 'restored');
+  try {
+    const keys = readFileSync(join(server.dataDir, DEMO_FILE), 'utf8');
+    const backedUp = await run(server.dataDir, ['backup', target]);
+    assert.equal(backedUp.code, 0, backedUp.stderr);
+    assert.equal(readFileSync(join(target, DEMO_FILE), 'utf8'), keys);
+    assert.equal(statSync(join(target, DEMO_FILE)).mode & 0o777, 0o600);
+    const restored = await run(server.dataDir, ['restore', target, restoredDir]);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.equal(readFileSync(join(restoredDir, DEMO_FILE), 'utf8'), keys);
+    assert.equal(statSync(join(restoredDir, DEMO_FILE)).mode & 0o777, 0o600);
+    assert.ok(!existsSync(join(target, 'clobd.lock')), 'no lock file travels with a backup');
+  } finally {
+    await server.stop();
     removeDataDir(server.dataDir);
     removeDataDir(parent);
   }
