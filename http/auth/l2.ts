@@ -40,7 +40,8 @@ const spellingsByName = new Map<string, readonly string[]>();
 function spellingsOf(name: string): readonly string[] {
   let spellings = spellingsByName.get(name);
   if (spellings === undefined) {
-    spellings = CREDENTIAL_HEADER_PREFIXES.map((prefix) => `${prefix}${name}`);
+    // One separator throughout a name (POLY_API_KEY, POLY-API-KEY): no client mixes them.
+    spellings = CREDENTIAL_HEADER_PREFIXES.map((prefix) => `${prefix}${name.replaceAll(/[-_]/g, prefix.at(-1)!)}`);
     spellingsByName.set(name, spellings);
   }
   return spellings;
@@ -66,10 +67,10 @@ export function readCredentialHeader(headers: Readonly<Record<string, string | u
 }
 
 /** Header names the L2 check reads. */
-export const L2_HEADER_NAMES = credentialHeaderNames(['address', 'api_key', 'api-key', 'passphrase', 'timestamp', 'signature']);
+export const L2_HEADER_NAMES = credentialHeaderNames(['address', 'api_key', 'passphrase', 'timestamp', 'signature']);
 
-/** The API key's spellings: the contract's api_key, then api-key (hyphens throughout). */
-const API_KEY_SPELLINGS = credentialHeaderNames(['api_key', 'api-key']);
+/** The API key's spellings: POLY_API_KEY, POLY-API-KEY and their SERVICE forms. */
+const API_KEY_SPELLINGS = spellingsOf('api_key');
 const ADDRESS_SPELLINGS = spellingsOf('address');
 const PASSPHRASE_SPELLINGS = spellingsOf('passphrase');
 const TIMESTAMP_SPELLINGS = spellingsOf('timestamp');
