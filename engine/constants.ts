@@ -13,9 +13,10 @@ export const PRICE_LEVELS_COUNT = PRICE_UNITS_PER_ONE + 1;
 export const MICROS_PER_ONE = 1_000_000;
 
 /**
- * Shares carry at most 2 decimals (contract §4), so every size is a whole number of lots of
- * 10_000 micros. Because a lot equals PRICE_UNITS_PER_ONE micros, price units × lots is exactly
- * the notional in collateral micros: no division, no rounding, no overflow.
+ * A lot: 0.01 share, the precision of every size but a market BUY's (contract §4) and of a
+ * market's minimum size. A lot equals PRICE_UNITS_PER_ONE micros, so price units × lots is
+ * exactly the notional in collateral micros; notional.ts splits any size into whole lots and a
+ * remainder below one lot, so its products never leave the safe integers.
  */
 export const SIZE_MICROS_PER_LOT = 10_000;
 
@@ -109,6 +110,9 @@ export const EVENTS_CAPACITY_LIMIT = 1 << 26;
 assert(SIZE_MICROS_PER_LOT === PRICE_UNITS_PER_ONE, 'a lot times a price unit must be one micro');
 assert(MICROS_PER_ONE % SIZE_MICROS_PER_LOT === 0, 'a share must be a whole number of lots');
 assert(SIZE_MICROS_MAX % SIZE_MICROS_PER_LOT === 0, 'the largest size must be whole lots');
+// notional.ts: price units × whole lots, and price units × a remainder below one lot, exact.
+assert(Number.isSafeInteger((PRICE_UNITS_PER_ONE - 1) * (SIZE_MICROS_MAX / SIZE_MICROS_PER_LOT)), 'lots product');
+assert(Number.isSafeInteger(PRICE_UNITS_PER_ONE * SIZE_MICROS_PER_LOT), 'remainder product');
 assert(Number.isSafeInteger(NOTIONAL_MICROS_MAX), 'largest price × size must be a safe integer');
 assert(NOTIONAL_MICROS_MAX <= COLLATERAL_SUPPLY_MICROS_MAX, 'one notional fits in the supply');
 // The fee is computed as (notional / 10_000) × bps + (notional % 10_000) × bps / 10_000.

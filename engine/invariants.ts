@@ -6,13 +6,14 @@
 //   per-account counts and caps hold;
 // - ledger: collateral is conserved (free + reserved + complete sets = deposits − withdrawals);
 //   per market YES supply = NO supply = complete sets; reserved amounts equal what open orders
-//   need; no balance is negative or fractional.
+//   need (a BUY: ceil(price × remainder), its notional rounded up to the micro; a SELL: its
+//   remainder); no balance, remainder or level is negative or fractional.
 // The history check is O(remembered orders); after each command in verify mode it covers a
 // rotating window of the history instead, so every entry is still checked as commands go by.
 import { assert } from './assert.js';
 import { ID_WORDS, parseIdWords } from './id_words.js';
 import { OrderType, Side } from './command.js';
-import { isWholeLots, notionalMicros } from './notional.js';
+import { notionalCeilMicros } from './notional.js';
 import { NIL } from './ladder.js';
 import { bookPriceOf } from './book.js';
 import type { EngineState } from './state.js';
@@ -82,7 +83,7 @@ function checkOrder(state: EngineState, slot: number, expected: ExpectedReserves
   const orders = state.orders;
   const remaining = orders.remainingOf(slot);
   assert(remaining > 0 && remaining <= orders.originalOf(slot), 'live order has a remainder');
-  assert(isWholeLots(remaining), 'remainder is whole lots');
+  assert(Number.isSafeInteger(remaining) && Number.isSafeInteger(orders.originalOf(slot)), 'sizes are whole micros');
   assert(orders.expirationOf(slot) === 0 || orders.expirationOf(slot) > state.timeMs, 'no expired order rests');
   assert(state.ledger.positions.find(orders.accountOf(slot), orders.marketOf(slot)) === orders.positionOf(slot),
     'order knows its position');
@@ -97,7 +98,7 @@ function checkOrder(state: EngineState, slot: number, expected: ExpectedReserves
   if (orders.sideOf(slot) === Side.Buy) {
     const price = bookPriceOf(orders.outcomeOf(slot), orders.levelOf(slot));
     const account = orders.accountOf(slot);
-    expected.collateral.set(account, (expected.collateral.get(account) ?? 0) + notionalMicros(price, remaining));
+    expected.collateral.set(account, (expected.collateral.get(account) ?? 0) + notionalCeilMicros(price, remaining));
   } else {
     const key = 2 * orders.positionOf(slot) + orders.outcomeOf(slot);
     expected.shares.set(key, (expected.shares.get(key) ?? 0) + remaining);

@@ -51,7 +51,7 @@ export function setMarketAccepting(state: EngineState, command: Command): void {
   pushMarket(state, command.market);
 }
 
-/** A new tick applies to new orders; resting orders keep their prices. */
+/** A new tick (and its size step) applies to new orders; resting orders keep their prices and sizes. */
 export function setTickSize(state: EngineState, command: Command): void {
   let reject = openMarketReject(state, command.market);
   if (reject === 0 && !isValidTick(command.tickUnits)) reject = Reject.INVALID_TICK_SIZE;
@@ -59,7 +59,7 @@ export function setTickSize(state: EngineState, command: Command): void {
     state.events.pushCommandRejected(reject, command.market, '');
     return;
   }
-  state.markets.tickUnits[command.market] = command.tickUnits;
+  state.markets.setTick(command.market, command.tickUnits);
   pushMarket(state, command.market);
 }
 

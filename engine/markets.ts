@@ -1,10 +1,12 @@
 // Markets of one engine, by the small integer index the caller assigns in AddMarket: trading
-// parameters (tick, minimum size, taker fee), state (accepting orders, resolved, winner) and the
-// book. Columns are preallocated for every index; a book (about 330 KB) only for added markets.
+// parameters (tick and the size step it implies, minimum size, taker fee), state (accepting
+// orders, resolved, winner) and the book. Columns are preallocated for every index; a book (about
+// 330 KB) only for added markets.
 import { assert } from './assert.js';
 import { Book } from './book.js';
 import type { DirtyList } from './dirty_list.js';
 import type { SlotLinks } from './ladder.js';
+import { sizeStepMicros } from './notional.js';
 
 export const NO_WINNER = -1;
 
@@ -12,6 +14,8 @@ export class Markets {
   readonly marketsMax: number;
   readonly exists: Uint8Array;
   readonly tickUnits: Int32Array;
+  /** The size step of the market's tick (notional.ts), kept with it so a placement reads one number. */
+  readonly sizeStepMicros: Int32Array;
   readonly minSizeMicros: Float64Array;
   readonly feeBps: Int32Array;
   readonly accepting: Uint8Array;
@@ -27,6 +31,7 @@ export class Markets {
     this.marketsMax = marketsMax;
     this.exists = new Uint8Array(marketsMax);
     this.tickUnits = new Int32Array(marketsMax);
+    this.sizeStepMicros = new Int32Array(marketsMax);
     this.minSizeMicros = new Float64Array(marketsMax);
     this.feeBps = new Int32Array(marketsMax);
     this.accepting = new Uint8Array(marketsMax);
@@ -49,7 +54,7 @@ export class Markets {
   add(market: number, tickUnits: number, minSizeMicros: number, feeBps: number): void {
     assert(!this.has(market), 'add: market is new');
     this.exists[market] = 1;
-    this.tickUnits[market] = tickUnits;
+    this.setTick(market, tickUnits);
     this.minSizeMicros[market] = minSizeMicros;
     this.feeBps[market] = feeBps;
     this.accepting[market] = 1;
@@ -57,6 +62,12 @@ export class Markets {
     this.winner[market] = NO_WINNER;
     this.books[market] = new Book(market, this.links, this.dirty);
     this.added += 1;
+  }
+
+  /** Sets the market's tick and its size step; resting orders keep their prices and sizes. */
+  setTick(market: number, tickUnits: number): void {
+    this.tickUnits[market] = tickUnits;
+    this.sizeStepMicros[market] = sizeStepMicros(tickUnits);
   }
 
   book(market: number): Book {

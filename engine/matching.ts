@@ -1,8 +1,9 @@
 // The matcher: the order being placed (state.taker) against the opposite side of its market's
 // book, best price first and oldest first within a price; every fill trades at the resting
-// order's price. One book serves both tokens, so a fill is NORMAL (same token, opposite sides),
-// MINT (BUY YES with BUY NO: both pay and a complete set is created) or MERGE (SELL YES with
-// SELL NO: the set is destroyed and both are paid from its collateral).
+// order's price, its collateral in whole micros as fill_collateral.ts rounds it. One book serves
+// both tokens, so a fill is NORMAL (same token, opposite sides), MINT (BUY YES with BUY NO: both
+// pay and a complete set is created) or MERGE (SELL YES with SELL NO: the set is destroyed and
+// both are paid from its collateral).
 //
 // Self-crossing is allowed: there is no self-trade prevention, so an account's order matches
 // its own resting order like anyone else's. The ledger moves value from the account to itself
@@ -11,8 +12,8 @@ import { BookSide, bookPriceOf, type Book } from './book.js';
 import { Side } from './command.js';
 import { EventKind, FillKind } from './events.js';
 import { takerFeeMicros } from './fee.js';
+import { fillMakerMicros, fillTakerMicros } from './fill_collateral.js';
 import { NIL, type Ladder } from './ladder.js';
-import { notionalMicros } from './notional.js';
 import { finishLive, pushLiveProgress } from './order_lifecycle.js';
 import { CancelReason } from './order_status.js';
 import type { EngineState } from './state.js';
@@ -81,11 +82,12 @@ function fillResting(state: EngineState, book: Book, slot: number, level: number
   const makerSide = orders.sideOf(slot);
   const takerPrice = bookPriceOf(taker.outcome, level);
   const makerPrice = bookPriceOf(makerOutcome, level);
-  const takerNotional = notionalMicros(takerPrice, size);
-  const fee = takerFeeMicros(takerNotional, taker.feeBps);
   const kind = makerOutcome === taker.outcome ? FillKind.NORMAL : taker.side === Side.Buy ? FillKind.MINT : FillKind.MERGE;
-  settleTaker(state, takerNotional, fee, size);
-  settleMaker(state, slot, notionalMicros(makerPrice, size), size);
+  const makerMicros = fillMakerMicros(makerSide, makerPrice, makerRemaining, size);
+  const takerMicros = fillTakerMicros(kind, makerMicros, size);
+  const fee = takerFeeMicros(takerMicros, taker.feeBps);
+  settleTaker(state, takerMicros, fee, size);
+  settleMaker(state, slot, makerMicros, size);
   if (kind !== FillKind.NORMAL) state.ledger.changeSets(taker.market, kind === FillKind.MINT ? size : -size);
   taker.remainingMicros -= size;
   const makerAddress = state.ledger.accounts.addressOf(orders.accountOf(slot));
@@ -97,29 +99,32 @@ function fillResting(state: EngineState, book: Book, slot: number, level: number
   updateResting(state, book, slot, level, size, makerAddress, makerPrice);
 }
 
-function settleTaker(state: EngineState, notionalMicros: number, feeMicros: number, sizeMicros: number): void {
+/** The taker's side of a fill: `collateralMicros` paid (BUY) or received before the fee (SELL). */
+function settleTaker(state: EngineState, collateralMicros: number, feeMicros: number, sizeMicros: number): void {
   const taker = state.taker;
   const ledger = state.ledger;
+  taker.collateralMicros += collateralMicros;
   if (taker.side === Side.Buy) {
-    ledger.spendReservedCollateral(taker.account, notionalMicros + feeMicros);
-    taker.reserveMicros -= notionalMicros + feeMicros;
+    ledger.spendReservedCollateral(taker.account, collateralMicros + feeMicros);
+    taker.reserveMicros -= collateralMicros + feeMicros;
     ledger.creditShares(taker.position, taker.outcome, sizeMicros);
   } else {
     ledger.spendReservedShares(taker.position, taker.outcome, sizeMicros);
-    ledger.creditCollateral(taker.account, notionalMicros - feeMicros);
+    ledger.creditCollateral(taker.account, collateralMicros - feeMicros);
   }
   ledger.creditFee(feeMicros);
 }
 
-function settleMaker(state: EngineState, slot: number, notionalMicros: number, sizeMicros: number): void {
+/** The maker's side of a fill: `collateralMicros` paid from its reserve (BUY) or received (SELL). */
+function settleMaker(state: EngineState, slot: number, collateralMicros: number, sizeMicros: number): void {
   const orders = state.orders;
   const ledger = state.ledger;
   if (orders.sideOf(slot) === Side.Buy) {
-    ledger.spendReservedCollateral(orders.accountOf(slot), notionalMicros);
+    ledger.spendReservedCollateral(orders.accountOf(slot), collateralMicros);
     ledger.creditShares(orders.positionOf(slot), orders.outcomeOf(slot), sizeMicros);
   } else {
     ledger.spendReservedShares(orders.positionOf(slot), orders.outcomeOf(slot), sizeMicros);
-    ledger.creditCollateral(orders.accountOf(slot), notionalMicros);
+    ledger.creditCollateral(orders.accountOf(slot), collateralMicros);
   }
 }
 

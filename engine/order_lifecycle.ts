@@ -3,7 +3,7 @@
 // where its id keeps rejecting duplicates: out of the live index, into the finished one.
 import { bookPriceOf, bookSideOf, type Book, type BookSide } from './book.js';
 import { Side } from './command.js';
-import { notionalMicros } from './notional.js';
+import { notionalCeilMicros } from './notional.js';
 import { EventKind, Field } from './events.js';
 import { pushLoneChange } from './change_events.js';
 import { CancelReason } from './order_status.js';
@@ -97,11 +97,11 @@ function takeOff(
   const priceUnits = bookPriceOf(outcome, level);
   if (!alone) {
     book.remove(bookSide, level, slot, remaining);
-    if (buy) ledger.releaseCollateral(account, notionalMicros(priceUnits, remaining));
+    if (buy) ledger.releaseCollateral(account, notionalCeilMicros(priceUnits, remaining));
     else ledger.releaseShares(orders.positionOf(slot), outcome, remaining);
   } else {
     book.ladder(bookSide).remove(level, slot, remaining);
-    if (buy) ledger.moveCollateral(account, -notionalMicros(priceUnits, remaining));
+    if (buy) ledger.moveCollateral(account, -notionalCeilMicros(priceUnits, remaining));
     else ledger.moveShares(orders.positionOf(slot), outcome, -remaining);
   }
 }

@@ -19,6 +19,12 @@
 // costs"). The rest of a record fits the first half: sizes in lots, and the expiration and serial,
 // which cancels and fills do not read, in arrays of their own.
 //
+// A size is whole lots of 0.01 share but for a market BUY's finer sizes, and a resting order gets
+// a finer remainder only from a fill of one (the remainder a market BUY leaves on the order it
+// ends on). So the record keeps a size as int32 lots, and a size that is not whole lots as
+// NOT_WHOLE_LOTS there and its micros in `fineSizes`, a line only such an order's reads touch:
+// the record stays one cache line, where two float64 sizes would have pushed its time out of it.
+//
 // Index arithmetic is truncated with `| 0`, so TurboFan drops its overflow checks (see events.ts).
 import { assert } from './assert.js';
 import { MARKETS_MAX, ORDER_SLOTS_LIMIT, PRICE_LEVELS_COUNT, SIZE_MICROS_MAX, SIZE_MICROS_PER_LOT } from './constants.js';
@@ -37,15 +43,20 @@ const L_PREV = 1;
 const L_ACCOUNT_NEXT = 2;
 const L_ACCOUNT_PREV = 3;
 
-// Int32 words of a record: everything a cancel or a fill reads. Sizes are kept in lots (a size is
-// whole lots, and the largest, SIZE_MICROS_MAX, is 10^9 lots), so the record fits 32 bytes.
+// Int32 words of a record: everything a cancel or a fill reads. Sizes are kept in lots (the
+// largest, SIZE_MICROS_MAX, is 10^9 lots), or NOT_WHOLE_LOTS (see above), so the record fits 32 bytes.
 const W_ACCOUNT = 0;
 const W_POSITION = 1;
 const W_PACKED = 2;
 const W_ID_HASH = 3;
 const W_REMAINING_LOTS = 4;
 const W_ORIGINAL_LOTS = 5;
-// Float64 amounts of a record: the time (words 6 and 7), then the id's words (the second half).
+/** A size word's value for a size that is not whole lots: its micros are in `fineSizes`. */
+const NOT_WHOLE_LOTS = -1;
+// A slot's two entries in `fineSizes`.
+const FINE_WORDS = 2;
+const F_REMAINING = 0;
+const F_ORIGINAL = 1;// Float64 amounts of a record: the time (words 6 and 7), then the id's words (the second half).
 const A_CREATED = 3;
 const A_ID_WORDS = 4;
 assert(A_ID_WORDS + ID_WORDS === ORDER_AMOUNTS, 'the id words fill the record\'s second half');
@@ -103,6 +114,8 @@ export class OrderTable {
   private readonly expirations: Float64Array;
   /** Each order's placement number by slot (expiry and snapshots read it; cancels and fills do not). */
   private readonly serials: Float64Array;
+  /** FINE_WORDS per slot: its remaining and original micros where the record says NOT_WHOLE_LOTS. */
+  private readonly fineSizes: Float64Array;
   /** LINK_WORDS per slot: level FIFO next/prev, then owner's list next/prev. */
   private readonly chains: Int32Array;
   /** Each live slot's order id ('' once freed; holes above the high-water mark). */
@@ -119,6 +132,7 @@ export class OrderTable {
     const buffer = new WebAssembly.Memory({ initial: pages, maximum: pages }).buffer;
     this.expirations = new Float64Array(capacity);
     this.serials = new Float64Array(capacity);
+    this.fineSizes = new Float64Array(capacity * FINE_WORDS);
     this.words = new Int32Array(buffer);
     this.amounts = new Float64Array(buffer);
     // Holes until a slot is used: reading an id is only done for live slots.
@@ -159,8 +173,8 @@ export class OrderTable {
     this.words[(base + W_PACKED) | 0] = market | (bookPrice << PRICE_SHIFT) | (outcome << OUTCOME_SHIFT) |
       (side << SIDE_SHIFT) | (orderType << TYPE_SHIFT) | LIVE_BIT;
     this.words[(base + W_ID_HASH) | 0] = idHash;
-    this.words[(base + W_REMAINING_LOTS) | 0] = remainingMicros / SIZE_MICROS_PER_LOT;
-    this.words[(base + W_ORIGINAL_LOTS) | 0] = originalMicros / SIZE_MICROS_PER_LOT;
+    this.setSize(slot, W_REMAINING_LOTS, F_REMAINING, remainingMicros);
+    this.setSize(slot, W_ORIGINAL_LOTS, F_ORIGINAL, originalMicros);
     this.keepIdWords(slot, idWords, idWordsAt);
     this.serials[slot] = serial;
     this.ids[slot] = id;
@@ -272,16 +286,32 @@ export class OrderTable {
   }
 
   remainingOf(slot: number): number {
-    return this.words[(slot * ORDER_WORDS + W_REMAINING_LOTS) | 0]! * SIZE_MICROS_PER_LOT;
+    return this.sizeOf(slot, W_REMAINING_LOTS, F_REMAINING);
   }
 
-  /** Sets the remainder, whole lots (what a fill leaves of whole lots). */
+  /** Sets the remainder (what a fill leaves). */
   setRemaining(slot: number, remainingMicros: number): void {
-    this.words[(slot * ORDER_WORDS + W_REMAINING_LOTS) | 0] = remainingMicros / SIZE_MICROS_PER_LOT;
+    this.setSize(slot, W_REMAINING_LOTS, F_REMAINING, remainingMicros);
   }
 
   originalOf(slot: number): number {
-    return this.words[(slot * ORDER_WORDS + W_ORIGINAL_LOTS) | 0]! * SIZE_MICROS_PER_LOT;
+    return this.sizeOf(slot, W_ORIGINAL_LOTS, F_ORIGINAL);
+  }
+
+  /** A size of the record: its word's lots, or its micros in `fineSizes` (see the top of the file). */
+  private sizeOf(slot: number, word: number, fine: number): number {
+    const lots = this.words[(slot * ORDER_WORDS + word) | 0]!;
+    return lots !== NOT_WHOLE_LOTS ? lots * SIZE_MICROS_PER_LOT : this.fineSizes[(slot * FINE_WORDS + fine) | 0]!;
+  }
+
+  private setSize(slot: number, word: number, fine: number, sizeMicros: number): void {
+    const lots = sizeMicros / SIZE_MICROS_PER_LOT;
+    if ((lots | 0) === lots) {
+      this.words[(slot * ORDER_WORDS + word) | 0] = lots;
+    } else {
+      this.words[(slot * ORDER_WORDS + word) | 0] = NOT_WHOLE_LOTS;
+      this.fineSizes[(slot * FINE_WORDS + fine) | 0] = sizeMicros;
+    }
   }
 
   /** Placement number, unique per engine; orders time priority and expiry ties. */

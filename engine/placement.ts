@@ -13,7 +13,7 @@ import { nothingRecorded, pushLoneChange } from './change_events.js';
 import { EventKind, ACCEPTED_RESTS, Field } from './events.js';
 import { takerFeeMicros } from './fee.js';
 import { crossingSizeCovers, hasCrossing, matchTaker } from './matching.js';
-import { isWholeLots, notionalMicros } from './notional.js';
+import { isWholeSteps, notionalCeilMicros, notionalMicros } from './notional.js';
 import { finishTaker } from './order_lifecycle.js';
 import { CancelReason } from './order_status.js';
 import { Reject } from './reject.js';
@@ -75,7 +75,7 @@ function validatePriceAndSize(state: EngineState, command: Command): number {
   const price = command.priceUnits;
   if (price % tick !== 0 || price < tick || price > PRICE_UNITS_PER_ONE - tick) return Reject.INVALID_TICK;
   const size = command.sizeMicros;
-  if (!isWholeLots(size)) return Reject.INVALID_SIZE_PRECISION;
+  if (!isWholeSteps(size, markets.sizeStepMicros[market]!)) return Reject.INVALID_SIZE_PRECISION;
   if (size > SIZE_MICROS_MAX) return Reject.SIZE_ABOVE_MAX;
   if (size < markets.minSizeMicros[market]!) return Reject.SIZE_BELOW_MIN;
   return 0;
@@ -110,12 +110,16 @@ function loadTaker(state: EngineState, command: Command): void {
   taker.postOnly = command.postOnly;
   taker.feeBps = 0;
   taker.reserveMicros = 0;
+  taker.collateralMicros = 0;
 }
 
-/** BUY reserves its notional and taker fee at the limit price; SELL reserves its shares. */
+/**
+ * BUY reserves its notional at the limit price, rounded up to the micro, and the taker fee on it;
+ * SELL reserves its shares. No BUY pays more than that (fill_collateral.ts).
+ */
 function buyReserveMicros(state: EngineState): number {
   const taker = state.taker;
-  const notional = notionalMicros(taker.priceUnits, taker.sizeMicros);
+  const notional = notionalCeilMicros(taker.priceUnits, taker.sizeMicros);
   return notional + takerFeeMicros(notional, taker.feeBps);
 }
 
@@ -176,6 +180,7 @@ function executeTaker(state: EngineState): void {
     ledger.reserveShares(taker.position, taker.outcome, taker.sizeMicros);
   }
   matchTaker(state, book);
+  if (state.config.verify) checkTakerWithinLimit(state);
   const rests = taker.remainingMicros > 0 && (taker.orderType === OrderType.GTC || taker.orderType === OrderType.GTD);
   releaseTakerReserve(state, rests);
   pushAccepted(state, rests);
@@ -189,11 +194,29 @@ function executeTaker(state: EngineState): void {
   }
 }
 
-/** Returns what the taker phase did not use: price improvement, unused fee, or the remainder. */
+/**
+ * What fill_collateral.ts proves of every taker: a BUY paid at most ceil(limit × filled), a SELL
+ * received at least floor(limit × filled), before fees (verify mode).
+ */
+function checkTakerWithinLimit(state: EngineState): void {
+  const taker = state.taker;
+  const filled = taker.sizeMicros - taker.remainingMicros;
+  if (taker.side === Side.Buy) {
+    assert(taker.collateralMicros <= notionalCeilMicros(taker.priceUnits, filled), 'a BUY taker pays at most its limit');
+  } else {
+    assert(taker.collateralMicros >= notionalMicros(taker.priceUnits, filled), 'a SELL taker receives at least its limit');
+  }
+}
+
+/**
+ * Returns what the taker phase did not use: price improvement, unused fee, rounding, or the
+ * remainder. A BUY that rests keeps ceil(limit × remainder), what a resting BUY's reserve is.
+ */
 function releaseTakerReserve(state: EngineState, rests: boolean): void {
   const taker = state.taker;
   if (taker.side === Side.Buy) {
-    const keep = rests ? notionalMicros(taker.priceUnits, taker.remainingMicros) : 0;
+    const keep = rests ? notionalCeilMicros(taker.priceUnits, taker.remainingMicros) : 0;
+    assert(taker.reserveMicros >= keep, 'a BUY taker paid no more than its reserve');
     state.ledger.releaseCollateral(taker.account, taker.reserveMicros - keep);
     taker.reserveMicros = keep;
   } else if (!rests) {
@@ -220,7 +243,7 @@ function restsAlone(state: EngineState, book: Book): boolean {
 function restAlone(state: EngineState, book: Book): void {
   const taker = state.taker;
   if (taker.side === Side.Buy) {
-    taker.reserveMicros = notionalMicros(taker.priceUnits, taker.sizeMicros);
+    taker.reserveMicros = notionalCeilMicros(taker.priceUnits, taker.sizeMicros);
     state.ledger.moveCollateral(taker.account, taker.reserveMicros);
   } else {
     state.ledger.moveShares(taker.position, taker.outcome, taker.sizeMicros);

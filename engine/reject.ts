@@ -10,7 +10,7 @@ export const Reject = {
   /** Price off the market's tick, or outside [tick, 1 − tick]. */
   INVALID_TICK: 3,
   SIZE_BELOW_MIN: 4,
-  /** Size not a positive whole number of 0.01 shares. */
+  /** Size not a positive whole number of the market's size step (notional.ts's sizeStepMicros). */
   INVALID_SIZE_PRECISION: 5,
   DUPLICATE_ORDER: 6,
   NOT_ENOUGH_BALANCE: 7,

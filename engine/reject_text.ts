@@ -13,6 +13,16 @@ export interface RejectContext {
   readonly minSize: string;
 }
 
+/**
+ * A market's size step, 10^-(its tick's decimals + 2) of a share, from its tick's text ("0.01" →
+ * "0.0001 shares"; notional.ts's sizeStepMicros); without a tick, a description.
+ */
+function sizeStepText(tick: string): string {
+  if (tick === '') return "the market's size step";
+  const decimals = (tick.split('.')[1] ?? '').length + 2;
+  return `0.${'0'.repeat(decimals - 1)}1 shares`;
+}
+
 export function rejectText(code: Reject, context: RejectContext): string {
   switch (code) {
     case Reject.UNKNOWN_MARKET: return 'market not found';
@@ -22,7 +32,7 @@ export function rejectText(code: Reject, context: RejectContext): string {
     case Reject.SIZE_BELOW_MIN:
       return `order ${context.orderId} is invalid. Size (${context.size}) lower than the minimum: ${context.minSize}`;
     case Reject.INVALID_SIZE_PRECISION:
-      return `order ${context.orderId} is invalid. Size (${context.size}) must be a positive multiple of 0.01 shares`;
+      return `order ${context.orderId} is invalid. Size (${context.size}) must be a positive multiple of ${sizeStepText(context.tick)}`;
     case Reject.DUPLICATE_ORDER: return `order ${context.orderId} is invalid. Duplicated.`;
     case Reject.NOT_ENOUGH_BALANCE: return 'not enough balance / allowance';
     case Reject.INVALID_EXPIRATION: return 'invalid expiration';

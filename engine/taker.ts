@@ -29,4 +29,6 @@ export class Taker {
   feeBps = 0;
   /** BUY: collateral still reserved for the order's taker phase (limit notional + fee). */
   reserveMicros = 0;
+  /** Collateral of its fills so far: paid (BUY) or received before fees (SELL). */
+  collateralMicros = 0;
 }

@@ -6,7 +6,7 @@ import { CommandKind, OUTCOME_ANY, OrderType, Side } from '../../engine/command.
 import { PRICE_UNITS_PER_ONE, SIZE_MICROS_MAX } from '../../engine/constants.js';
 import type { EngineEvent } from '../../engine/event_objects.js';
 import { takerFeeMicros } from '../../engine/fee.js';
-import { isWholeLots, notionalMicros } from '../../engine/notional.js';
+import { notionalCeilMicros } from '../../engine/notional.js';
 import type { FrameResult } from '../../engine/shard/core.js';
 import type { ShardStatus } from '../../engine/shard/protocol.js';
 import type { BalanceView, BookView, MarketView, OrderView } from '../../engine/reads.js';
@@ -335,12 +335,16 @@ export class TradingClient {
   }
 }
 
-/** What a BUY may reserve: its notional at the limit price plus the most taker fee it can owe. */
+/**
+ * What a BUY may reserve: its notional at the limit price, rounded up to the micro as the engine
+ * reserves it, plus the most taker fee it can owe. A size off its market's step is the engine's
+ * to refuse; the funding then comes back with the answer.
+ */
 function buyReserveMicros(order: PlaceOrder, feeBps: number): number {
   const { priceUnits, sizeMicros } = order;
   if (!Number.isInteger(priceUnits) || priceUnits <= 0 || priceUnits >= PRICE_UNITS_PER_ONE) return 0;
-  if (!isWholeLots(sizeMicros) || sizeMicros > SIZE_MICROS_MAX) return 0;
-  const notional = notionalMicros(priceUnits, sizeMicros);
+  if (!Number.isSafeInteger(sizeMicros) || sizeMicros <= 0 || sizeMicros > SIZE_MICROS_MAX) return 0;
+  const notional = notionalCeilMicros(priceUnits, sizeMicros);
   return notional + takerFeeMicros(notional, feeBps);
 }
 

@@ -2,10 +2,9 @@
 // the engine takes: the signed struct is validated field by field, its EIP-712 digest becomes
 // the order id, the signature must recover the signer, the signer must be the API key's address
 // and the owner the API key. Amounts become an integer price (units of 0.0001) and size (micros)
-// without floating point. Every refusal is an HttpError(400) with the contract's text.
+// without floating point, by Polymarket's rules for each side and type (order_amounts.ts). Every
+// refusal is an HttpError(400) with the contract's text.
 import { OrderType, Side } from '../../engine/command.js';
-import { PRICE_UNITS_PER_ONE, SIZE_MICROS_MAX, SIZE_MICROS_PER_LOT } from '../../engine/constants.js';
-import { Reject } from '../../engine/reject.js';
 import { rejectText } from '../../engine/reject_text.js';
 import { EncodingError, orderDigest, parseUint256, toHex, ZERO_BYTES32, type OrderStruct } from '../auth/eip712.js';
 import type { ApiKeyRecord } from '../auth/l2.js';
@@ -13,6 +12,7 @@ import { formatUnits } from '../decimal.js';
 import { HttpError, badRequest } from '../errors.js';
 import type { MarketRecord } from '../catalog/model.js';
 import type { PlaceOrder } from './client.js';
+import { readOrderAmounts } from './order_amounts.js';
 
 /** A token as the order routes see it: its market and which outcome it is. */
 export interface TokenPlace {
@@ -126,24 +126,20 @@ export async function readSignedOrder(body: unknown, context: OrderContext, nowM
   const expiration = expirationMs(order, orderType, nowMs);
   const makerAmount = amount(order, 'makerAmount');
   const takerAmount = amount(order, 'takerAmount');
-  const [collateral, shares] = side === Side.Buy ? [makerAmount, takerAmount] : [takerAmount, makerAmount];
-  const reject = (code: Reject, price: string): HttpError => new HttpError(400, rejectText(code, {
-    orderId, price, tick: tickText(token.market), size: formatUnits(shares, MICROS_DECIMALS),
-    minSize: formatUnits(token.market.minSizeMicros, MICROS_DECIMALS),
-  }));
-  if (shares % SIZE_MICROS_PER_LOT !== 0 || shares > SIZE_MICROS_MAX) throw reject(Reject.INVALID_SIZE_PRECISION, '');
-  // price = collateral / shares; on the 0.0001 grid exactly when collateral × 10⁴ divides evenly.
-  const scaled = BigInt(collateral) * BigInt(PRICE_UNITS_PER_ONE);
-  const priceUnits = Number(scaled / BigInt(shares));
-  if (scaled % BigInt(shares) !== 0n) {
-    const priceMicros = (BigInt(collateral) * BigInt(10 ** MICROS_DECIMALS)) / BigInt(shares);
-    throw reject(Reject.INVALID_TICK, formatUnits(Number(priceMicros), MICROS_DECIMALS));
+  const amounts = readOrderAmounts(side, orderType, makerAmount, takerAmount, token.market.tickUnits);
+  if (amounts.kind === 'invalid') throw badRequest(amounts.text);
+  if (amounts.kind === 'rejected') {
+    const shares = side === Side.Buy ? takerAmount : makerAmount;
+    throw new HttpError(400, rejectText(amounts.code, {
+      orderId, price: formatUnits(amounts.priceMicros, MICROS_DECIMALS), tick: tickText(token.market),
+      size: formatUnits(shares, MICROS_DECIMALS), minSize: formatUnits(token.market.minSizeMicros, MICROS_DECIMALS),
+    }));
   }
   return {
     orderId, token,
     place: {
-      account: signer, orderId, marketKey: token.market.conditionId, outcome: token.outcome, side, orderType, priceUnits,
-      sizeMicros: shares, expirationMs: expiration, postOnly,
+      account: signer, orderId, marketKey: token.market.conditionId, outcome: token.outcome, side, orderType,
+      priceUnits: amounts.priceUnits, sizeMicros: amounts.sizeMicros, expirationMs: expiration, postOnly,
     },
   };
 }

@@ -61,8 +61,19 @@ interface Counts {
   [kind: string]: number;
 }
 
-/** Tallies events by kind, rejections by reason and fills by kind, to show what a flow covered. */
+/**
+ * Tallies events by kind, rejections by reason and fills by kind, to show what a flow covered;
+ * and the sizes finer than a lot: fills whose price × size has a part below one micro (which
+ * fill_collateral.ts rounds), by kind, and makers left resting with a finer remainder.
+ */
 function count(counts: Counts, event: EngineEvent): void {
+  if (event.kind === 'FILL' && (BigInt(event.takerPriceUnits) * BigInt(event.sizeMicros)) % 10_000n !== 0n) {
+    const key = `sub-micro FILL:${['NORMAL', 'MINT', 'MERGE'][event.fillKind]}:${event.takerSide === 0 ? 'BUY' : 'SELL'} taker`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  if (event.kind === 'ORDER_UPDATED' && event.remainingMicros % 10_000 !== 0) {
+    counts['ORDER_UPDATED:finer than a lot'] = (counts['ORDER_UPDATED:finer than a lot'] ?? 0) + 1;
+  }
   let key: string = event.kind;
   if (event.kind === 'ORDER_REJECTED' || event.kind === 'CANCEL_REJECTED' || event.kind === 'COMMAND_REJECTED') {
     key = `${event.kind}:${rejectName(event.reason)}`;
@@ -123,4 +134,9 @@ test(`engine and reference agree on ${OPERATIONS} random operations (base seed $
   for (const kind of ['FILL', 'ORDER_CANCELLED', 'ORDER_REJECTED', 'CANCEL_REJECTED', 'MARKET', 'BALANCE', 'LEVEL']) {
     assert.ok((counts[kind] ?? 0) > 0, `the flow produced ${kind} events`);
   }
+  // Fills the engine must round, every kind and either taker side, and finer remainders resting.
+  for (const kind of ['NORMAL:BUY', 'NORMAL:SELL', 'MINT:BUY', 'MERGE:SELL']) {
+    assert.ok((counts[`sub-micro FILL:${kind} taker`] ?? 0) > 0, `the flow produced sub-micro ${kind} fills`);
+  }
+  assert.ok((counts['ORDER_UPDATED:finer than a lot'] ?? 0) > 0, 'the flow left finer remainders resting');
 });

@@ -3,8 +3,11 @@
 // live, finished, foreign and unknown ids, account-wide cancels, pauses, tick changes,
 // resolutions (a resolved market is replaced by a fresh index), deposits, withdrawals and a
 // sprinkle of invalid input. Prices random-walk around a mid per market so orders both rest
-// and cross. The generator reads balances from the engine under test only to size SELL orders
-// so that most of them are fundable.
+// and cross. Sizes are whole lots of 0.01 share or, often, finer, down to the market's size step
+// (the tick's decimals + 2): most FOK and FAK BUYs are sized as Polymarket's clients size a
+// market BUY (an amount of USDC over the worst price), and the remainders they leave rest on the
+// orders they end on. The generator reads balances from the engine under test only to size SELL
+// orders so that most of them are fundable.
 import { parseIdWords } from '../../engine/id_words.js';
 import { CommandKind, OrderType, OUTCOME_ANY, Side, makeCommand, type Command } from '../../engine/command.js';
 import { idKey } from '../../engine/id_buckets.js';
@@ -13,6 +16,11 @@ import { Prng } from './prng.js';
 
 const TICKS = [100, 10, 25, 50, 1, 1000];
 const LOT = 10_000;
+
+/** A market's size step in micros: the largest power of ten dividing its tick's units, at most a thousand. */
+function sizeStepOf(tick: number): number {
+  return [1000, 100, 10, 1].find((step) => tick % step === 0)!;
+}
 const START_MS = 1_700_000_000_000;
 
 export interface FlowOptions {
@@ -118,7 +126,7 @@ export class RandomCommands {
     return this.command({
       kind: CommandKind.PlaceOrder, account, orderId, market: market.index, outcome, side, orderType,
       postOnly: this.prng.chance(orderType <= OrderType.GTD ? 0.1 : 0.01), priceUnits: this.price(market, outcome, side),
-      sizeMicros: this.size(engine, account, market.index, outcome, side), expirationMs: this.expiration(orderType),
+      sizeMicros: this.size(engine, account, market, outcome, side, orderType), expirationMs: this.expiration(orderType),
     });
   }
 
@@ -149,15 +157,34 @@ export class RandomCommands {
     return price;
   }
 
-  private size(engine: Engine, account: string, market: number, outcome: number, side: number): number {
-    if (this.prng.chance(0.005)) return this.prng.pick([0, 12_345, 1e16, -LOT]);
+  private size(engine: Engine, account: string, market: LiveMarket, outcome: number, side: number, type: OrderType): number {
+    if (this.prng.chance(0.005)) return this.prng.pick([0, 12_345, 1e16, -LOT, 12_345.5]);
+    const step = sizeStepOf(market.tick);
+    const marketOrder = type === OrderType.FOK || type === OrderType.FAK;
     if (side === Side.Sell && this.prng.chance(0.8)) {
-      const held = engine.balanceOf(account)?.positions.find((p) => p.market === market && p.outcome === outcome);
-      const lots = held === undefined ? 0 : Math.floor(held.freeMicros / LOT);
+      const held = engine.balanceOf(account)?.positions.find((p) => p.market === market.index && p.outcome === outcome);
+      const free = held?.freeMicros ?? 0;
+      // Now and then all of it, to its last step: shares bought finely are sold finely.
+      if (free >= 100 * LOT && this.prng.chance(0.15)) return free - (free % step);
+      const lots = Math.floor(free / LOT);
       if (lots >= 100) return Math.max(100, this.prng.between(1, lots)) * LOT;
     }
+    if (side === Side.Buy && marketOrder && this.prng.chance(0.6)) return this.marketBuySize(market, outcome, step);
     const shares = this.prng.chance(0.8) ? this.prng.between(5, 60) * 100 : this.prng.between(1, 6000);
-    return shares * LOT;
+    // A finer part below one lot, on the market's step, for a tenth of the other orders.
+    const fine = step < LOT && this.prng.chance(0.1) ? this.prng.between(1, LOT / step - 1) * step : 0;
+    return shares * LOT + fine;
+  }
+
+  /**
+   * What an official client signs for a market BUY of an amount of USDC (2 decimals) at a worst
+   * price near the mid: the amount over the price, in shares to the market's step.
+   */
+  private marketBuySize(market: LiveMarket, outcome: number, step: number): number {
+    const amount = this.prng.between(100, 300_000) * LOT;
+    const price = Math.max(market.tick, Math.round((outcome === 0 ? market.mid : 10_000 - market.mid) / market.tick) * market.tick);
+    const shares = Math.floor((amount * 10_000) / price);
+    return shares - (shares % step);
   }
 
   private expiration(orderType: OrderType): number {

@@ -61,9 +61,30 @@ function bookPrice(outcome: number, price: number): number {
   return outcome === 0 ? price : ONE - price;
 }
 
-/** price × size / 10_000 and floor(notional × bps / 10_000), computed in BigInt. */
+/** price × size / 10_000 rounded down (a fill) and up (a BUY's reserve), computed in BigInt. */
 function notionalOf(price: number, size: number): number {
   return Number((BigInt(price) * BigInt(size)) / BigInt(LOT));
+}
+
+function notionalUpOf(price: number, size: number): number {
+  return Number((BigInt(price) * BigInt(size) + BigInt(LOT - 1)) / BigInt(LOT));
+}
+
+/** A size must be whole steps of its market's tick: the largest power of ten dividing the tick's units, at most 1000. */
+function sizeStepOf(tick: number): number {
+  return [1000, 100, 10, 1].find((step) => tick % step === 0)!;
+}
+
+/**
+ * A fill's collateral: a resting SELL receives the floor, a resting BUY pays what its rounded-up
+ * reserve drops by; the taker pays or receives the same when both trade one token, else the rest
+ * of the complete set's collateral.
+ */
+function fillCollateral(maker: Order, size: number, kind: number): { maker: number; taker: number } {
+  const makerAmount = maker.side === Side.Sell
+    ? notionalOf(maker.price, size)
+    : notionalUpOf(maker.price, maker.remaining) - notionalUpOf(maker.price, maker.remaining - size);
+  return { maker: makerAmount, taker: kind === NORMAL ? makerAmount : size - makerAmount };
 }
 
 function feeOf(notional: number, bps: number): number {
@@ -160,14 +181,14 @@ export class ReferenceEngine {
   }
 
   private buyReserve(price: number, size: number, fee: number): number {
-    const notional = notionalOf(price, size);
+    const notional = notionalUpOf(price, size);
     return notional + feeOf(notional, fee);
   }
 
   private settleTakerReserve(order: Order, leftover: number, rests: boolean): void {
     const account = this.accounts.get(order.owner)!;
     if (order.side === Side.Buy) {
-      const keep = rests ? notionalOf(order.price, order.remaining) : 0;
+      const keep = rests ? notionalUpOf(order.price, order.remaining) : 0;
       account.reserved -= leftover - keep;
       account.free += leftover - keep;
     } else if (!rests) {
@@ -190,7 +211,8 @@ export class ReferenceEngine {
     }
     const p = c.priceUnits;
     if (!Number.isInteger(p) || p % market.tick !== 0 || p < market.tick || p > ONE - market.tick) return Reject.INVALID_TICK;
-    if (!Number.isInteger(c.sizeMicros) || c.sizeMicros <= 0 || c.sizeMicros % LOT !== 0) return Reject.INVALID_SIZE_PRECISION;
+    const step = sizeStepOf(market.tick);
+    if (!Number.isInteger(c.sizeMicros) || c.sizeMicros <= 0 || c.sizeMicros % step !== 0) return Reject.INVALID_SIZE_PRECISION;
     if (c.sizeMicros > SIZE_MAX) return Reject.SIZE_ABOVE_MAX;
     if (c.sizeMicros < market.minSize) return Reject.SIZE_BELOW_MIN;
     if (this.live.has(c.orderId) || this.finished.some((f) => f.id === c.orderId)) return Reject.DUPLICATE_ORDER;
@@ -263,10 +285,11 @@ export class ReferenceEngine {
     const size = Math.min(taker.remaining, maker.remaining);
     const level = bookPrice(maker.outcome, maker.price);
     const takerPrice = bookPrice(taker.outcome, level);
-    const takerNotional = notionalOf(takerPrice, size);
-    const makerNotional = notionalOf(maker.price, size);
-    const fee = feeOf(takerNotional, market.fee);
     const kind = maker.outcome === taker.outcome ? NORMAL : taker.side === Side.Buy ? MINT : MERGE;
+    const collateral = fillCollateral(maker, size, kind);
+    const takerNotional = collateral.taker;
+    const makerNotional = collateral.maker;
+    const fee = feeOf(takerNotional, market.fee);
     const takerAccount = this.accounts.get(taker.owner)!;
     let spent = 0;
     if (taker.side === Side.Buy) {
@@ -334,7 +357,7 @@ export class ReferenceEngine {
   private cancelLive(order: Order, reason: number): void {
     const account = this.accounts.get(order.owner)!;
     if (order.side === Side.Buy) {
-      const release = notionalOf(order.price, order.remaining);
+      const release = notionalUpOf(order.price, order.remaining);
       account.reserved -= release;
       account.free += release;
     } else {

@@ -55,10 +55,19 @@ suite('placing an order', () => {
 
   test('INVALID_SIZE_PRECISION, SIZE_ABOVE_MAX, SIZE_BELOW_MIN', () => {
     const s = funded({ minSize: '5' });
-    rejects(s, () => s.buy('alice', 'YES', '0.5', '5.001'), 'rejected o1 INVALID_SIZE_PRECISION');
+    // Tick 0.01: sizes are whole steps of 0.0001 share (the tick's decimals + 2).
+    rejects(s, () => s.buy('alice', 'YES', '0.5', '5.00001'), 'rejected o1 INVALID_SIZE_PRECISION');
     rejects(s, () => s.buy('alice', 'YES', '0.5', '0'), 'rejected o2 INVALID_SIZE_PRECISION');
-    rejects(s, () => s.buy('alice', 'YES', '0.5', '10000000.01'), 'rejected o3 SIZE_ABOVE_MAX');
-    rejects(s, () => s.buy('alice', 'YES', '0.5', '4.99'), 'rejected o4 SIZE_BELOW_MIN');
+    rejects(s, () => s.buy('alice', 'YES', '0.5', '10000000.0001'), 'rejected o3 SIZE_ABOVE_MAX');
+    rejects(s, () => s.buy('alice', 'YES', '0.5', '4.9999'), 'rejected o4 SIZE_BELOW_MIN');
+    assert.equal(s.buy('alice', 'YES', '0.5', '5.0001')[0], 'accepted o5 BUY YES 0.5 x 5.0001 GTC matched 0 rests');
+    // Tick 0.1: steps of 0.001; the step follows the tick, resting orders keep their sizes.
+    s.setTick(0, '0.1');
+    rejects(s, () => s.buy('alice', 'YES', '0.5', '5.0001'), 'rejected o6 INVALID_SIZE_PRECISION');
+    assert.equal(s.buy('alice', 'YES', '0.5', '5.001')[0], 'accepted o7 BUY YES 0.5 x 5.001 GTC matched 0 rests');
+    // Tick 0.0001: steps of one micro, the finest.
+    s.setTick(0, '0.0001');
+    assert.equal(s.buy('alice', 'YES', '0.5', '5.000001')[0], 'accepted o8 BUY YES 0.5 x 5.000001 GTC matched 0 rests');
     [Reject.INVALID_SIZE_PRECISION, Reject.SIZE_ABOVE_MAX, Reject.SIZE_BELOW_MIN].forEach(covered);
   });
 
@@ -208,6 +217,9 @@ suite('texts', () => {
     const context = { orderId: '0xabc', price: '0.015', tick: '0.01', size: '4', minSize: '5' };
     assert.equal(rejectText(Reject.INVALID_TICK, context), 'order 0xabc is invalid. Price (0.015) breaks minimum tick size rule: 0.01');
     assert.equal(rejectText(Reject.SIZE_BELOW_MIN, context), 'order 0xabc is invalid. Size (4) lower than the minimum: 5');
+    assert.equal(rejectText(Reject.INVALID_SIZE_PRECISION, context), 'order 0xabc is invalid. Size (4) must be a positive multiple of 0.0001 shares');
+    assert.equal(rejectText(Reject.INVALID_SIZE_PRECISION, { ...context, tick: '0.005' }),
+      'order 0xabc is invalid. Size (4) must be a positive multiple of 0.00001 shares');
     assert.equal(rejectText(Reject.DUPLICATE_ORDER, context), 'order 0xabc is invalid. Duplicated.');
     assert.equal(rejectText(Reject.NOT_ENOUGH_BALANCE, context), 'not enough balance / allowance');
     assert.equal(rejectText(Reject.INVALID_EXPIRATION, context), 'invalid expiration');

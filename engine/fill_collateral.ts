@@ -1,0 +1,43 @@
+// The collateral of one fill, in whole micros. price × size is exact for sizes of whole lots, but
+// a size finer than a lot (a market BUY's, or the remainder it leaves on the order it ends on)
+// can make it fall between two micros at ticks finer than 0.01. Someone must then round, and
+// rounding each side down (as Polymarket's exchange computes an order's taking amount, by
+// integer division) cannot work alone: a MINT's two buyers would pay one micro less than the
+// complete set they create costs, and a taker could pay more than its reserve or receive less
+// than its limit. So the rule is:
+//
+// - A resting SELL receives floor(price × size): the exchange's integer division.
+// - A resting BUY pays what its reserve drops by, ceil(price × remaining before) −
+//   ceil(price × remaining after): its reserve is always exactly ceil(price × what rests), and
+//   over its life it pays ceil(price × the size it rested with), its whole reserve, no more.
+//   For a size of whole lots (every limit BUY at the edge) that is price × size exactly.
+// - The taker pays or receives the maker's amount when both trade the same token (NORMAL), and
+//   the rest of the complete set's collateral (size − the maker's amount) in a MINT or a MERGE,
+//   so every set is backed by exactly one unit of collateral.
+//
+// What that guarantees the taker, whose fills all trade at its limit price or better:
+// - Only its last fill can leave a maker partly filled; every earlier fill takes the maker's
+//   whole remainder r, for which the maker's amount is ceil(p × r) (a BUY) or floor (a SELL).
+// - A BUY taker's amount is then at most p × size in every fill but the last, and less than
+//   p × size + 1 in the last, so what it pays in all is at most ceil(limit × filled): never more
+//   than it reserved, and a reserve of ceil(limit × size) is at most the signed makerAmount.
+// - A SELL taker's amount is at least p × size in every fill but the last, and more than
+//   p × size − 1 in the last, so what it receives is at least floor(limit × filled), and at
+//   least the signed takerAmount (before the taker fee) when it fills whole.
+// placement.ts asserts both on every order. A SELL taker's size is whole lots at the edge; its
+// fills can still be inexact, against a resting order left with a finer remainder.
+import { Side } from './command.js';
+import { FillKind } from './events.js';
+import { notionalCeilMicros, notionalMicros } from './notional.js';
+
+/** The maker's collateral: paid by a resting BUY, received by a resting SELL (see above). */
+export function fillMakerMicros(makerSide: number, makerPriceUnits: number, makerRemainingMicros: number, sizeMicros: number): number {
+  if (makerSide === Side.Sell) return notionalMicros(makerPriceUnits, sizeMicros);
+  return notionalCeilMicros(makerPriceUnits, makerRemainingMicros) -
+    notionalCeilMicros(makerPriceUnits, makerRemainingMicros - sizeMicros);
+}
+
+/** The taker's collateral, given the maker's: paid by a BUY, received by a SELL (before its fee). */
+export function fillTakerMicros(kind: FillKind, makerMicros: number, sizeMicros: number): number {
+  return kind === FillKind.NORMAL ? makerMicros : sizeMicros - makerMicros;
+}
