@@ -42,6 +42,8 @@ export interface OrderInput {
   readonly expiration?: string;
   readonly salt?: number;
   readonly negRisk?: boolean;
+  /** The amounts to sign, in micros, where they are not price × size (a market order's, or bad ones). */
+  readonly amounts?: { readonly maker: number; readonly taker: number };
 }
 
 let saltCounter = 1;
@@ -116,7 +118,8 @@ export class Trader {
     const side = input.side === 'BUY' ? 0 : 1;
     const struct: OrderStruct = {
       salt: String(input.salt ?? saltCounter++), maker: this.address, signer: this.address, tokenId: input.tokenId,
-      makerAmount: String(side === 0 ? collateral : shares), takerAmount: String(side === 0 ? shares : collateral), side,
+      makerAmount: String(input.amounts?.maker ?? (side === 0 ? collateral : shares)),
+      takerAmount: String(input.amounts?.taker ?? (side === 0 ? shares : collateral)), side,
       signatureType: 0, timestamp: String(this.nowS() * 1000), metadata: ZERO_BYTES32, builder: ZERO_BYTES32,
     };
     const digest = orderDigest(orderDomain(input.negRisk), struct);
