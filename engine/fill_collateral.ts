@@ -41,3 +41,14 @@ export function fillMakerMicros(makerSide: number, makerPriceUnits: number, make
 export function fillTakerMicros(kind: FillKind, makerMicros: number, sizeMicros: number): number {
   return kind === FillKind.NORMAL ? makerMicros : sizeMicros - makerMicros;
 }
+
+/**
+ * A FILL event's taker collateral, for readers of the events: the event has the fill's prices,
+ * and the maker's ORDER_UPDATED right after it has its remainder after the fill.
+ */
+export function filledTakerMicros(
+  kind: FillKind, makerSide: number, makerPriceUnits: number, makerRemainingAfterMicros: number, sizeMicros: number,
+): number {
+  const maker = fillMakerMicros(makerSide, makerPriceUnits, makerRemainingAfterMicros + sizeMicros, sizeMicros);
+  return fillTakerMicros(kind, maker, sizeMicros);
+}

@@ -2,7 +2,7 @@
 // authentication. An answer is written only after the shard committed the command durably.
 import { OUTCOME_ANY } from '../../engine/command.js';
 import type { EngineEvent } from '../../engine/event_objects.js';
-import { notionalMicros } from '../../engine/notional.js';
+import { filledTakerMicros } from '../../engine/fill_collateral.js';
 import { rejectText } from '../../engine/reject_text.js';
 import type { Reject } from '../../engine/reject.js';
 import { authenticateRequest, L2_HEADER_NAMES, type ApiKeyRecord } from '../auth/l2.js';
@@ -59,7 +59,9 @@ function placementOf(order: SignedOrder, result: TradeResult): Placement | strin
   const { orderId, place, token } = order;
   let shares = 0;
   let collateral = 0;
-  for (const event of result.events) {
+  const events = result.events;
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index]!;
     if (event.kind === 'ORDER_REJECTED' && event.orderId === orderId) {
       return rejectText(event.reason as Reject, {
         orderId, price: formatUnits(place.priceUnits, PRICE_DECIMALS), tick: formatUnits(token.market.tickUnits, PRICE_DECIMALS),
@@ -67,8 +69,12 @@ function placementOf(order: SignedOrder, result: TradeResult): Placement | strin
       });
     }
     if (event.kind === 'FILL' && event.takerOrderId === orderId) {
+      // The engine writes the maker's ORDER_UPDATED right after its FILL: its remainder gives the
+      // fill's collateral as the engine rounded it (engine/fill_collateral.ts).
+      const maker = events[index + 1];
+      if (maker?.kind !== 'ORDER_UPDATED' || maker.orderId !== event.makerOrderId) throw new Error('a FILL without its maker\'s update');
       shares += event.sizeMicros;
-      collateral += notionalMicros(event.takerPriceUnits, event.sizeMicros);
+      collateral += filledTakerMicros(event.fillKind, event.makerSide, event.makerPriceUnits, maker.remainingMicros, event.sizeMicros);
     }
   }
   const buy = place.side === 0;

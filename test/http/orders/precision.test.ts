@@ -148,7 +148,7 @@ suite('market orders as the official clients sign them', () => {
     assert.deepEqual([buy.makerAmount, buy.takerAmount], ['5000000', '9746580']);
     const aliceBefore = await held(alice);
     const bought = await alice.client.postOrder(buy, OrderType.FOK);
-    assert.deepEqual([bought.success, bought.status, bought.takingAmount], [true, 'matched', '9.74658'], JSON.stringify(bought));
+    assert.deepEqual([bought.success, bought.status, bought.makingAmount, bought.takingAmount], [true, 'matched', '4.999996', '9.74658'], JSON.stringify(bought));
     const paid = aliceBefore - await held(alice);
     // The MINT's taker pays the rest of the sets: 9.74658 − (9.74 − ceil(0.487 × 10.25342)) = 4.999996.
     assert.equal(paid, 4_999_996);
@@ -162,7 +162,7 @@ suite('market orders as the official clients sign them', () => {
     assert.deepEqual([sell.makerAmount, sell.takerAmount], ['15000000', '7305000']);
     const bobBefore = await held(bob);
     const sold = await bob.client.postOrder(sell, OrderType.FOK);
-    assert.deepEqual([sold.success, sold.status, sold.makingAmount], [true, 'matched', '15'], JSON.stringify(sold));
+    assert.deepEqual([sold.success, sold.status, sold.makingAmount, sold.takingAmount], [true, 'matched', '15', '7.305'], JSON.stringify(sold));
     // 10.25342 from Carol's finer remainder (her whole reserve, ceil(4.99341554) = 4.993416) and
     // 4.74658 from Dave's bid (4.87 − ceil(0.487 × 5.25342) = 2.311584): 7.305, what Bob signed.
     const received = await held(bob) - bobBefore;
