@@ -224,6 +224,24 @@ suite('structures', () => {
     assert.equal(orders.expirationOf(reused), 0);
   });
 
+  test('sizes that are not whole lots round-trip, from one micro to the largest, and a reused slot forgets them', () => {
+    const orders = new OrderTable(2);
+    const sizes = [1, LOT - 1, LOT + 1, 9_803_900, 10_000_000 * 1_000_000 - 1, 10_000_000 * 1_000_000];
+    for (const original of sizes) {
+      const slot = orders.allocate('a', 1, NO_ID_WORDS, -1, 0, 0, 0, 0, 0, OrderType.GTC, 100, original, original, 1);
+      assert.deepEqual([orders.originalOf(slot), orders.remainingOf(slot)], [original, original]);
+      // A fill can leave whole lots of a finer size, and a finer remainder of whole lots.
+      for (const remaining of [original - 1, LOT, 3 * LOT + 7, 1].filter((size) => size > 0 && size <= original)) {
+        orders.setRemaining(slot, remaining);
+        assert.deepEqual([orders.originalOf(slot), orders.remainingOf(slot)], [original, remaining]);
+      }
+      orders.release(slot);
+      const reused = orders.allocate('b', 2, NO_ID_WORDS, -1, 0, 0, 0, 0, 0, OrderType.GTC, 100, 2 * LOT, LOT, 2);
+      assert.deepEqual([orders.originalOf(reused), orders.remainingOf(reused)], [2 * LOT, LOT]);
+      orders.release(reused);
+    }
+  });
+
   test('the finished index finds exactly the ids the history ring still holds', () => {
     for (const capacity of [1, 5, 64, 1000]) {
       const prng = new Prng(7 + capacity);
