@@ -19,11 +19,12 @@
 // costs"). The rest of a record fits the first half: sizes in lots, and the expiration and serial,
 // which cancels and fills do not read, in arrays of their own.
 //
-// A size is whole lots of 0.01 share but for a market BUY's finer sizes, and a resting order gets
-// a finer remainder only from a fill of one (the remainder a market BUY leaves on the order it
-// ends on). So the record keeps a size as int32 lots, and a size that is not whole lots as
-// NOT_WHOLE_LOTS there and its micros in `fineSizes`, a line only such an order's reads touch:
-// the record stays one cache line, where two float64 sizes would have pushed its time out of it.
+// Sizes reach the engine in whole lots of 0.01 share but for a market BUY's, which never rests;
+// a finer size rests only as what fills of one leave (the remainder a market BUY leaves on the
+// order it ends on, and what a later order leaves of itself against such a remainder). So the
+// record keeps a size as int32 lots, and a size that is not whole lots as NOT_WHOLE_LOTS there and
+// its micros in `fineSizes`, a line only such an order's reads touch: the record stays one cache
+// line, where two float64 sizes would have pushed its time out of it.
 //
 // Index arithmetic is truncated with `| 0`, so TurboFan drops its overflow checks (see events.ts).
 import { assert } from './assert.js';

@@ -237,8 +237,8 @@ function restsAlone(state: EngineState, book: Book): boolean {
 
 /**
  * What executeTaker does for an order that rests whole, with the same events: reserves what it
- * keeps while it rests (a BUY's notional: the taker fee it could have paid is not reserved and
- * released), accepted, rests, then its level and balance.
+ * keeps while it rests (a BUY's notional rounded up: the taker fee it could have paid is not
+ * reserved and released), accepted, rests, then its level and balance.
  */
 function restAlone(state: EngineState, book: Book): void {
   const taker = state.taker;
