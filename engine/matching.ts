@@ -83,12 +83,7 @@ function fillResting(state: EngineState, book: Book, slot: number, level: number
   const takerPrice = bookPriceOf(taker.outcome, level);
   const makerPrice = bookPriceOf(makerOutcome, level);
   const kind = makerOutcome === taker.outcome ? FillKind.NORMAL : taker.side === Side.Buy ? FillKind.MINT : FillKind.MERGE;
-  const makerMicros = fillMakerMicros(makerSide, makerPrice, makerRemaining, size);
-  const takerMicros = fillTakerMicros(kind, makerMicros, size);
-  const fee = takerFeeMicros(takerMicros, taker.feeBps);
-  settleTaker(state, takerMicros, fee, size);
-  settleMaker(state, slot, makerMicros, size);
-  if (kind !== FillKind.NORMAL) state.ledger.changeSets(taker.market, kind === FillKind.MINT ? size : -size);
+  const fee = settleFill(state, slot, kind, makerSide, makerPrice, makerRemaining, size);
   taker.remainingMicros -= size;
   const makerAddress = state.ledger.accounts.addressOf(orders.accountOf(slot));
   state.events.pushFill(
@@ -97,6 +92,26 @@ function fillResting(state: EngineState, book: Book, slot: number, level: number
   );
   state.fillIndex += 1;
   updateResting(state, book, slot, level, size, makerAddress, makerPrice);
+}
+
+/**
+ * Moves a fill's shares and collateral, rounded as fill_collateral.ts says, and any complete sets
+ * it mints or merges; returns the taker fee. Apart from fillResting, which V8 inlines only while
+ * its bytecode stays under 460 bytes (the engine profile counted ~300 instructions more a fill
+ * of the fast flow when it did not).
+ */
+function settleFill(
+  state: EngineState, slot: number, kind: FillKind, makerSide: number, makerPrice: number, makerRemaining: number,
+  size: number,
+): number {
+  const taker = state.taker;
+  const makerMicros = fillMakerMicros(makerSide, makerPrice, makerRemaining, size);
+  const takerMicros = fillTakerMicros(kind, makerMicros, size);
+  const fee = takerFeeMicros(takerMicros, taker.feeBps);
+  settleTaker(state, takerMicros, fee, size);
+  settleMaker(state, slot, makerMicros, size);
+  if (kind !== FillKind.NORMAL) state.ledger.changeSets(taker.market, kind === FillKind.MINT ? size : -size);
+  return fee;
 }
 
 /** The taker's side of a fill: `collateralMicros` paid (BUY) or received before the fee (SELL). */

@@ -6,23 +6,32 @@
 // below one micro, which money never holds. Who rounds which way, and why that keeps every
 // balance exact and every order within what it signed, is matching.ts's fillMakerMicros.
 //
-// Products are formed as (whole lots) × price + (remainder below a lot) × price: price × size
-// can pass 2^53 (10^4 × 10^13), the two parts cannot (constants.ts asserts both bounds).
+// price × size can pass 2^53 (10^4 × 10^13). Below it the product is exact, and so is the
+// rounding of its quotient by 10_000: the quotient is under 2^40, where half a double's spacing
+// (2^-14) is less than the 10^-4 that a quotient off the integers is from them, so floor and ceil
+// of the double are those of the exact quotient. Above it (orders of about a million shares) the
+// product is formed as (whole lots) × price + (remainder below a lot) × price, parts that
+// constants.ts asserts stay exact: slower, and taken by almost no order.
 import { assert } from './assert.js';
 import { SIZE_MICROS_PER_LOT, TICK_UNITS_ALLOWED } from './constants.js';
 
+/** Products of price units and micros below this are exact (see the top of the file). */
+const EXACT_PRODUCT_LIMIT = 2 ** 53;
+
 /** floor(price × size / 10_000): a fill's collateral rounded down to the micro. */
 export function notionalMicros(priceUnits: number, sizeMicros: number): number {
+  const product = priceUnits * sizeMicros;
+  if (product < EXACT_PRODUCT_LIMIT) return Math.floor(product / SIZE_MICROS_PER_LOT);
   const lots = Math.floor(sizeMicros / SIZE_MICROS_PER_LOT);
-  const rest = sizeMicros - lots * SIZE_MICROS_PER_LOT;
-  return priceUnits * lots + Math.floor((priceUnits * rest) / SIZE_MICROS_PER_LOT);
+  return priceUnits * lots + Math.floor((priceUnits * (sizeMicros - lots * SIZE_MICROS_PER_LOT)) / SIZE_MICROS_PER_LOT);
 }
 
 /** ceil(price × size / 10_000): what a BUY of `sizeMicros` at `priceUnits` reserves. */
 export function notionalCeilMicros(priceUnits: number, sizeMicros: number): number {
+  const product = priceUnits * sizeMicros;
+  if (product < EXACT_PRODUCT_LIMIT) return Math.ceil(product / SIZE_MICROS_PER_LOT);
   const lots = Math.floor(sizeMicros / SIZE_MICROS_PER_LOT);
-  const rest = sizeMicros - lots * SIZE_MICROS_PER_LOT;
-  return priceUnits * lots + Math.ceil((priceUnits * rest) / SIZE_MICROS_PER_LOT);
+  return priceUnits * lots + Math.ceil((priceUnits * (sizeMicros - lots * SIZE_MICROS_PER_LOT)) / SIZE_MICROS_PER_LOT);
 }
 
 /**

@@ -7,7 +7,10 @@
 // checked against the reference engine).
 import assert from 'node:assert/strict';
 import { describe as suite, test } from 'node:test';
+import { SIZE_MICROS_MAX } from '../../engine/constants.js';
+import { notionalCeilMicros, notionalMicros, sizeStepMicros } from '../../engine/notional.js';
 import { Scenario, only } from './dsl.js';
+import { Prng } from './prng.js';
 
 /** A market of `tick` where `seller` holds `shares` YES and `holder` the same NO, minted at 0.50. */
 function withSets(tick: string, shares: string): Scenario {
@@ -27,6 +30,31 @@ function totalCollateral(s: Scenario): number {
   }
   return total;
 }
+
+suite('notionals', () => {
+  test('floor and ceil of price × size / 10^4 are exact for every price and size, past 2^53 too', () => {
+    const prng = new Prng(53);
+    const exact = (price: number, size: number): [number, number] => {
+      const product = BigInt(price) * BigInt(size);
+      return [Number(product / 10_000n), Number((product + 9_999n) / 10_000n)];
+    };
+    for (let step = 0; step < 200_000; step += 1) {
+      const price = prng.between(1, 9_999);
+      // Sizes all over the range, and around the size where price × size reaches 2^53.
+      const edge = Math.floor(2 ** 53 / price);
+      const roll = step % 3;
+      const size = roll === 0 ? prng.between(1, 100_000_000)
+        : roll === 1 ? Math.min(SIZE_MICROS_MAX, prng.nextUint32() * 2 ** 12 + prng.below(4096) + 1)
+          : Math.min(SIZE_MICROS_MAX, Math.max(1, edge + prng.between(-20_000, 20_000)));
+      assert.deepEqual([notionalMicros(price, size), notionalCeilMicros(price, size)], exact(price, size), `${price} × ${size}`);
+    }
+    assert.deepEqual([notionalMicros(9_999, SIZE_MICROS_MAX), notionalCeilMicros(9_999, SIZE_MICROS_MAX)], exact(9_999, SIZE_MICROS_MAX));
+  });
+
+  test('a market\'s size step is 10^-(tick decimals + 2) of a share', () => {
+    assert.deepEqual([1000, 100, 10, 1, 25, 50].map(sizeStepMicros), [1000, 100, 10, 1, 1, 10]);
+  });
+});
 
 suite('market BUYs of shares finer than a lot', () => {
   test('5 USDC at tick 0.01 walks three asks: 9.6153 shares, the last ask keeps 95.3847', () => {
