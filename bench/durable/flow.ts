@@ -15,7 +15,7 @@ import { Command, CommandKind, OrderType, Side } from '../../engine/command.js';
 import { Engine } from '../../engine/engine.js';
 import { eventsToObjects } from '../../engine/event_objects.js';
 import { takerFeeMicros } from '../../engine/fee.js';
-import { notionalCeilMicros } from '../../engine/notional.js';
+import { notionalMicros } from '../../engine/notional.js';
 import { ShardCore } from '../../engine/shard/core.js';
 import { Frame } from '../../engine/shard/frame.js';
 import { AnswerDecoder, AnswerWriter } from '../../engine/shard/answer_codec.js';
@@ -81,10 +81,10 @@ export class OrderFlow {
     this.orderId = new Array<string>(length);
   }
 
-  /** What a BUY row reserves (and the front end funds): notional, rounded up as the engine reserves it, plus the most taker fee. */
+  /** What a BUY row reserves (and the front end funds): notional plus the most taker fee. */
   fundMicros(row: number): number {
     if (this.rowKind[row] !== ROW_PLACE || this.side[row] !== Side.Buy) return 0;
-    const notional = notionalCeilMicros(this.priceUnits[row]!, this.sizeMicros[row]!);
+    const notional = notionalMicros(this.priceUnits[row]!, this.sizeMicros[row]!);
     return notional + takerFeeMicros(notional, this.specs[this.market[row]!]!.feeBps);
   }
 
