@@ -29,7 +29,8 @@ import { BackupRefused, type ServerCopy } from './cut.js';
 import { DEMO_FILE } from '../trading/demo_state.js';
 import { DATA_FILE } from './page_copy.js';
 import type { CompleteBackup } from './section.js';
-import { partialName, syncDirectory, targetProblem } from './target.js';
+import { partialName, targetProblem } from './target.js';
+import { syncDirectory } from '../data_dir/durable_file.js';
 
 const BYTES_PER_MB = 1_000_000;
 

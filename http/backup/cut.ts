@@ -38,7 +38,8 @@ import type { Logger } from '../log.js';
 import type { ShardPool } from '../trading/shards.js';
 import { DATA_FILE, Pace, StoreHandle, type PinnedStore } from './page_copy.js';
 import type { BackupEngine } from './section.js';
-import { partialName, syncDirectory, targetProblem } from './target.js';
+import { partialName, targetProblem } from './target.js';
+import { syncDirectory } from '../data_dir/durable_file.js';
 
 /** How long the cut waits for the key store's writes to commit, and then for every shard to hold. */
 export const PAUSE_WAIT_MS = 2_000;

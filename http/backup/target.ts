@@ -2,7 +2,7 @@
 // (no server can be running on it), whose parent exists, apart from the data directory. What
 // they write goes first into a sibling under a temporary name, renamed to the target at the end.
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, relative, sep } from 'node:path';
 
 /** Whether `inner` is `outer` or lies inside it. */
@@ -32,12 +32,3 @@ export function partialName(target: string): string {
   return `${target}.partial-${randomBytes(4).toString('hex')}`;
 }
 
-/** Syncs a directory, so that what was made or renamed in it is on disk. */
-export function syncDirectory(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}

@@ -9,7 +9,8 @@
 //
 // The file is written atomically: a temporary file, synced, renamed over the record, and the
 // directory synced, so a crash leaves the old record or the new one, never a part of one.
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileDurably } from './durable_file.js';
 import { join } from 'node:path';
 import { backupFault, type BackupSection } from '../backup/section.js';
 import { ConfigError } from '../config.js';
@@ -72,22 +73,7 @@ export function readRecord(dataDir: string): DirectoryRecord | undefined {
 
 /** Writes the record atomically (see the file comment). */
 export function writeRecord(dataDir: string, record: DirectoryRecord): void {
-  const file = join(dataDir, RECORD_FILE);
-  const temporary = `${file}.tmp`;
-  const fd = openSync(temporary, 'w');
-  try {
-    writeSync(fd, `${JSON.stringify(record, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temporary, file);
-  const directory = openSync(dataDir, 'r');
-  try {
-    fsyncSync(directory);
-  } finally {
-    closeSync(directory);
-  }
+  writeFileDurably(join(dataDir, RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`);
 }
 
 /** The refusal of a start whose SHARDS is not the one the directory was written with. */

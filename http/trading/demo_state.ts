@@ -8,7 +8,8 @@
 // in LEGACY_DEMO_MAKER_PHRASE): a data directory they seeded has no demo.json, and demo.ts rotates
 // it on its first start here.
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { writeFileDurably } from '../data_dir/durable_file.js';
 import { join } from 'node:path';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -117,8 +118,6 @@ export function readDemoState(dataDir: string, log?: Logger): DemoState | undefi
 
 /** Writes the state atomically, readable and writable by the owner only. */
 export function writeDemoState(dataDir: string, state: DemoState): void {
-  const file = join(dataDir, DEMO_FILE);
-  const temporary = `${file}.tmp`;
   const body = {
     format: DEMO_FORMAT,
     about: 'The clobd demo: private keys of its accounts (keep this file secret), the day its catalog is dated from, the markets its flow trades.',
@@ -128,20 +127,5 @@ export function writeDemoState(dataDir: string, state: DemoState): void {
     traders: state.traders.map((trader) => hex(trader.secret)),
     markets: state.markets,
   };
-  const fd = openSync(temporary, 'w', FILE_MODE);
-  try {
-    // A temporary file a crash left behind keeps its old mode: set it, whatever it was.
-    fchmodSync(fd, FILE_MODE);
-    writeSync(fd, `${JSON.stringify(body, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temporary, file);
-  const directory = openSync(dataDir, 'r');
-  try {
-    fsyncSync(directory);
-  } finally {
-    closeSync(directory);
-  }
+  writeFileDurably(join(dataDir, DEMO_FILE), `${JSON.stringify(body, null, 2)}\n`, FILE_MODE);
 }
