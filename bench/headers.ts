@@ -10,7 +10,7 @@
 //   set of header reads).
 // Capacity is requests per second of the server's main thread, the front end where both run.
 import { measureAgainstBaseline, printFigures, type RouteFigures } from './catalog.js';
-import { FULL_ORDERS, orderRun, QUICK_ORDERS, type OrderRun, type Signed, type Spelling } from './metrics.js';
+import { alternateOrderRuns, FULL_ORDERS, QUICK_ORDERS, type OrderRun, type Spelling } from './metrics.js';
 import { format } from './support/format.js';
 import { helloPath, spawnBenchServer, threadCpuSeconds } from './support/spawn.js';
 
@@ -56,19 +56,11 @@ async function benchBook(quick: boolean): Promise<RouteFigures[]> {
 
 async function benchOrders(quick: boolean): Promise<HeaderFigures['orders']> {
   const sizes = quick ? QUICK_ORDERS : FULL_ORDERS;
-  let signed: Signed | undefined;
-  let hyphen: OrderRun | undefined;
-  let poly: OrderRun | undefined;
-  const better = (a: OrderRun | undefined, b: OrderRun): OrderRun => (a === undefined || b.capacity > a.capacity ? b : a);
-  for (let round = 0; round < sizes.rounds; round++) {
-    const hyphenRun = await orderRun({}, sizes, signed, hyphenSpelling);
-    signed = hyphenRun.signed;
-    hyphen = better(hyphen, hyphenRun.run);
-    const polyRun = (await orderRun({}, sizes, signed, polySpelling)).run;
-    if (polyRun.non200 > 0) throw new Error(`POST /order with POLY_ header names: ${polyRun.non200} answers were not 200`);
-    poly = better(poly, polyRun);
-  }
-  return { hyphen: hyphen!, poly: poly!, measuredOrders: sizes.measuredOrders, rounds: sizes.rounds };
+  const allAnswered = (run: OrderRun): void => {
+    if (run.non200 > 0) throw new Error(`POST /order with POLY_ header names: ${run.non200} answers were not 200`);
+  };
+  const [hyphen, poly] = await alternateOrderRuns(sizes, { env: {}, spell: hyphenSpelling }, { env: {}, spell: polySpelling, check: allAnswered });
+  return { hyphen, poly, measuredOrders: sizes.measuredOrders, rounds: sizes.rounds };
 }
 
 export async function benchHeaders(quick: boolean): Promise<HeaderFigures> {
