@@ -62,6 +62,8 @@ export interface Config {
   readonly keyCacheEntries: number;
   /** clobd's own: the `backup` command's cap on the copy's pace (MB/s); 0: none. */
   readonly backupMbPerS: number;
+  /** uWS front-end threads serving every listener (the main thread is the first; http/front_end/). */
+  readonly frontEnds: number;
 }
 
 export class ConfigError extends Error {}
@@ -90,6 +92,16 @@ const accountOrderHistoryDefault = 1 << 16;
 export const DEMO_FLOW_RATE_DEFAULT = 3;
 const DEMO_FLOW_RATE_MAX = 1000;
 const shardsMax = 64;
+/** The most front-end threads (FRONT_ENDS): each holds 8 MiB of rings to the main thread. */
+export const FRONT_ENDS_MAX = 32;
+/**
+ * FRONT_ENDS's default: one front end per four cores, at least one. A front end is worth a core
+ * only where the matching workers and the signature pool have theirs: on the 2-core development
+ * machine a second front end can only take time from them (bench/README.md, front ends).
+ */
+export function frontEndsDefault(cores = availableParallelism()): number {
+  return Math.max(1, Math.min(FRONT_ENDS_MAX, Math.floor(cores / 4)));
+}
 
 interface Setting {
   readonly env: string;
@@ -130,6 +142,7 @@ const settings = {
   accountOrderHistory: setting('ACCOUNT_ORDER_HISTORY'),
   keyCacheEntries: setting('KEY_CACHE_ENTRIES'),
   backupMbPerS: setting('BACKUP_MB_PER_S'),
+  frontEnds: setting('FRONT_ENDS'),
 } as const;
 
 const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
@@ -262,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     accountOrderHistory: integer(read, settings.accountOrderHistory, accountOrderHistoryDefault, 0, ORDER_HISTORY_LIMIT),
     keyCacheEntries: integer(read, settings.keyCacheEntries, KEY_CACHE_ENTRIES_DEFAULT, 1, KEY_CACHE_ENTRIES_LIMIT),
     backupMbPerS: integer(read, settings.backupMbPerS, 0, 0, 1_000_000),
+    frontEnds: integer(read, settings.frontEnds, frontEndsDefault(), 1, FRONT_ENDS_MAX),
   };
   return Object.freeze(config);
 }

@@ -69,6 +69,7 @@ function histogramLines(name: string, base: Labels, reading: HistogramReading, l
 
 export class Metrics {
   private readonly routes: RouteMetrics[] = [];
+  private readonly byRoute = new Map<string, RouteMetrics>();
   private readonly gauges: Gauge[] = [];
   private readonly histograms: Histogram[] = [];
   private readonly loopDelay = monitorEventLoopDelay({ resolution: 10 });
@@ -92,10 +93,17 @@ export class Metrics {
     });
   }
 
-  /** The counters of one route (made at boot). */
+  /**
+   * The counters of one route (made at boot): one set per route, however many apps serve it (the
+   * main thread's and the front-end threads' stand-in: http/front_end/hub.ts).
+   */
   route(listener: string, method: string, path: string): RouteMetrics {
+    const key = `${listener} ${method} ${path}`;
+    const known = this.byRoute.get(key);
+    if (known !== undefined) return known;
     const metrics = new RouteMetrics(listener, method, path);
     this.routes.push(metrics);
+    this.byRoute.set(key, metrics);
     return metrics;
   }
 

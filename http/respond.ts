@@ -50,15 +50,21 @@ export function write(res: HttpResponse, reply: Reply, closeConnection = false, 
   if (reply.headers !== undefined) {
     for (const [name, value] of reply.headers) res.writeHeader(name, value);
   }
-  // Small refusals that close the connection anyway (413, 408).
-  if (closeConnection) return void res.end(reply.body, true);
+  sendBody(res, reply.body, closeConnection);
+}
+
+/**
+ * Ends an answer whose status and headers are written: at once when the socket takes it, else
+ * as it drains. Small refusals that close the connection anyway (413, 408) just end.
+ */
+export function sendBody(res: HttpResponse, body: string | Buffer, closeConnection: boolean): void {
+  if (closeConnection) return void res.end(body, true);
   // Not end(): end() copies whatever the socket does not take now into uWS's per-socket buffer,
   // and uWS v20.30 goes on reading requests from a client that reads no answers, so a client that
   // pipelined requests and never read made the process buffer every answer (measured: 1 GB in
   // 20 s on one connection). tryEnd sends what the socket takes; the rest waits here, in `body`,
   // for onWritable. So a connection holds at most one answer beyond the kernel's buffers, and a
   // request that arrives behind an unfinished answer makes uWS close the connection.
-  const body = reply.body;
   const total = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
   if (res.tryEnd(body, total)[1]) return;
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
@@ -119,10 +125,13 @@ export class Pending {
     private readonly metrics?: RouteMetrics,
     private readonly startedMs = 0,
     private readonly requestId = '',
+    /** Told when the client goes away before its answer (a front end tells the main thread: http/front_end/). */
+    onAbort?: () => void,
   ) {
     lifecycle.inFlight++;
     res.onAborted(() => {
       this.closed = true;
+      onAbort?.();
       if (!this.working) this.settle();
     });
   }
@@ -134,9 +143,14 @@ export class Pending {
 
   /** Writes the reply unless the client has gone; corked, as every write after an await must be. */
   reply(reply: Reply, closeConnection = false): void {
+    this.replyWith((res) => write(res, reply, closeConnection, this.requestId), reply.status);
+  }
+
+  /** Writes an answer with `writer` (status line, headers and body) unless the client has gone; corked. */
+  replyWith(writer: (res: HttpResponse) => void, status: number): void {
     if (!this.closed) {
-      this.res.cork(() => write(this.res, reply, closeConnection, this.requestId));
-      this.metrics?.record(reply.status, this.startedMs);
+      this.res.cork(() => writer(this.res));
+      this.metrics?.record(status, this.startedMs);
     }
     this.closed = true;
     this.settle();

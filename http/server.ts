@@ -45,7 +45,8 @@ import { openDemo, seedDemo } from './trading/demo.js';
 import { heartbeatRoutes, Heartbeats } from './trading/heartbeats.js';
 import { orderRoutes } from './trading/order_routes.js';
 import { engineOptionsOf, startTrading, type TradingRuntime } from './trading/runtime.js';
-import { assertNativeUws, listenExclusive, probeUnderscoreHeaderNames, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
+import { assertNativeUws, listenExclusive, listenShared, probeUnderscoreHeaderNames, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
+import { FrontEnds } from './front_end/hub.js';
 
 export type ListenerName = 'clob' | 'catalog' | 'data';
 
@@ -73,14 +74,24 @@ const LIVE_ACTIVITY_PATH = '/markets/live-activity/:condition_id';
 const responseCacheEntriesMax = 4_096;
 const responseCacheBytesMax = 64 * 1024 * 1024;
 
-/** Binds without SO_REUSEPORT, so a port another process holds is refused, not shared (exclusive.ts). */
-function listen(app: TemplatedApp, host: string, port: number, name: ListenerName): Promise<us_listen_socket> {
-  return new Promise((resolve, reject) => {
-    listenExclusive(app, host, port, (socket) => {
-      if (socket === false) listenRefusal(host, port, LISTENER_SETTINGS[name] ?? name).then(reject, reject);
+/**
+ * Binds without SO_REUSEPORT, so a port another process holds is refused, not shared
+ * (exclusive.ts). With front-end threads (`shared`) the port must take SO_REUSEPORT, so it is
+ * first bound without it and let go (a port another process holds is refused there, and port 0
+ * becomes a free port), then bound with it by this thread and then the others.
+ */
+async function listen(app: TemplatedApp, host: string, port: number, name: ListenerName, shared: boolean): Promise<us_listen_socket> {
+  const bind = (target: TemplatedApp, how: typeof listenExclusive, at: number): Promise<us_listen_socket> => new Promise((resolve, reject) => {
+    how(target, host, at, (socket) => {
+      if (socket === false) listenRefusal(host, at, LISTENER_SETTINGS[name] ?? name).then(reject, reject);
       else resolve(socket);
     });
   });
+  if (!shared) return bind(app, listenExclusive, port);
+  const probe = await bind(uws.App(), listenExclusive, port);
+  const free = uws.us_socket_local_port(probe);
+  uws.us_listen_socket_close(probe);
+  return bind(app, listenShared, free);
 }
 
 /**
@@ -312,19 +323,30 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     for (const socket of open.splice(0)) uws.us_listen_socket_close(socket);
   });
   const ports = { clob: 0, catalog: 0, data: 0 };
+  // FRONT_ENDS > 1: the other threads' requests run on the same routes here (front_end/hub.ts).
+  const frontEnds = config.frontEnds > 1
+    ? resources.add(new FrontEnds({ count: config.frontEnds, host: config.host, bodyTimeoutMs: config.bodyTimeoutMs, log }), (f) => f.stop())
+    : undefined;
   await resources.guard(async () => {
     for (const name of ['clob', 'catalog', 'data'] as const) {
       const app = uws.App();
       options.decorate?.(name, app);
-      if (name === 'clob') channels.mount(app);
-      mount(app, tables[name].routes, {
+      if (name === 'clob') {
+        const publisher = frontEnds?.publisher(app) ?? app;
+        channels.mount(app, publisher);
+        if (frontEnds !== undefined) channels.mount(frontEnds.appFor(name), publisher);
+      }
+      const listener = {
         name, style: tables[name].style, log, lifecycle, ...(metrics === undefined ? {} : { metrics }), limits: { limiter, caps: tables[name].caps },
         ...(name === 'clob' && relay !== undefined ? { relay } : {}),
-      });
-      const socket = await listen(app, config.host, wanted[name], name);
+      };
+      mount(app, tables[name].routes, listener);
+      if (frontEnds !== undefined) mount(frontEnds.appFor(name), tables[name].routes, listener);
+      const socket = await listen(app, config.host, wanted[name], name, frontEnds !== undefined);
       sockets.push(socket);
       ports[name] = uws.us_socket_local_port(socket);
     }
+    await frontEnds?.start(ports);
   });
   // DATA_DIR/control.sock: how `main.js backup` reaches this server (http/backup/control.ts).
   resources.add(await resources.guard(() => startControl(config.dataDir, new Backups({
@@ -347,6 +369,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const stop = async (): Promise<void> => {
     lifecycle.draining = true;
     for (const socket of sockets.splice(0)) uws.us_listen_socket_close(socket);
+    // The other front ends stop accepting and wait for the answers of what they took, which this
+    // thread still gives.
+    await frontEnds?.stop();
     const deadline = now() + drainWaitMs;
     while (lifecycle.inFlight > 0 && now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     await resources.closeAll();

@@ -41,6 +41,14 @@ export function listenExclusive(app: TemplatedApp, host: string, port: number, d
 
 /** uSockets' option (ListenOptions in the typings, a plain number to the native code). */
 const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+/** uSockets' default: SO_REUSEPORT, so the front-end threads share a port (http/front_end/). */
+const LIBUS_LISTEN_DEFAULT = 0;
+
+/** app.listen(host, port, cb) with SO_REUSEPORT: threads of this process share the port (exclusive.ts says who else may not). */
+export function listenShared(app: TemplatedApp, host: string, port: number, done: (socket: us_listen_socket | false) => void): void {
+  (app.listen as unknown as (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => TemplatedApp)
+    .call(app, host, port, LIBUS_LISTEN_DEFAULT, done);
+}
 
 /** An unpatched parser never answers; a loopback answer takes well under a millisecond. */
 const PROBE_TIMEOUT_MS = 1_000;

@@ -50,6 +50,21 @@ const QUEUED_EVENTS_MAX = 1 << 23;
 /** Largest message a client may send. */
 const MAX_PAYLOAD = 64 * 1024;
 const IDLE_TIMEOUT_S = 120;
+/** uWS's settings of both channels' sockets, on every front end (http/front_end/edge.ts). */
+export const SOCKET_SETTINGS = {
+  maxPayloadLength: MAX_PAYLOAD, idleTimeout: IDLE_TIMEOUT_S, maxBackpressure: MAX_BACKPRESSURE,
+  closeOnBackpressureLimit: 1, sendPingsAutomatically: true,
+} as const;
+export const WS_PATHS = ['/ws/market', '/ws/user'] as const;
+
+/**
+ * Where published messages go: the CLOB listener's app, or with several front ends every thread's
+ * subscribers of the topic (http/front_end/hub.ts).
+ */
+export interface Publisher {
+  publish(topic: string, message: string): unknown;
+  numSubscribers(topic: string): number;
+}
 
 type Channel = 'market' | 'user';
 
@@ -100,7 +115,7 @@ function sameText(given: unknown, expected: string | Buffer): boolean {
 }
 
 export class LiveChannels implements MarketDataListener {
-  private app: TemplatedApp | undefined = undefined;
+  private app: Publisher | undefined = undefined;
   private readonly sockets = new Set<WebSocket<SocketData>>();
   private readonly perIp = new Map<string, number>();
   /** Authenticated user-channel sockets by address. */
@@ -128,12 +143,15 @@ export class LiveChannels implements MarketDataListener {
     return this.sockets.size;
   }
 
-  mount(app: TemplatedApp): void {
-    this.app = app;
+  /**
+   * Serves both channels on `app` (the main thread's, and with several front ends the one that
+   * stands for the others' sockets: http/front_end/hub.ts), publishing through `publisher`.
+   */
+  mount(app: Pick<TemplatedApp, 'ws'>, publisher: Publisher): void {
+    this.app = publisher;
     for (const channel of ['market', 'user'] as const) {
       app.ws<SocketData>(`/ws/${channel}`, {
-        maxPayloadLength: MAX_PAYLOAD, idleTimeout: IDLE_TIMEOUT_S, maxBackpressure: MAX_BACKPRESSURE,
-        closeOnBackpressureLimit: 1, sendPingsAutomatically: true,
+        ...SOCKET_SETTINGS,
         upgrade: (res, req, context) => {
           const { relay } = this.deps;
           const ip = clientText(res, relayedFor(req, relay), relay);
@@ -248,7 +266,7 @@ export class LiveChannels implements MarketDataListener {
   }
 
   /** Each fill to its tokens' market channels, and to the taker's and the maker's user channels. */
-  private publishFills(app: TemplatedApp, answer: AppliedAnswer, from: number, to: number): void {
+  private publishFills(app: Publisher, answer: AppliedAnswer, from: number, to: number): void {
     for (let index = from; index < to; index++) {
       const event = answer.events[index]!;
       if (event.kind !== 'FILL') continue;
@@ -280,7 +298,7 @@ export class LiveChannels implements MarketDataListener {
     }
   }
 
-  private publishLevels(app: TemplatedApp, answer: AppliedAnswer, from: number, to: number): void {
+  private publishLevels(app: Publisher, answer: AppliedAnswer, from: number, to: number): void {
     let byBook: Map<MarketBook, LevelEvent[]> | undefined;
     for (let index = from; index < to; index++) {
       const event = answer.events[index]!;
@@ -308,7 +326,7 @@ export class LiveChannels implements MarketDataListener {
   }
 
   private publishTrade(
-    app: TemplatedApp, book: MarketBook, market: MarketRecord, outcome: number, priceUnits: number, side: number, sizeMicros: number, timeMs: number,
+    app: Publisher, book: MarketBook, market: MarketRecord, outcome: number, priceUnits: number, side: number, sizeMicros: number, timeMs: number,
   ): void {
     const tokenId = market.tokenIds[outcome];
     if (tokenId === undefined) return;
@@ -316,7 +334,7 @@ export class LiveChannels implements MarketDataListener {
     if (app.numSubscribers(topic) > 0) app.publish(topic, lastTradeMessage(book, tokenId, priceUnits, side, sizeMicros, timeMs));
   }
 
-  private publishState(app: TemplatedApp, book: MarketBook, timeMs: number): void {
+  private publishState(app: Publisher, book: MarketBook, timeMs: number): void {
     const before = this.announced.get(book);
     this.announced.set(book, { tickUnits: book.tickUnits, resolved: book.resolved });
     if (before === undefined) return;

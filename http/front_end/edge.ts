@@ -1,0 +1,254 @@
+// A front-end thread (FRONT_ENDS > 1): its own uWS apps on the same ports as the main thread's,
+// bound with SO_REUSEPORT, so the kernel spreads new connections over the threads. It does the
+// socket work of its connections (reading requests and bodies, writing answers, WebSocket frames
+// and the fan-out of published messages to its own subscribers) and hands every request to the
+// main thread over its link, where the same route table answers it as it answers the main
+// thread's own connections: one treasury, one read model, one set of caps, keys and heartbeats,
+// so whatever a client sees does not depend on which thread took its connection.
+//
+// Bounds: a body over bodyBytesMax is 413 and one that trickles past BODY_TIMEOUT_MS is 408, here,
+// before anything crosses; at most REQUESTS_IN_FLIGHT_MAX requests wait for the main thread, and
+// one that finds the link full is answered 503 with Retry-After at once (never queued here). A
+// WebSocket message that finds the link full closes its socket (1013).
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { bodyBytesMax, Lifecycle, Pending, readBody, sendBody, write, type Reply } from '../respond.js';
+import { listenShared, uws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from '../uws.js';
+import type { WebSocket } from '@trufflesuite/uws-js-unofficial';
+import { SOCKET_SETTINGS, WS_PATHS } from '../ws/channels.js';
+import { Link, type LinkMemory, type Message } from './link.js';
+import { Down, LISTENERS, Up } from './wire.js';
+
+export interface EdgeSetup {
+  readonly index: number;
+  readonly host: string;
+  readonly ports: readonly number[];
+  readonly link: LinkMemory;
+  readonly bodyTimeoutMs: number;
+}
+
+/** What an edge tells the main thread over postMessage (control only; requests use the link). */
+export type FromEdge = { readonly listening: true } | { readonly error: string } | 'closed';
+
+/** Requests waiting for the main thread's answer, per front end. */
+export const REQUESTS_IN_FLIGHT_MAX = 16_384;
+/**
+ * Bytes of requests that may wait for room on the link (the main thread is behind): past it a
+ * request is answered 503 at once. WebSocket messages and pings get a smaller share.
+ */
+const WAITING_REQUEST_BYTES_MAX = 32 * 1024 * 1024;
+const WAITING_SOCKET_BYTES_MAX = 4 * 1024 * 1024;
+
+const busy: Reply = { status: 503, body: '{"error":"front end busy: retry"}', headers: [['retry-after', '1']] };
+const stopping: Reply = { status: 503, body: '{"error":"server is shutting down"}', headers: [['retry-after', '1']] };
+/** How long a stopping front end waits for its requests' answers. */
+const DRAIN_MS = 5_000;
+/** WebSocket close code: try again later. */
+const CLOSE_TRY_AGAIN = 1013;
+
+interface Upgrading {
+  readonly res: HttpResponse;
+  readonly key: string;
+  readonly protocol: string;
+  readonly extensions: string;
+  readonly context: unknown;
+  aborted: boolean;
+}
+
+interface SocketData {
+  readonly id: number;
+}
+
+class Edge {
+  private readonly link: Link;
+  private readonly lifecycle: Lifecycle;
+  private readonly waiting = new Map<number, Pending>();
+  private readonly upgrading = new Map<number, Upgrading>();
+  private readonly sockets = new Map<number, WebSocket<SocketData>>();
+  private readonly apps: TemplatedApp[] = [];
+  private readonly listening: us_listen_socket[] = [];
+  private nextId = 1;
+
+  constructor(private readonly setup: EdgeSetup) {
+    this.link = new Link(setup.link, 'front end');
+    this.lifecycle = new Lifecycle(setup.bodyTimeoutMs);
+  }
+
+  async listen(): Promise<void> {
+    for (const [listener, name] of LISTENERS.entries()) {
+      const app = uws.App();
+      if (name === 'clob') this.mountSockets(app);
+      app.any('/*', (res, req) => this.request(listener, res, req));
+      this.apps.push(app);
+      const port = this.setup.ports[listener]!;
+      // SO_REUSEPORT, to share the port the main thread holds (exclusive.ts).
+      const socket = await new Promise<us_listen_socket | false>((resolve) => listenShared(app, this.setup.host, port, resolve));
+      if (socket === false) throw new Error(`front end ${this.setup.index} could not listen on ${this.setup.host}:${port}`);
+      this.listening.push(socket);
+    }
+    void this.link.read((message) => this.fromMain(message));
+  }
+
+  private request(listener: number, res: HttpResponse, req: HttpRequest): void {
+    if (this.lifecycle.draining) return write(res, stopping);
+    if (this.waiting.size >= REQUESTS_IN_FLIGHT_MAX) return write(res, busy);
+    const id = this.nextId++;
+    const method = req.getMethod().toUpperCase();
+    const url = req.getUrl();
+    const query = req.getQuery() ?? '';
+    const headers: string[] = [];
+    req.forEach((name, value) => void headers.push(name, value));
+    const peer = new Uint8Array(res.getRemoteAddress().slice(0));
+    const peerText = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+    const pending = new Pending(res, this.lifecycle, undefined, 0, '', () => {
+      if (this.waiting.delete(id)) this.link.send([Up.Aborted, id]);
+    });
+    pending.work();
+    const forward = (body: Buffer | undefined): void => {
+      if (pending.closed) return;
+      if (!this.link.send([Up.Request, id, listener, method, url, query, headers, peer, peerText, body], WAITING_REQUEST_BYTES_MAX)) return pending.reply(busy);
+      this.waiting.set(id, pending);
+    };
+    const length = req.getHeader('content-length');
+    // A request announces a body by its length or by chunks; one without either has none.
+    if ((length === '' || length === '0') && req.getHeader('transfer-encoding') === '') return forward(undefined);
+    readBody(res, pending, length, bodyBytesMax, forward);
+  }
+
+  private mountSockets(app: TemplatedApp): void {
+    for (const path of WS_PATHS) {
+      app.ws<SocketData>(path, {
+        ...SOCKET_SETTINGS,
+        upgrade: (res, req, context) => {
+          if (this.lifecycle.draining) return write(res, stopping);
+          const id = this.nextId++;
+          const headers: string[] = [];
+          req.forEach((name, value) => void headers.push(name, value));
+          const upgrading: Upgrading = {
+            res, key: req.getHeader('sec-websocket-key'), protocol: req.getHeader('sec-websocket-protocol'),
+            extensions: req.getHeader('sec-websocket-extensions'), context, aborted: false,
+          };
+          res.onAborted(() => {
+            upgrading.aborted = true;
+          });
+          const peer = new Uint8Array(res.getRemoteAddress().slice(0));
+          const peerText = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+          if (!this.link.send([Up.Upgrade, id, req.getUrl(), req.getQuery() ?? '', headers, peer, peerText], WAITING_REQUEST_BYTES_MAX)) return write(res, busy);
+          this.upgrading.set(id, upgrading);
+        },
+        open: (ws) => {
+          this.sockets.set(ws.getUserData().id, ws);
+        },
+        message: (ws, data, isBinary) => {
+          const { id } = ws.getUserData();
+          if (!this.link.send([Up.WsMessage, id, new Uint8Array(data.slice(0)), isBinary], WAITING_SOCKET_BYTES_MAX)) ws.end(CLOSE_TRY_AGAIN, 'server busy: reconnect');
+        },
+        ping: (ws) => {
+          this.link.send([Up.WsPing, ws.getUserData().id], WAITING_SOCKET_BYTES_MAX);
+        },
+        close: (ws, code) => {
+          const { id } = ws.getUserData();
+          this.sockets.delete(id);
+          this.link.send([Up.WsClosed, id, code]);
+        },
+      });
+    }
+  }
+
+  private fromMain(message: Message): void {
+    switch (message[0] as number) {
+      case Down.Answer: return this.answer(message);
+      case Down.Upgraded: return this.upgraded(message[1] as number);
+      case Down.Send: {
+        this.sockets.get(message[1] as number)?.send(message[2] as string | Uint8Array, message[3] as boolean);
+        return;
+      }
+      case Down.Subscribe: {
+        this.sockets.get(message[1] as number)?.subscribe(message[2] as string);
+        return;
+      }
+      case Down.Unsubscribe: {
+        this.sockets.get(message[1] as number)?.unsubscribe(message[2] as string);
+        return;
+      }
+      case Down.End: {
+        this.sockets.get(message[1] as number)?.end(message[2] as number, message[3] as string);
+        return;
+      }
+      case Down.Close: {
+        this.sockets.get(message[1] as number)?.close();
+        return;
+      }
+      case Down.Publish: {
+        const app = this.apps[0];
+        app?.publish(message[1] as string, message[2] as string | Uint8Array, message[3] as boolean);
+        return;
+      }
+      default: throw new Error(`front end ${this.setup.index}: unknown message kind ${String(message[0])}`);
+    }
+  }
+
+  /** The main thread's answer to a request or a refused upgrade: its status line, headers and body as written there. */
+  private answer(message: Message): void {
+    const id = message[1] as number;
+    const statusLine = message[2] as string;
+    const headers = message[3] as string[];
+    const body = message[4] as string | Buffer;
+    const close = message[5] as boolean;
+    const status = statusLine === '' ? 200 : Number.parseInt(statusLine, 10);
+    const writer = (res: HttpResponse): void => {
+      if (statusLine !== '') res.writeStatus(statusLine);
+      for (let at = 0; at < headers.length; at += 2) res.writeHeader(headers[at]!, headers[at + 1]!);
+      sendBody(res, body, close);
+    };
+    const pending = this.waiting.get(id);
+    if (pending !== undefined) {
+      this.waiting.delete(id);
+      return pending.replyWith(writer, status);
+    }
+    const upgrading = this.upgrading.get(id);
+    if (upgrading === undefined) return;
+    this.upgrading.delete(id);
+    if (!upgrading.aborted) upgrading.res.cork(() => writer(upgrading.res));
+  }
+
+  private upgraded(id: number): void {
+    const upgrading = this.upgrading.get(id);
+    if (upgrading === undefined) return;
+    this.upgrading.delete(id);
+    if (upgrading.aborted) {
+      this.link.send([Up.WsClosed, id, 1006]);
+      return;
+    }
+    const { res } = upgrading;
+    res.cork(() => res.upgrade<SocketData>({ id }, upgrading.key, upgrading.protocol, upgrading.extensions, upgrading.context as never));
+  }
+
+  /** Stops accepting, waits (bounded) for the answers of what it took, closes its sockets. */
+  async stop(): Promise<void> {
+    this.lifecycle.draining = true;
+    for (const socket of this.listening.splice(0)) uws.us_listen_socket_close(socket);
+    const deadline = Date.now() + DRAIN_MS;
+    while (this.lifecycle.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const ws of [...this.sockets.values()]) ws.end(1001, 'server stopping');
+    // Every connection closed too (idle keep-alive ones included): a uWS socket still open when
+    // the thread exits aborts the process.
+    for (const app of this.apps) (app as unknown as { close(): void }).close();
+    this.link.stop();
+  }
+}
+
+if (!isMainThread && parentPort !== null && (workerData as Partial<EdgeSetup> | undefined)?.link !== undefined) {
+  const port = parentPort;
+  const edge = new Edge(workerData as EdgeSetup);
+  edge.listen().then(() => {
+    port.postMessage({ listening: true } satisfies FromEdge);
+    port.on('message', () => {
+      void edge.stop().then(() => {
+        port.postMessage('closed' satisfies FromEdge);
+        port.close();
+      });
+    });
+  }, (error: unknown) => {
+    void edge.stop().then(() => port.postMessage({ error: error instanceof Error ? error.message : String(error) } satisfies FromEdge));
+  });
+}

@@ -1,0 +1,556 @@
+// The main thread's side of the front-end threads (FRONT_ENDS > 1; edge.ts is theirs). The main
+// thread mounts each listener's routes and the WebSocket channels twice: on its own uWS app, and
+// on a stand-in app here that takes the same registrations. A request a front-end thread hands
+// over is matched against the stand-in's routes as uWS matches them, and run by the very handler
+// the main thread's own connections reach, on stand-in request and response objects: the same
+// caps, authentication, treasury, read models and metrics, so an order acknowledged on one
+// connection is visible to a cancel, a read or a WebSocket on any other at once, per market in
+// one sequence, and its collateral is reserved and released once, wherever it came in.
+//
+// WebSockets: a socket on a front-end thread is a stand-in socket here, with the user data the
+// channel's upgrade gave it; what the channel sends, subscribes and ends goes to the thread in
+// order. Published messages go to every thread that has a subscriber of the topic, and each
+// thread fans them out to its own sockets: publishing costs the main thread one message per
+// thread, not one per socket.
+import { Worker } from 'node:worker_threads';
+import type { Logger } from '../log.js';
+import type { Publisher } from '../ws/channels.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.js';
+import type { WebSocket, WebSocketBehavior } from '@trufflesuite/uws-js-unofficial';
+import type { EdgeSetup, FromEdge } from './edge.js';
+import { allocateLink, Link, type Message } from './link.js';
+import { Down, LISTENERS, Up, type ListenerName } from './wire.js';
+
+type Handler = (res: HttpResponse, req: HttpRequest) => void;
+type Segment = { readonly kind: 0; readonly text: string } | { readonly kind: 1 } | { readonly kind: 2 };
+
+interface RouteEntry {
+  readonly method: string;
+  readonly segments: readonly Segment[];
+  readonly handler: Handler;
+}
+
+/** A WebSocket message above this from a thread is a broken thread, not a client (edge.ts caps clients at SOCKET_SETTINGS). */
+const STOP_WAIT_MS = 6_000;
+/**
+ * Bytes of messages that may wait for a thread's link (its ring is full because the thread is
+ * behind). Past it, publishes and sends to that thread's sockets are dropped and its sockets
+ * closed (1013) once the link drains, so their clients come back for whole books; answers to
+ * requests are never dropped (a thread holds at most REQUESTS_IN_FLIGHT_MAX of them).
+ */
+const OUTBOX_BYTES_MAX = 64 * 1024 * 1024;
+
+function segmentsOf(path: string): Segment[] {
+  return path.split('/').slice(1).map((part): Segment => (part === '*' ? { kind: 2 } : part.startsWith(':') ? { kind: 1 } : { kind: 0, text: part }));
+}
+
+/**
+ * Matches a URL against routes as uWS's router does: at each segment a literal beats a parameter,
+ * which beats a wildcard (which takes the rest); a route of the request's method beats `any`.
+ * Returns the handler and the parameters' raw (still encoded) values.
+ */
+function match(routes: readonly RouteEntry[], method: string, url: string): { handler: Handler; params: string[] } | undefined {
+  const parts = url.split('/').slice(1);
+  let best: { entry: RouteEntry; rank: number[]; params: string[] } | undefined;
+  for (const entry of routes) {
+    if (entry.method !== method && entry.method !== 'any') continue;
+    const rank: number[] = [entry.method === 'any' ? 1 : 0];
+    const params: string[] = [];
+    let matched = true;
+    let at = 0;
+    for (; at < entry.segments.length; at++) {
+      const segment = entry.segments[at]!;
+      if (segment.kind === 2) {
+        rank.push(2);
+        at = parts.length;
+        break;
+      }
+      const part = parts[at];
+      if (part === undefined || (segment.kind === 0 && part !== segment.text) || (segment.kind === 1 && part === '')) {
+        matched = false;
+        break;
+      }
+      rank.push(segment.kind);
+      if (segment.kind === 1) params.push(part);
+    }
+    if (!matched || at !== parts.length) continue;
+    if (best === undefined || compareRanks(rank, best.rank) < 0) best = { entry, rank, params };
+  }
+  return best === undefined ? undefined : { handler: best.entry.handler, params: best.params };
+}
+
+function compareRanks(a: readonly number[], b: readonly number[]): number {
+  // The method first, then segment by segment.
+  for (let at = 0; at < Math.min(a.length, b.length); at++) if (a[at] !== b[at]) return a[at]! - b[at]!;
+  return a.length - b.length;
+}
+
+/** A listener's routes as the main thread registers them (route() handlers and the WebSocket behaviours). */
+class StandInApp {
+  readonly routes: RouteEntry[] = [];
+  readonly sockets = new Map<string, WebSocketBehavior<unknown>>();
+
+  private add(method: string, path: string, handler: Handler): this {
+    this.routes.push({ method, segments: segmentsOf(path), handler });
+    return this;
+  }
+
+  get(path: string, handler: Handler): this { return this.add('GET', path, handler); }
+  post(path: string, handler: Handler): this { return this.add('POST', path, handler); }
+  put(path: string, handler: Handler): this { return this.add('PUT', path, handler); }
+  del(path: string, handler: Handler): this { return this.add('DELETE', path, handler); }
+  any(path: string, handler: Handler): this { return this.add('any', path, handler); }
+
+  ws<T>(path: string, behavior: WebSocketBehavior<T>): this {
+    this.sockets.set(path, behavior as WebSocketBehavior<unknown>);
+    return this;
+  }
+}
+
+/** A request a thread handed over, as route handlers read one. */
+class StandInRequest {
+  params: string[] = [];
+
+  constructor(
+    private readonly method: string,
+    private readonly url: string,
+    private readonly query: string,
+    private readonly headers: readonly string[],
+  ) {}
+
+  getHeader(name: string): string {
+    // The first of its name, as uWS answers (client_address.ts relies on it).
+    for (let at = 0; at < this.headers.length; at += 2) if (this.headers[at] === name) return this.headers[at + 1]!;
+    return '';
+  }
+
+  getUrl(): string { return this.url; }
+  getQuery(): string { return this.query; }
+  getMethod(): string { return this.method.toLowerCase(); }
+  getParameter(index: number): string { return this.params[index] ?? ''; }
+
+  forEach(visit: (name: string, value: string) => void): void {
+    for (let at = 0; at < this.headers.length; at += 2) visit(this.headers[at]!, this.headers[at + 1]!);
+  }
+}
+
+/** The answer being written to a thread's request: what route handlers write is sent as one message. */
+class StandInResponse {
+  private statusLine = '';
+  private readonly headers: string[] = [];
+  private aborted: (() => void) | undefined = undefined;
+  done = false;
+
+  constructor(
+    private readonly thread: EdgeThread,
+    private readonly id: number,
+    private readonly peer: Uint8Array,
+    private readonly peerText: string,
+    private readonly body: Uint8Array | undefined,
+  ) {}
+
+  writeStatus(line: string): this {
+    this.statusLine = line;
+    return this;
+  }
+
+  writeHeader(name: string | Uint8Array, value: string | Uint8Array): this {
+    this.headers.push(typeof name === 'string' ? name : Buffer.from(name).toString('latin1'), typeof value === 'string' ? value : Buffer.from(value).toString('latin1'));
+    return this;
+  }
+
+  end(body: string | Uint8Array = '', closeConnection = false): this {
+    this.finish(body, closeConnection);
+    return this;
+  }
+
+  tryEnd(body: string | Uint8Array): [boolean, boolean] {
+    this.finish(body, false);
+    return [true, true];
+  }
+
+  private finish(body: string | Uint8Array, closeConnection: boolean): void {
+    if (this.done) return;
+    this.done = true;
+    this.thread.answered(this.id);
+    this.thread.link.send([Down.Answer, this.id, this.statusLine, this.headers, body, closeConnection]);
+  }
+
+  cork(write: () => void): this {
+    write();
+    return this;
+  }
+
+  onAborted(handler: () => void): this {
+    this.aborted = handler;
+    return this;
+  }
+
+  /** The client went away (the thread said so). */
+  abort(): void {
+    if (this.done) return;
+    this.done = true;
+    this.aborted?.();
+  }
+
+  /** The body came whole with the request (the thread read it, within its caps). */
+  onData(handler: (chunk: ArrayBuffer, isLast: boolean) => void): this {
+    const body = this.body;
+    handler(body === undefined ? new ArrayBuffer(0) : body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) as ArrayBuffer, true);
+    return this;
+  }
+
+  onWritable(): this {
+    return this;
+  }
+
+  getRemoteAddress(): ArrayBuffer {
+    return this.peer.buffer.slice(this.peer.byteOffset, this.peer.byteOffset + this.peer.byteLength) as ArrayBuffer;
+  }
+
+  getRemoteAddressAsText(): ArrayBuffer {
+    const text = Buffer.from(this.peerText, 'latin1');
+    return text.buffer.slice(text.byteOffset, text.byteOffset + text.byteLength) as ArrayBuffer;
+  }
+
+  /** The channel accepted the upgrade: the stand-in socket opens, and the thread upgrades its connection. */
+  upgrade(userData: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.thread.opened(this.id, userData);
+  }
+}
+
+/** A WebSocket on a thread, as the channels see it. */
+class StandInSocket {
+  readonly topics = new Set<string>();
+  closed = false;
+
+  constructor(private readonly thread: EdgeThread, readonly id: number, private readonly userData: unknown) {}
+
+  getUserData(): unknown { return this.userData; }
+
+  send(message: string | Uint8Array, isBinary = false): number {
+    if (this.closed) return 0;
+    this.thread.toSocket([Down.Send, this.id, message, isBinary]);
+    return 1;
+  }
+
+  subscribe(topic: string): boolean {
+    if (this.closed || this.topics.has(topic)) return false;
+    this.topics.add(topic);
+    this.thread.follow(topic, 1);
+    this.thread.toSocket([Down.Subscribe, this.id, topic]);
+    return true;
+  }
+
+  unsubscribe(topic: string): boolean {
+    if (!this.topics.delete(topic)) return false;
+    this.thread.follow(topic, -1);
+    this.thread.toSocket([Down.Unsubscribe, this.id, topic]);
+    return true;
+  }
+
+  isSubscribed(topic: string): boolean { return this.topics.has(topic); }
+
+  end(code = 1000, reason = ''): void {
+    if (!this.closed) this.thread.toSocket([Down.End, this.id, code, reason]);
+  }
+
+  close(): void {
+    if (!this.closed) this.thread.toSocket([Down.Close, this.id]);
+  }
+
+  cork(write: () => void): this {
+    write();
+    return this;
+  }
+
+  getBufferedAmount(): number { return 0; }
+
+  /** The thread's socket closed: its subscriptions end here too. */
+  forget(): void {
+    this.closed = true;
+    for (const topic of this.topics) this.thread.follow(topic, -1);
+    this.topics.clear();
+  }
+}
+
+/** One front-end thread, its link, and the requests and sockets of it the main thread holds. */
+class EdgeThread {
+  readonly link: Link;
+  private readonly requests = new Map<number, StandInResponse>();
+  private readonly sockets = new Map<number, StandInSocket>();
+  private readonly behaviors = new Map<number, WebSocketBehavior<unknown>>();
+  /** Subscribers per topic on this thread. */
+  private readonly followers = new Map<string, number>();
+  /** Messages to sockets dropped for a full link: its sockets are ended once it drains. */
+  private overloaded = false;
+  /** Requests this thread handed over (for /metrics). */
+  requestsServed = 0;
+  worker: Worker | undefined = undefined;
+
+  readonly memory = allocateLink();
+
+  constructor(readonly index: number, private readonly hub: FrontEnds) {
+    this.link = new Link(this.memory, 'main');
+  }
+
+  answered(id: number): void {
+    this.requests.delete(id);
+  }
+
+  follow(topic: string, delta: number): void {
+    const count = (this.followers.get(topic) ?? 0) + delta;
+    if (count > 0) this.followers.set(topic, count);
+    else this.followers.delete(topic);
+  }
+
+  subscribers(topic: string): number {
+    return this.followers.get(topic) ?? 0;
+  }
+
+  /** A message to this thread's sockets: dropped (and the sockets ended later) when the link is too far behind. */
+  toSocket(message: Message): void {
+    if (this.link.outboxBytes > OUTBOX_BYTES_MAX) {
+      if (!this.overloaded) {
+        this.overloaded = true;
+        this.hub.log.warn('front_end_overloaded', { frontEnd: this.index, outboxBytes: this.link.outboxBytes });
+        setTimeout(() => this.endOverloaded(), 10);
+      }
+      return;
+    }
+    this.link.send(message);
+  }
+
+  private endOverloaded(): void {
+    if (this.link.outboxBytes > OUTBOX_BYTES_MAX / 2) {
+      setTimeout(() => this.endOverloaded(), 10);
+      return;
+    }
+    this.overloaded = false;
+    for (const socket of this.sockets.values()) socket.end(1013, 'server overloaded: subscribe again');
+  }
+
+  opened(id: number, userData: unknown): void {
+    const behavior = this.behaviors.get(id);
+    if (behavior === undefined) return;
+    const socket = new StandInSocket(this, id, userData);
+    this.sockets.set(id, socket);
+    this.link.send([Down.Upgraded, id]);
+    behavior.open?.(socket as unknown as WebSocket<unknown>);
+  }
+
+  receive(message: Message): void {
+    switch (message[0] as number) {
+      case Up.Request: {
+        this.requestsServed++;
+        const [, id, listener, method, url, query, headers, peer, peerText, body] = message as [number, number, number, string, string, string, string[], Uint8Array, string, Uint8Array | undefined];
+        const res = new StandInResponse(this, id, peer, peerText, body ?? undefined);
+        this.requests.set(id, res);
+        const name = LISTENERS[listener]!;
+        const found = match(this.hub.app(name).routes, method, url);
+        if (found === undefined) {
+          res.writeStatus('404 Not Found').end('{"error":"not found"}');
+          return;
+        }
+        const req = new StandInRequest(method, url, query, headers);
+        req.params = found.params;
+        this.hub.guard(() => found.handler(res as unknown as HttpResponse, req as unknown as HttpRequest), res);
+        return;
+      }
+      case Up.Aborted: {
+        const res = this.requests.get(message[1] as number);
+        this.requests.delete(message[1] as number);
+        res?.abort();
+        return;
+      }
+      case Up.Upgrade: {
+        this.requestsServed++;
+        const [, id, url, query, headers, peer, peerText] = message as [number, number, string, string, string[], Uint8Array, string];
+        const res = new StandInResponse(this, id, peer, peerText, undefined);
+        const behavior = this.hub.app('clob').sockets.get(url);
+        if (behavior === undefined) {
+          res.writeStatus('404 Not Found').end('{"error":"not found"}');
+          return;
+        }
+        this.behaviors.set(id, behavior);
+        const req = new StandInRequest('GET', url, query, headers);
+        const upgrade = behavior.upgrade ?? ((r: HttpResponse) => (r as unknown as StandInResponse).upgrade({}));
+        this.hub.guard(() => upgrade(res as unknown as HttpResponse, req as unknown as HttpRequest, undefined as never), res);
+        if (!this.sockets.has(id)) this.behaviors.delete(id);
+        return;
+      }
+      case Up.WsMessage: {
+        const socket = this.sockets.get(message[1] as number);
+        const data = message[2] as Uint8Array;
+        if (socket === undefined || socket.closed) return;
+        const behavior = this.behaviors.get(socket.id);
+        behavior?.message?.(socket as unknown as WebSocket<unknown>, data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer, message[3] as boolean);
+        return;
+      }
+      case Up.WsPing: {
+        const socket = this.sockets.get(message[1] as number);
+        if (socket === undefined || socket.closed) return;
+        this.behaviors.get(socket.id)?.ping?.(socket as unknown as WebSocket<unknown>, new ArrayBuffer(0));
+        return;
+      }
+      case Up.WsClosed: {
+        const id = message[1] as number;
+        const socket = this.sockets.get(id);
+        const behavior = this.behaviors.get(id);
+        this.sockets.delete(id);
+        this.behaviors.delete(id);
+        if (socket === undefined) return;
+        socket.forget();
+        behavior?.close?.(socket as unknown as WebSocket<unknown>, message[2] as number, new ArrayBuffer(0));
+        return;
+      }
+      default: throw new Error(`front end ${this.index}: unknown message kind ${String(message[0])}`);
+    }
+  }
+
+  /** The thread is gone: its requests' clients are gone with it, and so are its sockets. */
+  lost(): void {
+    for (const res of this.requests.values()) res.abort();
+    this.requests.clear();
+    for (const [id, socket] of this.sockets) {
+      socket.forget();
+      this.behaviors.get(id)?.close?.(socket as unknown as WebSocket<unknown>, 1006, new ArrayBuffer(0));
+    }
+    this.sockets.clear();
+    this.behaviors.clear();
+    this.followers.clear();
+  }
+
+  topics(): IterableIterator<string> {
+    return this.followers.keys();
+  }
+}
+
+export interface FrontEndsOptions {
+  readonly count: number;
+  readonly host: string;
+  readonly ports: Readonly<Record<ListenerName, number>>;
+  readonly bodyTimeoutMs: number;
+  readonly log: Logger;
+}
+
+/** The front-end threads beside the main thread, and the stand-in apps their requests run on. */
+export class FrontEnds {
+  private readonly apps = new Map<ListenerName, StandInApp>(LISTENERS.map((name) => [name, new StandInApp()]));
+  private readonly threads: EdgeThread[] = [];
+  private stopped = false;
+  readonly log: Logger;
+
+  constructor(private readonly options: Omit<FrontEndsOptions, 'ports'>) {
+    this.log = options.log;
+  }
+
+  /** The stand-in app of a listener: mount its routes (and the CLOB listener's channels) on it before start(). */
+  app(name: ListenerName): StandInApp {
+    return this.apps.get(name)!;
+  }
+
+  /** As TemplatedApp, for mount() and the channels (they use only what StandInApp has). */
+  appFor(name: ListenerName): TemplatedApp {
+    return this.app(name) as unknown as TemplatedApp;
+  }
+
+  /** Runs a handler; one that throws is answered 500 (the routes catch their own errors; this is the last guard). */
+  guard(run: () => void, res: StandInResponse): void {
+    try {
+      run();
+    } catch (error) {
+      this.log.error('front_end_dispatch_failed', { message: error instanceof Error ? error.message : String(error) });
+      if (!res.done) res.writeStatus('500 Internal Server Error').end('{"error":"internal error"}');
+    }
+  }
+
+  /** Starts count − 1 threads on the ports the main thread bound; resolves once every one listens. */
+  async start(ports: Readonly<Record<ListenerName, number>>): Promise<void> {
+    const started: Promise<void>[] = [];
+    for (let index = 1; index < this.options.count; index++) {
+      const thread = new EdgeThread(index, this);
+      this.threads.push(thread);
+      started.push(this.spawn(thread, ports));
+    }
+    await Promise.all(started);
+  }
+
+  private spawn(thread: EdgeThread, ports: Readonly<Record<ListenerName, number>>): Promise<void> {
+    const setup: EdgeSetup = {
+      index: thread.index, host: this.options.host, ports: LISTENERS.map((name) => ports[name]), link: thread.memory, bodyTimeoutMs: this.options.bodyTimeoutMs,
+    };
+    const worker = new Worker(new URL('./edge.js', import.meta.url), { workerData: setup });
+    thread.worker = worker;
+    void thread.link.read((message) => thread.receive(message));
+    return new Promise((resolve, reject) => {
+      const failed = (error: Error): void => reject(error);
+      worker.once('error', failed);
+      worker.once('message', (message: FromEdge) => {
+        worker.off('error', failed);
+        if (typeof message === 'object' && 'error' in message) {
+          void worker.terminate();
+          reject(new Error(message.error));
+          return;
+        }
+        worker.on('error', (error) => this.log.error('front_end_failed', { frontEnd: thread.index, message: error.message }));
+        worker.once('exit', () => {
+          thread.lost();
+          if (!this.stopped) this.log.error('front_end_exited', { frontEnd: thread.index });
+        });
+        resolve();
+      });
+    });
+  }
+
+  /** Subscribers of a topic on every thread but the main one. */
+  subscribers(topic: string): number {
+    let count = 0;
+    for (const thread of this.threads) count += thread.subscribers(topic);
+    return count;
+  }
+
+  /** Publishes on the main thread's app and to every thread that has a subscriber of the topic. */
+  publisher(main: TemplatedApp): Publisher {
+    return {
+      numSubscribers: (topic) => main.numSubscribers(topic) + this.subscribers(topic),
+      publish: (topic, message) => {
+        if (main.numSubscribers(topic) > 0) main.publish(topic, message);
+        for (const thread of this.threads) if (thread.subscribers(topic) > 0) thread.toSocket([Down.Publish, topic, message, false]);
+      },
+    };
+  }
+
+  /** Requests each front end handed over so far (the main thread's own are not counted here). */
+  served(): { frontEnd: number; requests: number }[] {
+    return this.threads.map((thread) => ({ frontEnd: thread.index, requests: thread.requestsServed }));
+  }
+
+  /** Stops accepting on every thread; each answers what it took (bounded), closes its sockets and exits. */
+  stop(): Promise<void> {
+    this.stopping ??= this.stopThreads();
+    return this.stopping;
+  }
+
+  private stopping: Promise<void> | undefined = undefined;
+
+  private async stopThreads(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.threads.map((thread) => new Promise<void>((resolve) => {
+      const worker = thread.worker;
+      if (worker === undefined) return resolve();
+      const timer = setTimeout(() => void worker.terminate(), STOP_WAIT_MS);
+      worker.once('exit', () => {
+        clearTimeout(timer);
+        thread.link.stop();
+        resolve();
+      });
+      worker.once('message', (message: FromEdge) => {
+        if (message === 'closed') void worker.terminate();
+      });
+      worker.postMessage('stop');
+    })));
+  }
+}
