@@ -39,6 +39,11 @@ export interface OrderRun {
   readonly capacity: number;
   /** Server CPU (every thread) per order, in µs. */
   readonly cpuUsPerOrder: number;
+  /**
+   * CPU of the front-end threads (the main thread and FRONT_ENDS' others) per order, in µs, from
+   * the server's own clobd_thread_cpu_seconds_total; the main thread's alone where /metrics is off.
+   */
+  readonly frontEndCpuUsPerOrder: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly non200: number;
@@ -70,9 +75,9 @@ export type Spelling = (headers: Readonly<Record<string, string>>) => Record<str
  * order's headers as `spell` writes them.
  */
 export async function orderRun(
-  env: Readonly<Record<string, string>>, sizes: OrderSizes, signed: Signed | undefined, spell: Spelling = (headers) => ({ ...headers }),
+  env: Readonly<Record<string, string>>, sizes: OrderSizes, signed: Signed | undefined, spell: Spelling = (headers) => ({ ...headers }), script?: string,
 ): Promise<{ run: OrderRun; signed: Signed }> {
-  const exchange = await startExchange(sizes.markets, SHARDS, env);
+  const exchange = await startExchange(sizes.markets, SHARDS, env, [], SHARDS, script);
   try {
     const plan = signed?.plan ?? makePlan(sizes.accounts, sizes.markets, sizes.warmupOrders + sizes.measuredOrders, SEED);
     const traders = signed?.traders ?? makeTraders(plan);
@@ -89,19 +94,35 @@ export async function orderRun(
     const pid = exchange.server.pid;
     const mainBefore = threadCpuSeconds(pid).get(pid) ?? 0;
     const cpuBefore = exchange.server.cpuSeconds();
+    const frontEndsBefore = await frontEndCpuSeconds(url);
     const result = await send(made.orders, plan.orders, sizes.warmupOrders, sizes.warmupOrders + sizes.measuredOrders);
     const mainSeconds = (threadCpuSeconds(pid).get(pid) ?? 0) - mainBefore;
     const cpuSeconds = exchange.server.cpuSeconds() - cpuBefore;
+    const frontEndsAfter = await frontEndCpuSeconds(url);
+    const frontEndSeconds = frontEndsBefore === undefined || frontEndsAfter === undefined ? mainSeconds : frontEndsAfter - frontEndsBefore;
     return {
       signed: made,
       run: {
         ordersPerSecond: Math.round(result.requestsPerSecond), capacity: Math.round(result.requests / Math.max(0.01, mainSeconds)),
-        cpuUsPerOrder: (cpuSeconds * 1e6) / Math.max(1, result.requests), p50Ms: result.latency.p50Ms, p99Ms: result.latency.p99Ms, non200: non200(result),
+        cpuUsPerOrder: (cpuSeconds * 1e6) / Math.max(1, result.requests), frontEndCpuUsPerOrder: (frontEndSeconds * 1e6) / Math.max(1, result.requests), p50Ms: result.latency.p50Ms, p99Ms: result.latency.p99Ms, non200: non200(result),
       },
     };
   } finally {
     await exchange.server.stop();
   }
+}
+
+/**
+ * CPU seconds of the server's front-end threads (thread="front_end" and "front_end_<i>"), as its
+ * /metrics says; undefined when metrics are off (or the server is older than the label).
+ */
+export async function frontEndCpuSeconds(clobUrl: string): Promise<number | undefined> {
+  const response = await fetch(`${clobUrl}/metrics`);
+  const text = await response.text();
+  if (response.status !== 200) return undefined;
+  let seconds = 0;
+  for (const match of text.matchAll(/^clobd_thread_cpu_seconds_total\{thread="front_end(?:_\d+)?"\} (\S+)$/gm)) seconds += Number(match[1]);
+  return seconds;
 }
 
 /** One server configuration of an order run: its settings and how its requests spell headers. */
@@ -110,6 +131,8 @@ export interface OrderSide {
   readonly spell?: Spelling;
   /** Called on every run of this side (e.g. to refuse one with answers that were not 200). */
   readonly check?: (run: OrderRun) => void;
+  /** Another tree's bench server (an A/B baseline); this tree's when undefined. */
+  readonly script?: string;
 }
 
 /**
@@ -122,11 +145,11 @@ export async function alternateOrderRuns(sizes: OrderSizes, first: OrderSide, se
   let b: OrderRun | undefined;
   const better = (best: OrderRun | undefined, run: OrderRun): OrderRun => (best === undefined || run.capacity > best.capacity ? run : best);
   for (let round = 0; round < sizes.rounds; round++) {
-    const firstRun = await orderRun(first.env, sizes, signed, first.spell);
+    const firstRun = await orderRun(first.env, sizes, signed, first.spell, first.script);
     signed = firstRun.signed;
     first.check?.(firstRun.run);
     a = better(a, firstRun.run);
-    const secondRun = (await orderRun(second.env, sizes, signed, second.spell)).run;
+    const secondRun = (await orderRun(second.env, sizes, signed, second.spell, second.script)).run;
     second.check?.(secondRun);
     b = better(b, secondRun);
   }

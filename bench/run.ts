@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { SERVER_NODE_FLAGS } from '../http/node_flags.js';
 import { benchCatalog, printCatalog } from './catalog.js';
+import { benchFrontEnds, printFrontEnds } from './front_ends.js';
 import { benchHeaders, printHeaders } from './headers.js';
 import { benchLimits, printSwitch } from './limits.js';
 import { benchMetrics, printMetrics } from './metrics.js';
@@ -62,6 +63,11 @@ const suites: Record<string, Suite> = {
     const figures = await benchHeaders(quick);
     if (asJson) console.log(JSON.stringify({ suite: 'headers', ...figures }));
     else printHeaders(figures);
+  },
+  'front-ends': async (quick, asJson, options) => {
+    const figures = await benchFrontEnds(quick, options);
+    if (asJson) console.log(JSON.stringify({ suite: 'front-ends', ...figures }));
+    else printFrontEnds(figures);
   },
   ws: async (quick, asJson) => {
     const figures = await benchWs(quick);

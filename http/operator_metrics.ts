@@ -6,6 +6,7 @@
 import { threadIds, threadTimes, type ThreadTimes } from '../engine/shard/thread_times.js';
 import type { ApiKeyStore } from './auth/keys.js';
 import type { SignatureVerifier } from './auth/verifier.js';
+import type { FrontEnds } from './front_end/hub.js';
 import type { LiveChannels } from './ws/channels.js';
 import { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate_limit.js';
@@ -75,9 +76,10 @@ function shardMetrics(metrics: Metrics, trading: TradingRuntime): void {
  * schedstat at scrape time. A thread that waits for a core is a thread whose requests wait too:
  * on a machine with every core busy, that wait is most of the order path's latency tail.
  */
-function threadMetrics(metrics: Metrics, trading: TradingRuntime): void {
+function threadMetrics(metrics: Metrics, trading: TradingRuntime, frontEnds: FrontEnds | undefined): void {
   const read = (): [{ thread: string }, ThreadTimes][] => {
     const named = new Map<number, string>([[process.pid, 'front_end']]);
+    for (const { frontEnd, threadId } of frontEnds?.served() ?? []) if (threadId !== undefined) named.set(threadId, `front_end_${frontEnd}`);
     for (let shard = 0; shard < trading.pool.count; shard++) {
       const tid = trading.pool.threadId(shard);
       if (tid !== undefined) named.set(tid, `shard_${shard}`);
@@ -95,7 +97,8 @@ function threadMetrics(metrics: Metrics, trading: TradingRuntime): void {
     return rows;
   };
   metrics.gauge({
-    name: 'clobd_thread_cpu_seconds_total', help: 'CPU time of the front end\'s thread, each matching worker\'s, and the other threads together (Linux).',
+    name: 'clobd_thread_cpu_seconds_total',
+    help: 'CPU time of the front end\'s thread (the main thread; front_end_<i>: the other front-end threads, FRONT_ENDS), each matching worker\'s, and the other threads together (Linux).',
     type: 'counter', samples: () => read().map(([labels, times]) => [labels, times.cpuSeconds]),
   });
   metrics.gauge({
@@ -126,10 +129,18 @@ function orderMetrics(metrics: Metrics, trading: TradingRuntime): void {
 }
 
 /** Metrics of the whole exchange: the routes count themselves; the rest is read at scrape time. */
-export function operatorMetrics(trading: TradingRuntime, channels: LiveChannels, limiter: RateLimiter, verifier: SignatureVerifier): Metrics {
+export function operatorMetrics(
+  trading: TradingRuntime, channels: LiveChannels, limiter: RateLimiter, verifier: SignatureVerifier, frontEnds: FrontEnds | undefined,
+): Metrics {
   const metrics = new Metrics();
   shardMetrics(metrics, trading);
-  threadMetrics(metrics, trading);
+  threadMetrics(metrics, trading, frontEnds);
+  if (frontEnds !== undefined) {
+    metrics.gauge({
+      name: 'clobd_front_end_requests_total', help: 'Requests and WebSocket upgrades each front-end thread but the main one took and handed to the main thread (FRONT_ENDS).',
+      type: 'counter', samples: () => frontEnds.served().map(({ frontEnd, requests }) => [{ front_end: frontEnd }, requests]),
+    });
+  }
   orderMetrics(metrics, trading);
   metrics.gauge({
     name: 'clobd_signatures_recovered_total', help: 'Order signatures recovered, by where: on the signature pool, or on the front end\'s thread (a lone signature in its turn of the event loop, or VERIFY_THREADS=0).',

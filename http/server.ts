@@ -287,7 +287,8 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const views = new CatalogViews(store, live);
   const liveCached = { cache: responseCache, version: () => store.version + live.version() };
   // One table of buckets for every thread that serves requests (contract §7).
-  const limiter = new RateLimiter(allocateBuckets(), config.rateLimits, now);
+  const buckets = allocateBuckets();
+  const limiter = new RateLimiter(buckets, config.rateLimits, now);
   const tokenBook = tokenBooks(trading);
   // The compatibility relay's secret, made at every start and held only here: with it the relay
   // names its clients' addresses to the CLOB listener (client_address.ts).
@@ -299,7 +300,11 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     caps: new ChannelCaps(limiter),
   }), (c) => c.close());
   trading.marketData.listen(channels);
-  const metrics = config.metrics ? resources.add(operatorMetrics(trading, channels, limiter, verifier), (m) => m.close()) : undefined;
+  // FRONT_ENDS > 1: the other threads' requests run on the same routes here (front_end/hub.ts).
+  const frontEnds = config.frontEnds > 1
+    ? resources.add(new FrontEnds({ count: config.frontEnds, host: config.host, bodyTimeoutMs: config.bodyTimeoutMs, log, buckets, caps: config.rateLimits }), (f) => f.stop())
+    : undefined;
+  const metrics = config.metrics ? resources.add(operatorMetrics(trading, channels, limiter, verifier, frontEnds), (m) => m.close()) : undefined;
   if (metrics !== undefined) apiKeyMetrics(metrics, keys);
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[]; caps: string[] }> = {
     clob: { style: 'clob', routes: [
@@ -323,10 +328,6 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     for (const socket of open.splice(0)) uws.us_listen_socket_close(socket);
   });
   const ports = { clob: 0, catalog: 0, data: 0 };
-  // FRONT_ENDS > 1: the other threads' requests run on the same routes here (front_end/hub.ts).
-  const frontEnds = config.frontEnds > 1
-    ? resources.add(new FrontEnds({ count: config.frontEnds, host: config.host, bodyTimeoutMs: config.bodyTimeoutMs, log }), (f) => f.stop())
-    : undefined;
   await resources.guard(async () => {
     for (const name of ['clob', 'catalog', 'data'] as const) {
       const app = uws.App();

@@ -92,11 +92,11 @@ function spreadOverShards(created: readonly CreatedMarket[], count: number, shar
  * own `shards`), so servers with other shard counts can trade the very same markets.
  */
 export async function startExchange(
-  markets: number, shards: number, env: Readonly<Record<string, string>>, nodeArgs: readonly string[] = [], spreadOver = shards,
+  markets: number, shards: number, env: Readonly<Record<string, string>>, nodeArgs: readonly string[] = [], spreadOver = shards, script?: string,
 ): Promise<Exchange> {
   const server = await spawnBenchServer({
     ADMIN_TOKEN, AUTH_WINDOW_S: String(AUTH_WINDOW_S), RATE_LIMITS: 'off', SEED_DEMO: '0', SHARDS: String(shards), ...env,
-  }, nodeArgs);
+  }, nodeArgs, script);
   try {
     const created = await createMarkets(server.urls.clob, 'Order benchmark', markets * CANDIDATES_PER_MARKET);
     const tokens = spreadOverShards(created, markets, spreadOver).map(tokensOf);

@@ -63,10 +63,14 @@ const serverPath = fileURLToPath(new URL('./server.js', import.meta.url));
 /** The start of every bench server's temporary DATA_DIR's name. */
 export const BENCH_DATA_DIR_PREFIX = 'clobd-bench-';
 
-/** `nodeArgs` go to node before the script (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
-export function spawnBenchServer(env: Readonly<Record<string, string>> = {}, nodeArgs: readonly string[] = []): Promise<BenchServer> {
+/**
+ * `nodeArgs` go to node before the script (e.g. --cpu-prof, which NODE_OPTIONS refuses). `script`:
+ * another tree's bench server (an A/B baseline, bench/ab/baseline_tree.ts), built from the same
+ * harness.
+ */
+export function spawnBenchServer(env: Readonly<Record<string, string>> = {}, nodeArgs: readonly string[] = [], script = serverPath): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), BENCH_DATA_DIR_PREFIX));
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, serverPath], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, script], {
     // Load tests run without request caps unless the benchmark sets RATE_LIMITS itself, and
     // without the demo flow: what a benchmark measures is its own load, on books only it moves.
     env: { ...process.env, PORT: '0', CATALOG_PORT: '0', DATA_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMITS: 'off', DEMO_FLOW: 'off', ...env },

@@ -14,7 +14,10 @@ import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { bodyBytesMax, Lifecycle, Pending, readBody, sendBody, write, type Reply } from '../respond.js';
 import { listenShared, uws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from '../uws.js';
 import type { WebSocket } from '@trufflesuite/uws-js-unofficial';
-import { SOCKET_SETTINGS, WS_PATHS } from '../ws/channels.js';
+import { RateLimiter, type Cap } from '../rate_limit.js';
+import { ChannelCaps, CLOSE_TOO_MANY_REQUESTS, type SocketKeys } from '../ws/caps.js';
+import { refusalMessage, SOCKET_SETTINGS, WS_PATHS } from '../ws/channels.js';
+import { currentThreadId } from '../../engine/shard/thread_times.js';
 import { Link, type LinkMemory, type Message } from './link.js';
 import { Down, LISTENERS, Up } from './wire.js';
 
@@ -24,10 +27,13 @@ export interface EdgeSetup {
   readonly ports: readonly number[];
   readonly link: LinkMemory;
   readonly bodyTimeoutMs: number;
+  /** The request caps' shared buckets and caps (rate_limit.ts): ws-level pings are charged here. */
+  readonly buckets: SharedArrayBuffer;
+  readonly caps: readonly Cap[];
 }
 
 /** What an edge tells the main thread over postMessage (control only; requests use the link). */
-export type FromEdge = { readonly listening: true } | { readonly error: string } | 'closed';
+export type FromEdge = { readonly listening: true; readonly threadId: number | undefined } | { readonly error: string } | 'closed';
 
 /** Requests waiting for the main thread's answer, per front end. */
 export const REQUESTS_IN_FLIGHT_MAX = 16_384;
@@ -64,6 +70,9 @@ class Edge {
   private readonly waiting = new Map<number, Pending>();
   private readonly upgrading = new Map<number, Upgrading>();
   private readonly sockets = new Map<number, WebSocket<SocketData>>();
+  /** Each socket's bucket keys, as the main thread's channels made them. */
+  private readonly keys = new Map<number, SocketKeys>();
+  private readonly caps: ChannelCaps;
   private readonly apps: TemplatedApp[] = [];
   private readonly listening: us_listen_socket[] = [];
   private nextId = 1;
@@ -71,6 +80,7 @@ class Edge {
   constructor(private readonly setup: EdgeSetup) {
     this.link = new Link(setup.link, 'front end');
     this.lifecycle = new Lifecycle(setup.bodyTimeoutMs);
+    this.caps = new ChannelCaps(new RateLimiter(setup.buckets, setup.caps, Date.now));
   }
 
   async listen(): Promise<void> {
@@ -142,12 +152,19 @@ class Edge {
           const { id } = ws.getUserData();
           if (!this.link.send([Up.WsMessage, id, new Uint8Array(data.slice(0)), isBinary], WAITING_SOCKET_BYTES_MAX)) ws.end(CLOSE_TRY_AGAIN, 'server busy: reconnect');
         },
+        // uWS has answered the ping already; it is charged here, at once, as the main thread
+        // charges its own sockets' (a refused socket reads no more of what it sent).
         ping: (ws) => {
-          this.link.send([Up.WsPing, ws.getUserData().id], WAITING_SOCKET_BYTES_MAX);
+          const keys = this.keys.get(ws.getUserData().id);
+          const refusal = keys === undefined ? undefined : this.caps.message(keys, true);
+          if (refusal === undefined) return;
+          ws.send(refusalMessage(refusal));
+          ws.end(CLOSE_TOO_MANY_REQUESTS, `Too Many Requests: ${refusal.cap}`);
         },
         close: (ws, code) => {
           const { id } = ws.getUserData();
           this.sockets.delete(id);
+          this.keys.delete(id);
           this.link.send([Up.WsClosed, id, code]);
         },
       });
@@ -157,7 +174,16 @@ class Edge {
   private fromMain(message: Message): void {
     switch (message[0] as number) {
       case Down.Answer: return this.answer(message);
-      case Down.Upgraded: return this.upgraded(message[1] as number);
+      case Down.Upgraded: {
+        const id = message[1] as number;
+        this.keys.set(id, { socket: message[2] as string, ip: message[3] as string, account: undefined });
+        return this.upgraded(id);
+      }
+      case Down.Keys: {
+        const keys = this.keys.get(message[1] as number);
+        if (keys !== undefined) keys.account = message[2] as string;
+        return;
+      }
       case Down.Send: {
         this.sockets.get(message[1] as number)?.send(message[2] as string | Uint8Array, message[3] as boolean);
         return;
@@ -216,6 +242,7 @@ class Edge {
     if (upgrading === undefined) return;
     this.upgrading.delete(id);
     if (upgrading.aborted) {
+      this.keys.delete(id);
       this.link.send([Up.WsClosed, id, 1006]);
       return;
     }
@@ -241,7 +268,7 @@ if (!isMainThread && parentPort !== null && (workerData as Partial<EdgeSetup> | 
   const port = parentPort;
   const edge = new Edge(workerData as EdgeSetup);
   edge.listen().then(() => {
-    port.postMessage({ listening: true } satisfies FromEdge);
+    port.postMessage({ listening: true, threadId: currentThreadId() } satisfies FromEdge);
     port.on('message', () => {
       void edge.stop().then(() => {
         port.postMessage('closed' satisfies FromEdge);

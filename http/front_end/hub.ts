@@ -14,6 +14,8 @@
 // thread, not one per socket.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.js';
+import type { Cap } from '../rate_limit.js';
+import type { SocketKeys } from '../ws/caps.js';
 import type { Publisher } from '../ws/channels.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.js';
 import type { WebSocket, WebSocketBehavior } from '@trufflesuite/uws-js-unofficial';
@@ -221,6 +223,12 @@ class StandInResponse {
   }
 }
 
+/** The bucket keys in a channel socket's user data (ws/caps.ts), which the thread charges pings to. */
+function keysOf(userData: unknown): SocketKeys | undefined {
+  const keys = (userData as { keys?: SocketKeys } | undefined)?.keys;
+  return typeof keys?.socket === 'string' ? keys : undefined;
+}
+
 /** A WebSocket on a thread, as the channels see it. */
 class StandInSocket {
   readonly topics = new Set<string>();
@@ -253,12 +261,17 @@ class StandInSocket {
 
   isSubscribed(topic: string): boolean { return this.topics.has(topic); }
 
+  /** As uWS's: the close handler runs at once, and nothing the client sent after is delivered. */
   end(code = 1000, reason = ''): void {
-    if (!this.closed) this.thread.toSocket([Down.End, this.id, code, reason]);
+    if (this.closed) return;
+    this.thread.toSocket([Down.End, this.id, code, reason]);
+    this.thread.closed(this.id, code);
   }
 
   close(): void {
-    if (!this.closed) this.thread.toSocket([Down.Close, this.id]);
+    if (this.closed) return;
+    this.thread.toSocket([Down.Close, this.id]);
+    this.thread.closed(this.id, 1006);
   }
 
   cork(write: () => void): this {
@@ -267,6 +280,12 @@ class StandInSocket {
   }
 
   getBufferedAmount(): number { return 0; }
+
+  /** The channel set the socket's account (KeyedSocket): the thread charges its pings to it too. */
+  keysChanged(): void {
+    const account = keysOf(this.userData)?.account;
+    if (!this.closed && account !== undefined) this.thread.toSocket([Down.Keys, this.id, account]);
+  }
 
   /** The thread's socket closed: its subscriptions end here too. */
   forget(): void {
@@ -288,6 +307,8 @@ class EdgeThread {
   private overloaded = false;
   /** Requests this thread handed over (for /metrics). */
   requestsServed = 0;
+  /** Its kernel thread id (Linux), for the per-thread CPU metrics. */
+  threadId: number | undefined = undefined;
   worker: Worker | undefined = undefined;
 
   readonly memory = allocateLink();
@@ -337,8 +358,20 @@ class EdgeThread {
     if (behavior === undefined) return;
     const socket = new StandInSocket(this, id, userData);
     this.sockets.set(id, socket);
-    this.link.send([Down.Upgraded, id]);
+    const keys = keysOf(userData);
+    this.link.send([Down.Upgraded, id, keys?.socket ?? '', keys?.ip ?? '']);
     behavior.open?.(socket as unknown as WebSocket<unknown>);
+  }
+
+  /** A socket closed, by its client or by the channel: its subscriptions end, and the channel hears once. */
+  closed(id: number, code: number): void {
+    const socket = this.sockets.get(id);
+    const behavior = this.behaviors.get(id);
+    this.sockets.delete(id);
+    this.behaviors.delete(id);
+    if (socket === undefined) return;
+    socket.forget();
+    behavior?.close?.(socket as unknown as WebSocket<unknown>, code, new ArrayBuffer(0));
   }
 
   receive(message: Message): void {
@@ -389,23 +422,7 @@ class EdgeThread {
         behavior?.message?.(socket as unknown as WebSocket<unknown>, data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer, message[3] as boolean);
         return;
       }
-      case Up.WsPing: {
-        const socket = this.sockets.get(message[1] as number);
-        if (socket === undefined || socket.closed) return;
-        this.behaviors.get(socket.id)?.ping?.(socket as unknown as WebSocket<unknown>, new ArrayBuffer(0));
-        return;
-      }
-      case Up.WsClosed: {
-        const id = message[1] as number;
-        const socket = this.sockets.get(id);
-        const behavior = this.behaviors.get(id);
-        this.sockets.delete(id);
-        this.behaviors.delete(id);
-        if (socket === undefined) return;
-        socket.forget();
-        behavior?.close?.(socket as unknown as WebSocket<unknown>, message[2] as number, new ArrayBuffer(0));
-        return;
-      }
+      case Up.WsClosed: return this.closed(message[1] as number, message[2] as number);
       default: throw new Error(`front end ${this.index}: unknown message kind ${String(message[0])}`);
     }
   }
@@ -431,9 +448,11 @@ class EdgeThread {
 export interface FrontEndsOptions {
   readonly count: number;
   readonly host: string;
-  readonly ports: Readonly<Record<ListenerName, number>>;
   readonly bodyTimeoutMs: number;
   readonly log: Logger;
+  /** The request caps' shared buckets and the caps in force: each thread charges its sockets' ws-level pings. */
+  readonly buckets: SharedArrayBuffer;
+  readonly caps: readonly Cap[];
 }
 
 /** The front-end threads beside the main thread, and the stand-in apps their requests run on. */
@@ -443,7 +462,7 @@ export class FrontEnds {
   private stopped = false;
   readonly log: Logger;
 
-  constructor(private readonly options: Omit<FrontEndsOptions, 'ports'>) {
+  constructor(private readonly options: FrontEndsOptions) {
     this.log = options.log;
   }
 
@@ -481,6 +500,7 @@ export class FrontEnds {
   private spawn(thread: EdgeThread, ports: Readonly<Record<ListenerName, number>>): Promise<void> {
     const setup: EdgeSetup = {
       index: thread.index, host: this.options.host, ports: LISTENERS.map((name) => ports[name]), link: thread.memory, bodyTimeoutMs: this.options.bodyTimeoutMs,
+      buckets: this.options.buckets, caps: this.options.caps,
     };
     const worker = new Worker(new URL('./edge.js', import.meta.url), { workerData: setup });
     thread.worker = worker;
@@ -495,6 +515,7 @@ export class FrontEnds {
           reject(new Error(message.error));
           return;
         }
+        if (typeof message === 'object') thread.threadId = message.threadId;
         worker.on('error', (error) => this.log.error('front_end_failed', { frontEnd: thread.index, message: error.message }));
         worker.once('exit', () => {
           thread.lost();
@@ -523,9 +544,9 @@ export class FrontEnds {
     };
   }
 
-  /** Requests each front end handed over so far (the main thread's own are not counted here). */
-  served(): { frontEnd: number; requests: number }[] {
-    return this.threads.map((thread) => ({ frontEnd: thread.index, requests: thread.requestsServed }));
+  /** Requests each front end handed over so far (the main thread's own are not counted here), and its thread. */
+  served(): { frontEnd: number; requests: number; threadId: number | undefined }[] {
+    return this.threads.map((thread) => ({ frontEnd: thread.index, requests: thread.requestsServed, threadId: thread.threadId }));
   }
 
   /** Stops accepting on every thread; each answers what it took (bounded), closes its sockets and exits. */

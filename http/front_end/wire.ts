@@ -7,18 +7,19 @@
 //   ABORTED  id                      the client went away before its answer
 //   UPGRADE  id, url, query, headers, peer address bytes, peer address text     (the CLOB listener's /ws/…)
 //   WS_MESSAGE id, data, isBinary
-//   WS_PING  id
 //   WS_CLOSED id, code
 // Main thread → front end:
 //   ANSWER   id, status line ('' for 200 OK), headers, body, close connection
-//   UPGRADED id                      the channel took the socket: the front end upgrades its connection
+//   UPGRADED id, socket key, address key   the channel took the socket: the front end upgrades its
+//                                    connection, and charges its ws-level pings to those buckets
+//   KEYS     id, account             the socket's account authenticated: its pings are charged to it too
 //   SEND     id, data, isBinary
 //   SUBSCRIBE id, topic / UNSUBSCRIBE id, topic
 //   END      id, code, reason / CLOSE id
 //   PUBLISH  topic, data, isBinary   to every socket of the front end that follows the topic
-export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, WsPing: 5, WsClosed: 6 } as const;
+export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, WsClosed: 6 } as const;
 
-export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17 } as const;
+export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17, Keys: 18 } as const;
 
 /** The listeners in the order a REQUEST names them. */
 export const LISTENERS = ['clob', 'catalog', 'data'] as const;

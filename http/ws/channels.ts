@@ -57,6 +57,19 @@ export const SOCKET_SETTINGS = {
 } as const;
 export const WS_PATHS = ['/ws/market', '/ws/user'] as const;
 
+/** What a socket a cap refused is sent before it is closed with CLOSE_TOO_MANY_REQUESTS. */
+export function refusalMessage(refusal: Refusal): string {
+  return JSON.stringify({ error: 'Too Many Requests', cap: refusal.cap, retry_after: refusal.retryAfterS });
+}
+
+/**
+ * A socket on another front-end thread (http/front_end/hub.ts): told when its keys change (its
+ * account authenticated), so that thread charges the socket's ws-level pings under them itself.
+ */
+export interface KeyedSocket {
+  keysChanged(): void;
+}
+
 /**
  * Where published messages go: the CLOB listener's app, or with several front ends every thread's
  * subscribers of the topic (http/front_end/hub.ts).
@@ -375,7 +388,7 @@ export class LiveChannels implements MarketDataListener {
    * more is read from it).
    */
   private refuse(ws: WebSocket<SocketData>, refusal: Refusal): void {
-    this.send(ws, JSON.stringify({ error: 'Too Many Requests', cap: refusal.cap, retry_after: refusal.retryAfterS }));
+    this.send(ws, refusalMessage(refusal));
     ws.end(CLOSE_TOO_MANY_REQUESTS, `Too Many Requests: ${refusal.cap}`);
   }
 
@@ -523,6 +536,7 @@ export class LiveChannels implements MarketDataListener {
     }
     // Charged once the credentials prove the account: to the socket, its address and the account.
     data.keys.account = record.address;
+    (ws as Partial<KeyedSocket>).keysChanged?.();
     const refusal = this.deps.caps.subscription(data.keys, markets.length);
     if (refusal !== undefined) {
       this.refuse(ws, refusal);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig, parseArgv } from '../../http/config.js';
+import { ConfigError, FRONT_ENDS_MAX, frontEndsDefault, loadConfig, parseArgv } from '../../http/config.js';
 import { DEFAULT_CAPS } from '../../http/rate_limit.js';
 
 const none = new Map<string, string>();
@@ -69,6 +69,7 @@ test('every setting is read from the environment', () => {
       ACCOUNT_ORDER_HISTORY: '0',
       KEY_CACHE_ENTRIES: '500',
       BACKUP_MB_PER_S: '50',
+      FRONT_ENDS: '3',
     },
     none,
   );
@@ -104,8 +105,18 @@ test('every setting is read from the environment', () => {
       accountOrderHistory: 0,
       keyCacheEntries: 500,
       backupMbPerS: 50,
+      frontEnds: 3,
     },
   );
+});
+
+test('FRONT_ENDS defaults to one front end per four cores, at least one', () => {
+  assert.equal(frontEndsDefault(1), 1);
+  assert.equal(frontEndsDefault(2), 1);
+  assert.equal(frontEndsDefault(8), 2);
+  assert.equal(frontEndsDefault(16), 4);
+  assert.equal(frontEndsDefault(1024), FRONT_ENDS_MAX);
+  assert.throws(() => loadConfig({ FRONT_ENDS: '0' }, none), /FRONT_ENDS/);
 });
 
 test('DEMO_FLOW=off, like a DEMO_FLOW_RATE of 0, turns the demo flow off', () => {

@@ -1,0 +1,157 @@
+// Front ends on every core (FRONT_ENDS, issue 42), each figure a ratio in the same run:
+// - POST /order with FRONT_ENDS=1 against the code before front-end threads existed (a git
+//   worktree of BASELINE_REF, built with this harness: bench/ab/baseline_tree.ts), alternating
+//   round by round: FRONT_ENDS=1 must keep ≥ 0.95 of its orders/s and of its main thread's
+//   orders per CPU-second. Full runs only (a build of the other tree takes a minute).
+// - POST /order and GET /book with FRONT_ENDS=1 against FRONT_ENDS=N (--front-ends=N, 2 by
+//   default), alternating: orders/s and requests/s, and the front-end threads' CPU per order or
+//   request (the main thread's and the others', from the server's own per-thread metrics). On a
+//   machine whose cores are all taken (the 2-core one) a second front end cannot add throughput,
+//   and the figure there is what sharing costs: front-end CPU per order with N ≥ 0.9× of with 1
+//   (an efficiency: CPU per order with 1 over CPU per order with N). On a many-core machine the
+//   same run is the scaling figure (≥ 3× orders/s and ≥ 3.5× GET /book with 4).
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { addBaselineTree, runTool } from './ab/baseline_tree.js';
+import { runLoad } from './load/client.js';
+import { frontEndCpuSeconds, FULL_ORDERS, orderRun, QUICK_ORDERS, type OrderRun, type OrderSizes, type Signed } from './metrics.js';
+import { format } from './support/format.js';
+import { median } from './support/median.js';
+import { spawnBenchServer } from './support/spawn.js';
+
+/** The last commit before front-end threads (the code FRONT_ENDS=1 must keep up with). */
+export const BASELINE_REF = '9fe4274';
+const KEEP_GOAL = 0.95;
+const SHARING_GOAL = 0.9;
+const BOOK_CONNECTIONS = 64;
+const TOKENS_READ = 8;
+
+export interface Side {
+  readonly name: string;
+  readonly runs: readonly OrderRun[];
+}
+
+export interface BookSide {
+  readonly frontEnds: number;
+  readonly requestsPerSecond: number;
+  /** Requests per second of the front-end threads' CPU time. */
+  readonly capacity: number;
+  readonly p99Ms: number;
+}
+
+export interface FrontEndFigures {
+  readonly frontEnds: number;
+  readonly sizes: OrderSizes;
+  readonly baseline: { readonly ref: string; readonly before: Side; readonly now: Side } | undefined;
+  readonly one: Side;
+  readonly many: Side;
+  readonly book: { readonly one: BookSide; readonly many: BookSide };
+}
+
+/** Runs `sides` alternating, `rounds` times, on the same pre-signed orders. */
+async function alternate(sizes: OrderSizes, sides: readonly { name: string; env: Record<string, string>; script?: string }[]): Promise<Side[]> {
+  let signed: Signed | undefined;
+  const runs = sides.map(() => [] as OrderRun[]);
+  for (let round = 0; round < sizes.rounds; round++) {
+    for (const [index, side] of sides.entries()) {
+      const made = await orderRun(side.env, sizes, signed, undefined, side.script);
+      signed = made.signed;
+      if (made.run.non200 > 0) throw new Error(`${side.name}: ${made.run.non200} answers were not 200`);
+      runs[index]!.push(made.run);
+    }
+  }
+  return sides.map((side, index) => ({ name: side.name, runs: runs[index]! }));
+}
+
+/** The baseline tree's bench server, built; undefined (with why) when it cannot be built here. */
+function baselineServer(ref: string): { script: string; remove: () => void } | undefined {
+  const repo = resolve(process.cwd());
+  if (!existsSync(join(repo, '.git'))) return undefined;
+  const tree = addBaselineTree(repo, ref);
+  process.on('exit', () => tree.remove());
+  runTool('ln', ['-s', join(repo, 'node_modules'), join(tree.root, 'node_modules')], tree.root);
+  runTool('npm', ['run', 'build', '--silent'], tree.root);
+  return { script: join(tree.root, 'dist/bench/support/server.js'), remove: () => tree.remove() };
+}
+
+async function bookSide(frontEnds: number, quick: boolean): Promise<BookSide> {
+  const server = await spawnBenchServer({ FRONT_ENDS: String(frontEnds), METRICS: 'on' });
+  try {
+    const markets = (await (await fetch(`${server.urls.clob}/sampling-markets`)).json()) as { data: { tokens: { token_id: string }[] }[] };
+    const tokens = markets.data.flatMap((market) => market.tokens.map((token) => token.token_id)).slice(0, TOKENS_READ);
+    const requests = tokens.map((token) => ({ method: 'GET', path: `/book?token_id=${token}` }));
+    await runLoad({ url: server.urls.clob, requests, connections: BOOK_CONNECTIONS, durationMs: 500 });
+    const before = (await frontEndCpuSeconds(server.urls.clob)) ?? 0;
+    const result = await runLoad({ url: server.urls.clob, requests, connections: BOOK_CONNECTIONS, durationMs: quick ? 1_000 : 6_000 });
+    const seconds = ((await frontEndCpuSeconds(server.urls.clob)) ?? 0) - before;
+    return { frontEnds, requestsPerSecond: Math.round(result.requestsPerSecond), capacity: Math.round(result.requests / Math.max(0.01, seconds)), p99Ms: result.latency.p99Ms };
+  } finally {
+    await server.stop();
+  }
+}
+
+export async function benchFrontEnds(quick: boolean, options: readonly string[]): Promise<FrontEndFigures> {
+  const frontEnds = Number(options.find((option) => option.startsWith('--front-ends='))?.split('=')[1] ?? 2);
+  if (!(Number.isInteger(frontEnds) && frontEnds >= 2)) throw new Error('--front-ends=N takes an integer of at least 2');
+  const ref = options.find((option) => option.startsWith('--baseline='))?.split('=')[1] ?? BASELINE_REF;
+  const sizes = quick ? QUICK_ORDERS : FULL_ORDERS;
+  let baseline: FrontEndFigures['baseline'];
+  if (!quick) {
+    const built = baselineServer(ref);
+    if (built !== undefined) {
+      try {
+        const [before, now] = await alternate(sizes, [
+          { name: `before (${ref})`, env: {}, script: built.script },
+          { name: 'FRONT_ENDS=1', env: { FRONT_ENDS: '1' } },
+        ]);
+        baseline = { ref, before: before!, now: now! };
+      } finally {
+        built.remove();
+      }
+    }
+  }
+  const [one, many] = await alternate(sizes, [
+    { name: 'FRONT_ENDS=1', env: { FRONT_ENDS: '1', METRICS: 'on' } },
+    { name: `FRONT_ENDS=${frontEnds}`, env: { FRONT_ENDS: String(frontEnds), METRICS: 'on' } },
+  ]);
+  const bookOne = await bookSide(1, quick);
+  const bookMany = await bookSide(frontEnds, quick);
+  return { frontEnds, sizes, baseline, one: one!, many: many!, book: { one: bookOne, many: bookMany } };
+}
+
+const med = (side: Side, read: (run: OrderRun) => number): number => median(side.runs.map(read));
+
+function printSide(side: Side): void {
+  console.log(
+    `  ${side.name.padEnd(22)} ${format(med(side, (run) => run.ordersPerSecond)).padStart(7)} orders/s  main thread ${format(med(side, (run) => run.capacity)).padStart(7)} orders/CPU-s` +
+    `  front ends ${format(med(side, (run) => run.frontEndCpuUsPerOrder), 1)} µs/order  server ${format(med(side, (run) => run.cpuUsPerOrder), 1)} µs/order` +
+    `  p99 ${format(med(side, (run) => run.p99Ms), 2)} ms  (${side.runs.length} runs)`,
+  );
+}
+
+export function printFrontEnds(figures: FrontEndFigures): void {
+  const { sizes, baseline, one, many, book, frontEnds } = figures;
+  console.log(`\nFront ends: POST /order, ${format(sizes.measuredOrders)} signed durable orders per server over ${sizes.connections} connections, medians of ${sizes.rounds} alternating round(s)`);
+  if (baseline === undefined) {
+    console.log('  FRONT_ENDS=1 against the code before front ends: full runs only (npm run bench -- front-ends)');
+  } else {
+    printSide(baseline.before);
+    printSide(baseline.now);
+    const throughput = med(baseline.now, (run) => run.ordersPerSecond) / med(baseline.before, (run) => run.ordersPerSecond);
+    const capacity = med(baseline.now, (run) => run.capacity) / med(baseline.before, (run) => run.capacity);
+    console.log(`  FRONT_ENDS=1 / before: orders/s ${throughput.toFixed(2)}×, main-thread capacity ${capacity.toFixed(2)}× (goal ≥ ${KEEP_GOAL}: ${Math.min(throughput, capacity) >= KEEP_GOAL ? 'met' : 'MISSED'})`);
+  }
+  printSide(one);
+  printSide(many);
+  const efficiency = med(one, (run) => run.frontEndCpuUsPerOrder) / med(many, (run) => run.frontEndCpuUsPerOrder);
+  const scaling = med(many, (run) => run.ordersPerSecond) / med(one, (run) => run.ordersPerSecond);
+  console.log(
+    `  FRONT_ENDS=${frontEnds} / 1: orders/s ${scaling.toFixed(2)}×; front-end CPU efficiency (µs/order with 1 over with ${frontEnds}) ${efficiency.toFixed(2)}× ` +
+    `(2-core goal ≥ ${SHARING_GOAL}: ${efficiency >= SHARING_GOAL ? 'met' : 'MISSED'}; many-core goal with 4: orders/s ≥ 3×)`,
+  );
+  console.log(`GET /book over ${BOOK_CONNECTIONS} connections`);
+  for (const side of [book.one, book.many]) {
+    console.log(`  FRONT_ENDS=${side.frontEnds}  ${format(side.requestsPerSecond).padStart(7)} req/s  front ends ${format(side.capacity).padStart(7)} req/CPU-s  p99 ${format(side.p99Ms, 2)} ms`);
+  }
+  console.log(`  FRONT_ENDS=${frontEnds} / 1: req/s ${(book.many.requestsPerSecond / book.one.requestsPerSecond).toFixed(2)}×, front-end CPU efficiency ${(book.many.capacity / book.one.capacity).toFixed(2)}× (many-core goal with 4: req/s ≥ 3.5×)`);
+}

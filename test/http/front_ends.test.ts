@@ -1,0 +1,221 @@
+// Front ends on every core (FRONT_ENDS, issue 42): with three uWS threads sharing each port, a
+// bot's connections land on different threads, and what one connection did must be what every
+// other sees at once. Each lane below places an order on one keep-alive connection and cancels it
+// on another, thousands of times, then the server is killed with SIGKILL in the middle and
+// restarted: every acknowledged order and cancel survives, nothing is open that should not be,
+// and each account's collateral is exactly its deposit less what its open orders reserve.
+import assert from 'node:assert/strict';
+import { Agent, request as httpRequest } from 'node:http';
+import { test } from 'node:test';
+import WebSocket from 'ws';
+import { removeDataDir, request, startServer, type RunningServer } from '../support/server.js';
+import { ADMIN_TOKEN, startTrading, Trader, type PlainMarket } from './orders/trader.js';
+
+const FRONT_ENDS = '3';
+const LANES = 8;
+const DEPOSIT_MICROS = 1_000_000_000;
+/** Pairs (place, then cancel) each lane runs before the kill, and after the restart. */
+const PAIRS_BEFORE_KILL = 200;
+const PAIRS_AFTER_RESTART = 40;
+
+interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/** One request on a given connection (an agent of one socket): L2-signed by `trader`. */
+function send(agent: Agent, base: string, trader: Trader, method: string, path: string, body?: unknown): Promise<Answer> {
+  const text = body === undefined ? '' : JSON.stringify(body);
+  const url = new URL(path, base);
+  const headers = { ...trader.l2Headers(method, url.pathname, text), ...(text === '' ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }) };
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ agent, host: url.hostname, port: url.port, method, path: url.pathname + url.search, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const answer = Buffer.concat(chunks).toString('utf8');
+        let parsed: unknown = answer;
+        try {
+          parsed = JSON.parse(answer);
+        } catch {
+          // Not JSON: keep the text.
+        }
+        resolve({ status: res.statusCode ?? 0, body: parsed });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+const oneConnection = (): Agent => new Agent({ keepAlive: true, maxSockets: 1 });
+
+async function frontEndRequests(server: RunningServer): Promise<Map<string, number>> {
+  const metrics = await request<string>(`${server.urls.clob}/metrics`);
+  const counts = new Map<string, number>();
+  for (const match of metrics.text.matchAll(/^clobd_front_end_requests_total\{front_end="(\d+)"\} (\d+)$/gm)) counts.set(match[1]!, Number(match[2]));
+  return counts;
+}
+
+test('every front end serves: connections spread over the threads, and each sees what another did at once', async () => {
+  const { server, markets, traders } = await startTrading([301, 302], { FRONT_ENDS });
+  try {
+    const [alice] = traders as [Trader, Trader];
+    const market = markets[0]!;
+    const agents = Array.from({ length: 24 }, oneConnection);
+    for (const agent of agents) assert.equal((await send(agent, server.urls.clob, alice, 'GET', '/data/orders')).status, 200);
+    const served = await frontEndRequests(server);
+    assert.deepEqual([...served.keys()].sort(), ['1', '2'], 'one counter per thread beside the main one');
+    for (const [frontEnd, requests] of served) assert.ok(requests > 0, `front end ${frontEnd} took none of 24 connections`);
+
+    // The user channel on a socket of its own sees an order placed and cancelled on two other connections.
+    const ws = new WebSocket(`${server.urls.clob.replace('http', 'ws')}/ws/user`);
+    const messages: Record<string, unknown>[] = [];
+    ws.on('message', (data) => {
+      const text = String(data);
+      if (text.startsWith('{') || text.startsWith('[')) messages.push(...[JSON.parse(text)].flat() as Record<string, unknown>[]);
+    });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    ws.send(JSON.stringify({ type: 'user', auth: { apiKey: alice.credentials!.apiKey, secret: alice.credentials!.secret, passphrase: alice.credentials!.passphrase } }));
+    const [placeOn, readOn, cancelOn] = agents as [Agent, Agent, Agent];
+    for (let round = 0; round < 20; round++) {
+      const { body, orderId } = alice.placementBody({ tokenId: market.yes, side: 'BUY', priceUnits: 1000 + round * 100, sizeMicros: 10_000_000 });
+      const placed = await send(placeOn, server.urls.clob, alice, 'POST', '/order', body);
+      assert.equal(placed.status, 200, JSON.stringify(placed.body));
+      const read = await send(readOn, server.urls.clob, alice, 'GET', `/data/order/${orderId}`);
+      assert.equal(read.status, 200);
+      assert.equal((read.body as { order: { status: string } }).order.status, 'LIVE');
+      const book = await request<{ bids: { price: string }[] }>(`${server.urls.clob}/book?token_id=${market.yes}`);
+      assert.ok(book.body.bids.some((level) => Number(level.price) === (1000 + round * 100) / 10_000), 'the book shows it');
+      const cancelled = await send(cancelOn, server.urls.clob, alice, 'DELETE', '/order', { orderID: orderId });
+      assert.deepEqual((cancelled.body as { canceled: string[] }).canceled, [orderId]);
+    }
+    const deadline = Date.now() + 5_000;
+    const orderEvents = (): number => messages.filter((message) => message['event_type'] === 'order').length;
+    while (orderEvents() < 40 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(orderEvents(), 40, 'a placement and a cancellation message for each order, on the socket of a third connection');
+    ws.close();
+    for (const agent of agents) agent.destroy();
+  } finally {
+    await server.stop();
+    removeDataDir(server.dataDir);
+  }
+});
+
+interface Lane {
+  readonly trader: Trader;
+  readonly market: PlainMarket;
+  readonly placeOn: Agent;
+  readonly cancelOn: Agent;
+  /** Every order sent, with what it reserves while it rests (micros). */
+  readonly sent: Map<string, number>;
+  /** Orders answered 200. */
+  readonly placed: Set<string>;
+  /** Orders whose cancel was answered 200 with the id among `canceled`. */
+  readonly cancelled: Set<string>;
+}
+
+/** Runs `pairs` place-then-cancel pairs on a lane, each on its own connection; stops at the first failed request (the kill). */
+async function runLane(lane: Lane, base: string, pairs: number, salt: number): Promise<void> {
+  for (let pair = 0; pair < pairs; pair++) {
+    const priceUnits = 100 + ((salt + pair) % 30) * 100;
+    const sizeMicros = 5_000_000 + (pair % 7) * 1_000_000;
+    const { body, orderId } = lane.trader.placementBody({ tokenId: lane.market.yes, side: 'BUY', priceUnits, sizeMicros, salt: salt + pair });
+    lane.sent.set(orderId, Math.ceil((priceUnits * sizeMicros) / 10_000));
+    let placed: Answer;
+    try {
+      placed = await send(lane.placeOn, base, lane.trader, 'POST', '/order', body);
+    } catch {
+      return;
+    }
+    assert.equal(placed.status, 200, JSON.stringify(placed.body));
+    lane.placed.add(orderId);
+    let cancelled: Answer;
+    try {
+      cancelled = await send(lane.cancelOn, base, lane.trader, 'DELETE', '/order', { orderID: orderId });
+    } catch {
+      return;
+    }
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    assert.deepEqual((cancelled.body as { canceled: string[] }).canceled, [orderId], 'the cancel on another connection finds the order at once');
+    lane.cancelled.add(orderId);
+  }
+}
+
+/**
+ * After the restart: every acknowledged order is known, every acknowledged cancel holds, the open
+ * orders are exactly those read LIVE, and the account's free collateral is its deposit less what
+ * they reserve, to the micro.
+ */
+async function checkLane(lane: Lane, base: string): Promise<void> {
+  const agent = oneConnection();
+  try {
+    const live = new Set<string>();
+    for (const orderId of lane.sent.keys()) {
+      const read = await send(agent, base, lane.trader, 'GET', `/data/order/${orderId}`);
+      if (read.status !== 200) {
+        assert.ok(!lane.placed.has(orderId), `acknowledged order ${orderId} is known after the restart (${read.status})`);
+        continue;
+      }
+      const status = (read.body as { order: { status: string } }).order.status;
+      if (lane.cancelled.has(orderId)) assert.equal(status, 'CANCELED', 'an acknowledged cancel survives');
+      else if (status === 'LIVE') live.add(orderId);
+      else assert.equal(status, 'CANCELED', `order ${orderId}: LIVE, or cancelled by a cancel that was in flight`);
+    }
+    const open = await send(agent, base, lane.trader, 'GET', `/data/orders?market=${lane.market.conditionId}`);
+    assert.equal(open.status, 200);
+    const openIds = (open.body as { data: { id: string }[] }).data.map((order) => order.id);
+    assert.deepEqual(new Set(openIds), live, 'the open orders are the ones read LIVE');
+    const reserved = openIds.reduce((sum, orderId) => sum + lane.sent.get(orderId)!, 0);
+    const balance = await send(agent, base, lane.trader, 'GET', '/balance-allowance?asset_type=COLLATERAL');
+    assert.equal(balance.status, 200);
+    const { balance: total, allowance: free } = balance.body as { balance: string; allowance: string };
+    assert.equal(Number(total), DEPOSIT_MICROS, 'collateral is conserved: free + reserved = the deposit');
+    assert.equal(Number(free), DEPOSIT_MICROS - reserved, 'exactly the open orders reserve: each order reserved and released once');
+  } finally {
+    agent.destroy();
+  }
+}
+
+test('an order on one connection and its cancel on another, thousands of times across front ends, with a kill -9 in the middle', async () => {
+  const seeds = Array.from({ length: LANES }, (_, lane) => 400 + lane);
+  const first = await startTrading(seeds, { FRONT_ENDS }, DEPOSIT_MICROS);
+  const { dataDir } = first.server;
+  let second: RunningServer | undefined;
+  try {
+    const lanes: Lane[] = first.traders.map((trader, index) => ({
+      trader, market: first.markets[index % first.markets.length]!, placeOn: oneConnection(), cancelOn: oneConnection(),
+      sent: new Map(), placed: new Set(), cancelled: new Set(),
+    }));
+    const running = lanes.map((lane, index) => runLane(lane, first.server.urls.clob, PAIRS_BEFORE_KILL, index * 1_000_000));
+    // Kill once about half the pairs are acknowledged, in the middle of the traffic.
+    const target = (LANES * PAIRS_BEFORE_KILL) / 2;
+    while (lanes.reduce((sum, lane) => sum + lane.cancelled.size, 0) < target) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(await first.server.stop('SIGKILL'), null, 'killed by the signal');
+    await Promise.all(running);
+    for (const lane of lanes) {
+      lane.placeOn.destroy();
+      lane.cancelOn.destroy();
+    }
+    const acknowledged = lanes.reduce((sum, lane) => sum + lane.placed.size + lane.cancelled.size, 0);
+    assert.ok(acknowledged >= LANES * PAIRS_BEFORE_KILL, `${acknowledged} acknowledged places and cancels before the kill`);
+    // Whichever thread took them: the orders went over several front ends.
+
+    second = await startServer({ dataDir, env: { ADMIN_TOKEN, SHARDS: '2', FRONT_ENDS } });
+    const base = second.urls.clob;
+    for (const lane of lanes) lane.trader.clobUrl = base;
+    for (const lane of lanes) await checkLane(lane, base);
+    // And it goes on: the same lanes on the restarted server, then the same checks.
+    const again = lanes.map((lane) => ({ ...lane, placeOn: oneConnection(), cancelOn: oneConnection() }));
+    await Promise.all(again.map((lane, index) => runLane(lane, base, PAIRS_AFTER_RESTART, 50_000_000 + index * 1_000_000)));
+    for (const lane of again) {
+      lane.placeOn.destroy();
+      lane.cancelOn.destroy();
+      await checkLane(lane, base);
+    }
+  } finally {
+    if (second !== undefined) await second.stop();
+    removeDataDir(dataDir);
+  }
+});
