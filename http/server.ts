@@ -302,7 +302,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   trading.marketData.listen(channels);
   // FRONT_ENDS > 1: the other threads' requests run on the same routes here (front_end/hub.ts).
   const frontEnds = config.frontEnds > 1
-    ? resources.add(new FrontEnds({ count: config.frontEnds, host: config.host, bodyTimeoutMs: config.bodyTimeoutMs, log, buckets, caps: config.rateLimits }), (f) => f.stop())
+    ? resources.add(new FrontEnds({ count: config.frontEnds, host: config.host, bodyTimeoutMs: config.bodyTimeoutMs, log, buckets, caps: config.rateLimits, dropped: (socket) => channels.dropped(socket) }), (f) => f.stop())
     : undefined;
   const metrics = config.metrics ? resources.add(operatorMetrics(trading, channels, limiter, verifier, frontEnds), (m) => m.close()) : undefined;
   if (metrics !== undefined) apiKeyMetrics(metrics, keys);

@@ -185,7 +185,9 @@ class Edge {
         return;
       }
       case Down.Send: {
-        this.sockets.get(message[1] as number)?.send(message[2] as string | Uint8Array, message[3] as boolean);
+        const id = message[1] as number;
+        // 2: dropped for backpressure (uWS closes the socket), which the channels count.
+        if (this.sockets.get(id)?.send(message[2] as string | Uint8Array, message[3] as boolean) === 2) this.link.send([Up.Dropped, id]);
         return;
       }
       case Down.Subscribe: {

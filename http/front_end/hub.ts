@@ -423,6 +423,11 @@ class EdgeThread {
         return;
       }
       case Up.WsClosed: return this.closed(message[1] as number, message[2] as number);
+      case Up.Dropped: {
+        const socket = this.sockets.get(message[1] as number);
+        if (socket !== undefined) this.hub.options.dropped?.(socket as unknown as WebSocket<unknown>);
+        return;
+      }
       default: throw new Error(`front end ${this.index}: unknown message kind ${String(message[0])}`);
     }
   }
@@ -453,6 +458,8 @@ export interface FrontEndsOptions {
   /** The request caps' shared buckets and the caps in force: each thread charges its sockets' ws-level pings. */
   readonly buckets: SharedArrayBuffer;
   readonly caps: readonly Cap[];
+  /** A send found a thread's socket over its backpressure cap (the channels count slow readers). */
+  readonly dropped?: (socket: WebSocket<unknown>) => void;
 }
 
 /** The front-end threads beside the main thread, and the stand-in apps their requests run on. */
@@ -462,7 +469,7 @@ export class FrontEnds {
   private stopped = false;
   readonly log: Logger;
 
-  constructor(private readonly options: FrontEndsOptions) {
+  constructor(readonly options: FrontEndsOptions) {
     this.log = options.log;
   }
 

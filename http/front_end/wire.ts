@@ -8,6 +8,7 @@
 //   UPGRADE  id, url, query, headers, peer address bytes, peer address text     (the CLOB listener's /ws/…)
 //   WS_MESSAGE id, data, isBinary
 //   WS_CLOSED id, code
+//   DROPPED  id                      a SEND found the socket over its backpressure cap (uWS closes it)
 // Main thread → front end:
 //   ANSWER   id, status line ('' for 200 OK), headers, body, close connection
 //   UPGRADED id, socket key, address key   the channel took the socket: the front end upgrades its
@@ -17,7 +18,7 @@
 //   SUBSCRIBE id, topic / UNSUBSCRIBE id, topic
 //   END      id, code, reason / CLOSE id
 //   PUBLISH  topic, data, isBinary   to every socket of the front end that follows the topic
-export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, WsClosed: 6 } as const;
+export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, WsClosed: 6, Dropped: 7 } as const;
 
 export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17, Keys: 18 } as const;
 

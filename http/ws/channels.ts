@@ -363,8 +363,15 @@ export class LiveChannels implements MarketDataListener {
 
   /** Sends one message; a socket found over its backpressure cap is counted once as a slow reader. */
   private send(ws: WebSocket<SocketData>, message: string): void {
-    if (ws.send(message) !== DROPPED) return;
-    const data = ws.getUserData();
+    if (ws.send(message) === DROPPED) this.dropped(ws);
+  }
+
+  /**
+   * A send found the socket over its backpressure cap (uWS drops the message and closes it): on
+   * this thread, or on the front-end thread that holds the socket (http/front_end/hub.ts).
+   */
+  dropped(ws: WebSocket<unknown>): void {
+    const data = (ws as WebSocket<SocketData>).getUserData();
     if (data.slow) return;
     data.slow = true;
     this.slowReaders++;
