@@ -2,7 +2,8 @@
 // - POST /order with FRONT_ENDS=1 against the code before front-end threads existed (a git
 //   worktree of BASELINE_REF, built with this harness: bench/ab/baseline_tree.ts), alternating
 //   round by round: FRONT_ENDS=1 must keep ≥ 0.95 of its orders/s and of its main thread's
-//   orders per CPU-second. Full runs only (a build of the other tree takes a minute).
+//   orders per CPU-second. Full runs only (a build of the other tree takes a minute), and not
+//   with --no-baseline.
 // - POST /order and GET /book with FRONT_ENDS=1 against FRONT_ENDS=N (--front-ends=N, 2 by
 //   default), alternating: orders/s and requests/s, and the front-end threads' CPU per order or
 //   request (the main thread's and the others', from the server's own per-thread metrics). On a
@@ -96,7 +97,7 @@ export async function benchFrontEnds(quick: boolean, options: readonly string[])
   const ref = options.find((option) => option.startsWith('--baseline='))?.split('=')[1] ?? BASELINE_REF;
   const sizes = quick ? QUICK_ORDERS : FULL_ORDERS;
   let baseline: FrontEndFigures['baseline'];
-  if (!quick) {
+  if (!quick && !options.includes('--no-baseline')) {
     const built = baselineServer(ref);
     if (built !== undefined) {
       try {

@@ -123,20 +123,28 @@ export class Ring {
     }
   }
 
-  /** Makes a claimed frame visible to the consumer and wakes it if it sleeps. */
-  publish(claim: Claim, length: number): void {
+  /**
+   * Makes a claimed frame visible to the consumer and wakes it if it sleeps (`wake`: a producer
+   * that publishes several frames in a row may wake it once, after the last: wakeIfSleeping).
+   */
+  publish(claim: Claim, length: number, wake = true): void {
     const slot = claim.position & this.mask;
     this.view.setUint32(slot * this.slotBytes, length, true);
     Atomics.store(this.sequence, slot, (claim.position + 1) | 0);
+    if (wake) this.wakeIfSleeping();
+  }
+
+  /** Wakes the consumer if it said it is going to sleep. */
+  wakeIfSleeping(): void {
     if (Atomics.load(this.control, sleepIndex) !== 0) this.wakeConsumer();
   }
 
   /** Copies `payload` in as one frame; false when the ring is full. */
-  write(payload: Uint8Array): boolean {
+  write(payload: Uint8Array, wake = true): boolean {
     const claim = this.claim(payload.length);
     if (claim === undefined) return false;
     this.bytes.set(payload, claim.offset);
-    this.publish(claim, payload.length);
+    this.publish(claim, payload.length, wake);
     return true;
   }
 

@@ -220,7 +220,7 @@ class Edge {
     const id = message[1] as number;
     const statusLine = message[2] as string;
     const headers = message[3] as string[];
-    const body = message[4] as string | Buffer;
+    const body = message[4] as string | Uint8Array as string | Buffer;
     const close = message[5] as boolean;
     const status = statusLine === '' ? 200 : Number.parseInt(statusLine, 10);
     const writer = (res: HttpResponse): void => {

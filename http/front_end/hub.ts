@@ -51,7 +51,7 @@ function segmentsOf(path: string): Segment[] {
  * which beats a wildcard (which takes the rest); a route of the request's method beats `any`.
  * Returns the handler and the parameters' raw (still encoded) values.
  */
-function match(routes: readonly RouteEntry[], method: string, url: string): { handler: Handler; params: string[] } | undefined {
+function match(routes: readonly RouteEntry[], method: string, url: string): { handler: Handler; params: string[]; literal: boolean } | undefined {
   const parts = url.split('/').slice(1);
   let best: { entry: RouteEntry; rank: number[]; params: string[] } | undefined;
   for (const entry of routes) {
@@ -78,8 +78,10 @@ function match(routes: readonly RouteEntry[], method: string, url: string): { ha
     if (!matched || at !== parts.length) continue;
     if (best === undefined || compareRanks(rank, best.rank) < 0) best = { entry, rank, params };
   }
-  return best === undefined ? undefined : { handler: best.entry.handler, params: best.params };
+  return best === undefined ? undefined : { handler: best.entry.handler, params: best.params, literal: best.entry.segments.every((segment) => segment.kind === 0) };
 }
+
+const NO_PARAMS: string[] = [];
 
 function compareRanks(a: readonly number[], b: readonly number[]): number {
   // The method first, then segment by segment.
@@ -87,10 +89,24 @@ function compareRanks(a: readonly number[], b: readonly number[]): number {
   return a.length - b.length;
 }
 
+/** Matches remembered per method and path (only those whose route has no parameter or wildcard, so there are few). */
+const LITERAL_MATCHES_MAX = 4_096;
+
 /** A listener's routes as the main thread registers them (route() handlers and the WebSocket behaviours). */
 class StandInApp {
   readonly routes: RouteEntry[] = [];
   readonly sockets = new Map<string, WebSocketBehavior<unknown>>();
+  /** Requests whose route is all literal segments (`GET /book`), by method and path. */
+  private readonly literal = new Map<string, Handler>();
+
+  /** The handler of a request and its parameters' raw values (see match). */
+  find(method: string, url: string): { handler: Handler; params: string[] } | undefined {
+    const known = this.literal.get(method + url);
+    if (known !== undefined) return { handler: known, params: NO_PARAMS };
+    const found = match(this.routes, method, url);
+    if (found?.literal === true && this.literal.size < LITERAL_MATCHES_MAX) this.literal.set(method + url, found.handler);
+    return found;
+  }
 
   private add(method: string, path: string, handler: Handler): this {
     this.routes.push({ method, segments: segmentsOf(path), handler });
@@ -382,7 +398,7 @@ class EdgeThread {
         const res = new StandInResponse(this, id, peer, peerText, body ?? undefined);
         this.requests.set(id, res);
         const name = LISTENERS[listener]!;
-        const found = match(this.hub.app(name).routes, method, url);
+        const found = this.hub.app(name).find(method, url);
         if (found === undefined) {
           res.writeStatus('404 Not Found').end('{"error":"not found"}');
           return;

@@ -1,7 +1,13 @@
 // One front-end thread's link to the main thread: two rings of byte frames in SharedArrayBuffers
 // (engine/ring.ts), one each way, each with a single producer and a single consumer. A message is
-// a msgpack array whose first element says its kind (wire.ts); one longer than a fragment goes
-// as consecutive fragment frames, as a shard's long answers do (engine/shard/answer_stream.ts).
+// an array whose first element says its kind (wire.ts), as codec.ts writes it; one longer than a
+// fragment goes as consecutive fragment frames, as a shard's long answers do
+// (engine/shard/answer_stream.ts).
+//
+// Wake-ups: a consumer that found its ring empty sleeps, and a producer must wake it (a futex
+// call, and a turn of the consumer's event loop). A sender does not wake it per message: the
+// first message of a turn of the sender's event loop schedules one wake-up at the turn's end
+// (a microtask), which finds every message of the turn waiting.
 //
 // Neither side may block its event loop, so a ring that is full is not waited on: a message that
 // finds it full waits in an outbox, in order, that drains as the reader frees slots. A sender says
@@ -9,9 +15,9 @@
 // answers 503 or closes a socket) and never sent later. Answers to requests are never refused:
 // the front end holds each request until its answer, so how many wait is bounded by the
 // requests it lets in flight.
-import { Packr } from 'msgpackr';
 import { Ring, type RingLayout } from '../../engine/ring.js';
 import { AnswerAssembler, isFragment } from '../../engine/shard/answer_stream.js';
+import { decode, Encoder, type Value } from './codec.js';
 
 /** 8 192 slots of 512 bytes: 4 MiB a direction. */
 export const LINK_LAYOUT: RingLayout = { slotCount: 8192, slotBytes: 512 };
@@ -35,12 +41,18 @@ export function allocateLink(): LinkMemory {
   return { up: Ring.allocate(LINK_LAYOUT), down: Ring.allocate(LINK_LAYOUT) };
 }
 
-export type Message = readonly unknown[];
+export type Message = readonly Value[];
 
 export class Link {
   private readonly outgoing: Ring;
   private readonly incoming: Ring;
-  private readonly packr = new Packr({ useRecords: false, copyBuffers: true });
+  private readonly encoder = new Encoder();
+  /** A wake-up of the reader is scheduled for the end of this turn. */
+  private wakeScheduled = false;
+  private readonly wake = (): void => {
+    this.wakeScheduled = false;
+    this.outgoing.wakeIfSleeping();
+  };
   private readonly assembler = new AnswerAssembler();
   /** Encoded frames waiting for room, in order (fragments of a long message included). */
   private readonly outbox: Buffer[] = [];
@@ -60,11 +72,17 @@ export class Link {
    * more than `waitingBytesMax` bytes waiting for room. Infinity: always sent (answers).
    */
   send(message: Message, waitingBytesMax = Number.POSITIVE_INFINITY): boolean {
-    const bytes = this.packr.pack(message);
+    const bytes = this.encoder.encode(message);
     if (bytes.length <= FRAGMENT_BYTES) {
-      if (this.outbox.length === 0 && this.outgoing.write(bytes)) return true;
+      if (this.outbox.length === 0 && this.outgoing.write(bytes, false)) {
+        if (!this.wakeScheduled) {
+          this.wakeScheduled = true;
+          queueMicrotask(this.wake);
+        }
+        return true;
+      }
       if (this.outboxBytes + bytes.length > waitingBytesMax) return false;
-      // pack() reuses its buffer: what waits must be a copy.
+      // The encoder reuses its buffer: what waits must be a copy.
       this.enqueue(Buffer.from(bytes));
       return true;
     }
@@ -115,9 +133,9 @@ export class Link {
         let message: Message | undefined;
         if (isFragment(ring, frame.offset)) {
           const whole = this.assembler.add(ring, frame.offset, frame.length);
-          if (whole !== undefined) message = this.packr.unpack(whole) as Message;
+          if (whole !== undefined) message = decode(whole);
         } else {
-          message = this.packr.unpack(ring.bytes.subarray(frame.offset, frame.offset + frame.length)) as Message;
+          message = decode(ring.bytes.subarray(frame.offset, frame.offset + frame.length));
         }
         ring.consume(frame);
         if (message === undefined) continue;
