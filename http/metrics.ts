@@ -20,7 +20,8 @@ export class RouteMetrics {
   sumS = 0;
   count = 0;
 
-  constructor(readonly listener: string, readonly method: string, readonly path: string) {}
+  /** `id`: its place among its Metrics' routes (how a front-end thread names it: Metrics.routeById). */
+  constructor(readonly listener: string, readonly method: string, readonly path: string, readonly id = -1) {}
 
   /** An answer with `status` to a request that arrived at `startedMs` (performance.now()). */
   record(status: number, startedMs: number): void {
@@ -101,10 +102,15 @@ export class Metrics {
     const key = `${listener} ${method} ${path}`;
     const known = this.byRoute.get(key);
     if (known !== undefined) return known;
-    const metrics = new RouteMetrics(listener, method, path);
+    const metrics = new RouteMetrics(listener, method, path, this.routes.length);
     this.routes.push(metrics);
     this.byRoute.set(key, metrics);
     return metrics;
+  }
+
+  /** The route whose RouteMetrics.id is `id`. */
+  routeById(id: number): RouteMetrics | undefined {
+    return this.routes[id];
   }
 
   gauge(gauge: Gauge): void {
@@ -119,7 +125,11 @@ export class Metrics {
     this.loopDelay.disable();
   }
 
+  /** Called before each scrape: what other threads counted comes in first (http/front_end/hub.ts). */
+  beforeRender: (() => Promise<void>) | undefined = undefined;
+
   async render(): Promise<string> {
+    await this.beforeRender?.();
     const lines: string[] = [];
     lines.push('# HELP clobd_http_requests_total Requests answered, by listener, route and status.', '# TYPE clobd_http_requests_total counter');
     for (const route of this.routes) {

@@ -137,7 +137,7 @@ export function operatorMetrics(
   threadMetrics(metrics, trading, frontEnds);
   if (frontEnds !== undefined) {
     metrics.gauge({
-      name: 'clobd_front_end_requests_total', help: 'Requests and WebSocket upgrades each front-end thread but the main one took and handed to the main thread (FRONT_ENDS).',
+      name: 'clobd_front_end_requests_total', help: 'Requests and WebSocket upgrades each front-end thread besides the main one took (FRONT_ENDS): handed to the main thread, or answered from a read it kept.',
       type: 'counter', samples: () => frontEnds.served().map(({ frontEnd, requests }) => [{ front_end: frontEnd }, requests]),
     });
   }

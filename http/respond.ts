@@ -4,6 +4,7 @@
 import { errorBody, HttpError, statusLines, type ErrorStyle } from './errors.js';
 import type { Logger } from './log.js';
 import type { RouteMetrics } from './metrics.js';
+import type { Validity } from './market/book_versions.js';
 import type { HttpResponse } from './uws.js';
 
 export type Header = readonly [string, string];
@@ -14,6 +15,12 @@ export interface Reply {
   readonly headers?: readonly Header[];
   /** application/json unless given. */
   readonly contentType?: string;
+  /**
+   * Set by a read whose answer is built from one book: it stays right while the book's shared
+   * version does (market/book_versions.ts), so a front-end thread may answer the same request
+   * again itself (http/front_end/).
+   */
+  readonly validity?: Validity;
 }
 
 /** Request bodies above this are refused with 413 (contract §2). */

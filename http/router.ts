@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Metrics, RouteMetrics } from './metrics.js';
 import { accountCharge, ALL_CLIENTS, type RateLimiter } from './rate_limit.js';
+import type { Validity } from './market/book_versions.js';
 import type { ResponseCache } from './response_cache.js';
 import type { JsonSchema, Responses } from './response_schemas.js';
 import { uwsHeaderName, type HttpRequest, type HttpResponse, type TemplatedApp } from './uws.js';
@@ -162,6 +163,15 @@ function capIdsOf(limiter: RateLimiter | undefined, names: readonly string[]): {
 
 const noCharge = (): void => undefined;
 
+/**
+ * A response that can keep a read's answer for its front-end thread to serve the same request
+ * again while the answer's validity holds (http/front_end/hub.ts), charging the same caps and
+ * counting it under the same route.
+ */
+export interface KeepingResponse {
+  keep(validity: Validity, perClientCaps: readonly number[], sharedCaps: readonly number[], metricsId: number): void;
+}
+
 const draining: Reply = { status: 503, body: '{"error":"server is shutting down"}', headers: [['retry-after', '1']] };
 const tooManyBody = '{"error":"Too Many Requests"}';
 
@@ -171,7 +181,7 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 const REQUEST_ID_PREFIX = randomBytes(4).toString('hex');
 let requestCounter = 0;
 
-function requestIdOf(req: HttpRequest): string {
+export function requestIdOf(req: HttpRequest): string {
   const given = req.getHeader('x-request-id');
   if (given !== '' && REQUEST_ID_PATTERN.test(given)) return given;
   requestCounter = requestCounter === Number.MAX_SAFE_INTEGER ? 1 : requestCounter + 1;
@@ -287,6 +297,9 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     /** Charges the route's per-account caps to an account, a token a request; a refusal is the 429 the edge answers. */
     const charge = accountCharge(limiter, spec.accountLimits ?? []);
     const chargeAccount = (address: string): void => charge({ address }, 1);
+    // A front-end thread may answer a read again itself only when nothing but the route's own
+    // per-request caps decides its answer: no credentials, no address, no cost per row.
+    const keepable = declaredHeaders.length === 0 && !clientIp && costOf === undefined && spec.body === undefined && (spec.accountLimits ?? []).length === 0;
     const metrics = listener.metrics?.route(listener.name, spec.method, spec.path);
     const trust = listener.relay;
     // The relay's header is read only on the listener the relay fronts, and there only by routes
@@ -331,6 +344,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         return;
       }
       if (cached !== undefined && result.status === 200) cached.cache.set(cacheKey, version, Buffer.from(result.body));
+      if (result.validity !== undefined && keepable) (res as Partial<KeepingResponse>).keep?.(result.validity, capIds, sharedIds, metrics?.id ?? -1);
       // A cap the handler charges (an account's, an order's) refuses like the edge's.
       if (result.status === 429) refuse(res, result, startedMs, requestId, pending);
       else if (pending === undefined) answer(res, result, startedMs, requestId);

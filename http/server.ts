@@ -302,9 +302,16 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   trading.marketData.listen(channels);
   // FRONT_ENDS > 1: the other threads' requests run on the same routes here (front_end/hub.ts).
   const frontEnds = config.frontEnds > 1
-    ? resources.add(new FrontEnds({ count: config.frontEnds, host: config.host, bodyTimeoutMs: config.bodyTimeoutMs, log, buckets, caps: config.rateLimits, dropped: (socket) => channels.dropped(socket) }), (f) => f.stop())
+    ? resources.add(new FrontEnds({ count: config.frontEnds, host: config.host, bodyTimeoutMs: config.bodyTimeoutMs, log, buckets, caps: config.rateLimits,
+      dropped: (socket) => channels.dropped(socket), bookVersions: trading.marketData.versions.buffer,
+      ...(relay === undefined ? {} : { relaySecret: relay.secret }),
+    }), (f) => f.stop())
     : undefined;
   const metrics = config.metrics ? resources.add(operatorMetrics(trading, channels, limiter, verifier, frontEnds), (m) => m.close()) : undefined;
+  if (frontEnds !== undefined && metrics !== undefined) {
+    frontEnds.metrics = metrics;
+    metrics.beforeRender = () => frontEnds.flushServed();
+  }
   if (metrics !== undefined) apiKeyMetrics(metrics, keys);
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[]; caps: string[] }> = {
     clob: { style: 'clob', routes: [

@@ -14,7 +14,10 @@ import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { bodyBytesMax, Lifecycle, Pending, readBody, sendBody, write, type Reply } from '../respond.js';
 import { listenShared, uws, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from '../uws.js';
 import type { WebSocket } from '@trufflesuite/uws-js-unofficial';
-import { RateLimiter, type Cap } from '../rate_limit.js';
+import { performance } from 'node:perf_hooks';
+import { clientKey, RELAYED_FOR_HEADER, RelayTrust } from '../client_address.js';
+import { ALL_CLIENTS, RateLimiter, type Cap } from '../rate_limit.js';
+import { requestIdOf } from '../router.js';
 import { ChannelCaps, CLOSE_TOO_MANY_REQUESTS, type SocketKeys } from '../ws/caps.js';
 import { refusalMessage, SOCKET_SETTINGS, WS_PATHS } from '../ws/channels.js';
 import { currentThreadId } from '../../engine/shard/thread_times.js';
@@ -27,10 +30,34 @@ export interface EdgeSetup {
   readonly ports: readonly number[];
   readonly link: LinkMemory;
   readonly bodyTimeoutMs: number;
-  /** The request caps' shared buckets and caps (rate_limit.ts): ws-level pings are charged here. */
+  /** The request caps' shared buckets and caps (rate_limit.ts): ws-level pings and kept reads are charged here. */
   readonly buckets: SharedArrayBuffer;
   readonly caps: readonly Cap[];
+  /** The books' shared versions (market/book_versions.ts): a kept read is answered here while its book's holds. */
+  readonly bookVersions: SharedArrayBuffer;
+  /** The compatibility relay's secret, when COMPAT_PORT fronts the CLOB listener (client_address.ts). */
+  readonly relaySecret?: Uint8Array;
 }
+
+/** A read the main thread said this thread may answer again (wire.ts ANSWER), and how. */
+interface Kept {
+  readonly headers: readonly string[];
+  readonly body: string | Buffer;
+  readonly bytes: number;
+  readonly cell: number;
+  readonly version: number;
+  readonly perClientCaps: readonly number[];
+  readonly sharedCaps: readonly number[];
+  readonly metricsId: number;
+}
+
+/** Reads kept per thread, and their bytes: the oldest kept is dropped first past either. */
+const KEPT_MAX = 4_096;
+const KEPT_BYTES_MAX = 32 * 1024 * 1024;
+/** How often the reads answered here are counted on the main thread's metrics. */
+const SERVED_FLUSH_MS = 100;
+/** Reads one SERVED message carries at most. */
+const SERVED_PER_MESSAGE = 4_096;
 
 /** What an edge tells the main thread over postMessage (control only; requests use the link). */
 export type FromEdge = { readonly listening: true; readonly threadId: number | undefined } | { readonly error: string } | 'closed';
@@ -67,7 +94,15 @@ interface SocketData {
 class Edge {
   private readonly link: Link;
   private readonly lifecycle: Lifecycle;
-  private readonly waiting = new Map<number, Pending>();
+  private readonly waiting = new Map<number, { readonly pending: Pending; readonly keepAs: string | undefined }>();
+  private readonly kept = new Map<string, Kept>();
+  private keptBytes = 0;
+  private readonly versions: Int32Array;
+  private readonly limiter: RateLimiter;
+  private readonly relay: RelayTrust | undefined;
+  /** Seconds each read answered here took, by route metrics id, until the next SERVED. */
+  private readonly served = new Map<number, number[]>();
+  private servedTimer: ReturnType<typeof setTimeout> | undefined = undefined;
   private readonly upgrading = new Map<number, Upgrading>();
   private readonly sockets = new Map<number, WebSocket<SocketData>>();
   /** Each socket's bucket keys, as the main thread's channels made them. */
@@ -80,7 +115,10 @@ class Edge {
   constructor(private readonly setup: EdgeSetup) {
     this.link = new Link(setup.link, 'front end');
     this.lifecycle = new Lifecycle(setup.bodyTimeoutMs);
-    this.caps = new ChannelCaps(new RateLimiter(setup.buckets, setup.caps, Date.now));
+    this.limiter = new RateLimiter(setup.buckets, setup.caps, Date.now);
+    this.caps = new ChannelCaps(this.limiter);
+    this.versions = new Int32Array(setup.bookVersions);
+    this.relay = setup.relaySecret === undefined ? undefined : new RelayTrust(Buffer.from(setup.relaySecret));
   }
 
   async listen(): Promise<void> {
@@ -100,11 +138,16 @@ class Edge {
 
   private request(listener: number, res: HttpResponse, req: HttpRequest): void {
     if (this.lifecycle.draining) return write(res, stopping);
-    if (this.waiting.size >= REQUESTS_IN_FLIGHT_MAX) return write(res, busy);
-    const id = this.nextId++;
     const method = req.getMethod().toUpperCase();
     const url = req.getUrl();
     const query = req.getQuery() ?? '';
+    let keepAs: string | undefined;
+    if (method === 'GET') {
+      keepAs = `${listener} ${url}?${query}`;
+      if (this.answerKept(keepAs, listener, res, req)) return;
+    }
+    if (this.waiting.size >= REQUESTS_IN_FLIGHT_MAX) return write(res, busy);
+    const id = this.nextId++;
     const headers: string[] = [];
     req.forEach((name, value) => void headers.push(name, value));
     const peer = new Uint8Array(res.getRemoteAddress().slice(0));
@@ -116,12 +159,78 @@ class Edge {
     const forward = (body: Buffer | undefined): void => {
       if (pending.closed) return;
       if (!this.link.send([Up.Request, id, listener, method, url, query, headers, peer, peerText, body], WAITING_REQUEST_BYTES_MAX)) return pending.reply(busy);
-      this.waiting.set(id, pending);
+      this.waiting.set(id, { pending, keepAs });
     };
     const length = req.getHeader('content-length');
     // A request announces a body by its length or by chunks; one without either has none.
     if ((length === '' || length === '0') && req.getHeader('transfer-encoding') === '') return forward(undefined);
     readBody(res, pending, length, bodyBytesMax, forward);
+  }
+
+  /**
+   * Answers a GET from what the main thread said this thread may keep, while the book it was
+   * built from has not changed, charging the caps the route charges (a refused one goes to the
+   * main thread, which refuses it as it refuses its own); false when it must go there.
+   */
+  private answerKept(keepAs: string, listener: number, res: HttpResponse, req: HttpRequest): boolean {
+    const kept = this.kept.get(keepAs);
+    if (kept === undefined) return false;
+    if (Atomics.load(this.versions, kept.cell) !== kept.version) {
+      this.forget(keepAs, kept);
+      return false;
+    }
+    const startedMs = performance.now();
+    if (kept.perClientCaps.length > 0) {
+      const relayed = this.relay !== undefined && LISTENERS[listener] === 'clob' ? req.getHeader(RELAYED_FOR_HEADER) : '';
+      if (this.limiter.charge(kept.perClientCaps, clientKey(res, relayed, this.relay)) > 0) return false;
+    }
+    if (kept.sharedCaps.length > 0 && this.limiter.charge(kept.sharedCaps, ALL_CLIENTS) > 0) return false;
+    const requestId = requestIdOf(req);
+    for (let at = 0; at < kept.headers.length; at += 2) res.writeHeader(kept.headers[at]!, kept.headers[at + 1]!);
+    res.writeHeader('x-request-id', requestId);
+    sendBody(res, kept.body, false);
+    if (kept.metricsId !== -1) this.count(kept.metricsId, (performance.now() - startedMs) / 1000);
+    return true;
+  }
+
+  private keep(keepAs: string, message: Message, headers: readonly string[], body: string | Buffer): void {
+    const bytes = typeof body === 'string' ? body.length * 2 : body.byteLength;
+    const caps = (text: string): number[] => (text === '' ? [] : text.split(',').map(Number));
+    const previous = this.kept.get(keepAs);
+    if (previous !== undefined) this.forget(keepAs, previous);
+    // The request id is the request's own, written per answer.
+    const own: string[] = [];
+    for (let at = 0; at < headers.length; at += 2) if (headers[at] !== 'x-request-id') own.push(headers[at]!, headers[at + 1]!);
+    this.kept.set(keepAs, {
+      headers: own, body, bytes, cell: message[6] as number, version: message[7] as number,
+      perClientCaps: caps(message[8] as string), sharedCaps: caps(message[9] as string), metricsId: message[10] as number,
+    });
+    this.keptBytes += bytes;
+    for (const [oldest, entry] of this.kept) {
+      if (this.kept.size <= KEPT_MAX && this.keptBytes <= KEPT_BYTES_MAX) break;
+      this.forget(oldest, entry);
+    }
+  }
+
+  private forget(keepAs: string, kept: Kept): void {
+    this.kept.delete(keepAs);
+    this.keptBytes -= kept.bytes;
+  }
+
+  /** A read answered here, counted on the main thread's metrics with the next SERVED. */
+  private count(metricsId: number, seconds: number): void {
+    const list = this.served.get(metricsId);
+    if (list === undefined) this.served.set(metricsId, [seconds]);
+    else list.push(seconds);
+    this.servedTimer ??= setTimeout(() => this.flushServed(), SERVED_FLUSH_MS);
+  }
+
+  private flushServed(): void {
+    this.servedTimer = undefined;
+    for (const [metricsId, seconds] of this.served) {
+      for (let at = 0; at < seconds.length; at += SERVED_PER_MESSAGE) this.link.send([Up.Served, metricsId, ...seconds.slice(at, at + SERVED_PER_MESSAGE)]);
+    }
+    this.served.clear();
   }
 
   private mountSockets(app: TemplatedApp): void {
@@ -179,6 +288,12 @@ class Edge {
         this.keys.set(id, { socket: message[2] as string, ip: message[3] as string, account: undefined });
         return this.upgraded(id);
       }
+      case Down.Flush: {
+        if (this.servedTimer !== undefined) clearTimeout(this.servedTimer);
+        this.flushServed();
+        this.link.send([Up.Flushed, message[1] as number]);
+        return;
+      }
       case Down.Keys: {
         const keys = this.keys.get(message[1] as number);
         if (keys !== undefined) keys.account = message[2] as string;
@@ -228,10 +343,11 @@ class Edge {
       for (let at = 0; at < headers.length; at += 2) res.writeHeader(headers[at]!, headers[at + 1]!);
       sendBody(res, body, close);
     };
-    const pending = this.waiting.get(id);
-    if (pending !== undefined) {
+    const waiting = this.waiting.get(id);
+    if (waiting !== undefined) {
       this.waiting.delete(id);
-      return pending.replyWith(writer, status);
+      if (message.length > 6 && waiting.keepAs !== undefined && status === 200) this.keep(waiting.keepAs, message, headers, body);
+      return waiting.pending.replyWith(writer, status);
     }
     const upgrading = this.upgrading.get(id);
     if (upgrading === undefined) return;
@@ -262,6 +378,8 @@ class Edge {
     // Every connection closed too (idle keep-alive ones included): a uWS socket still open when
     // the thread exits aborts the process.
     for (const app of this.apps) (app as unknown as { close(): void }).close();
+    if (this.servedTimer !== undefined) clearTimeout(this.servedTimer);
+    this.flushServed();
     this.link.stop();
   }
 }

@@ -20,6 +20,10 @@ import type { Publisher } from '../ws/channels.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.js';
 import type { WebSocket, WebSocketBehavior } from '@trufflesuite/uws-js-unofficial';
 import type { EdgeSetup, FromEdge } from './edge.js';
+import { performance } from 'node:perf_hooks';
+import type { Validity } from '../market/book_versions.js';
+import type { Metrics } from '../metrics.js';
+import type { Value } from './codec.js';
 import { allocateLink, Link, type Message } from './link.js';
 import { Down, LISTENERS, Up, type ListenerName } from './wire.js';
 
@@ -32,7 +36,7 @@ interface RouteEntry {
   readonly handler: Handler;
 }
 
-/** A WebSocket message above this from a thread is a broken thread, not a client (edge.ts caps clients at SOCKET_SETTINGS). */
+/** How long a stop waits for a thread to answer what it took and exit (it waits 5 s for the answers itself). */
 const STOP_WAIT_MS = 6_000;
 /**
  * Bytes of messages that may wait for a thread's link (its ring is full because the thread is
@@ -41,6 +45,8 @@ const STOP_WAIT_MS = 6_000;
  * requests are never dropped (a thread holds at most REQUESTS_IN_FLIGHT_MAX of them).
  */
 const OUTBOX_BYTES_MAX = 64 * 1024 * 1024;
+/** How long a scrape of /metrics waits for the threads' counts. */
+const FLUSH_WAIT_MS = 200;
 
 function segmentsOf(path: string): Segment[] {
   return path.split('/').slice(1).map((part): Segment => (part === '*' ? { kind: 2 } : part.startsWith(':') ? { kind: 1 } : { kind: 0, text: part }));
@@ -157,6 +163,8 @@ class StandInResponse {
   private statusLine = '';
   private readonly headers: string[] = [];
   private aborted: (() => void) | undefined = undefined;
+  /** What the thread needs to answer this read again itself (KeepingResponse), when it may. */
+  private kept: Value[] | undefined = undefined;
   done = false;
 
   constructor(
@@ -191,7 +199,14 @@ class StandInResponse {
     if (this.done) return;
     this.done = true;
     this.thread.answered(this.id);
-    this.thread.link.send([Down.Answer, this.id, this.statusLine, this.headers, body, closeConnection]);
+    const answer: Value[] = [Down.Answer, this.id, this.statusLine, this.headers, body, closeConnection];
+    if (this.kept !== undefined) answer.push(...this.kept);
+    this.thread.link.send(answer);
+  }
+
+  /** The route says the thread may keep this read (router.ts KeepingResponse). */
+  keep(validity: Validity, perClientCaps: readonly number[], sharedCaps: readonly number[], metricsId: number): void {
+    this.kept = [validity.cell, validity.version, perClientCaps.join(','), sharedCaps.join(','), metricsId];
   }
 
   cork(write: () => void): this {
@@ -321,7 +336,7 @@ class EdgeThread {
   private readonly followers = new Map<string, number>();
   /** Messages to sockets dropped for a full link: its sockets are ended once it drains. */
   private overloaded = false;
-  /** Requests this thread handed over (for /metrics). */
+  /** Requests this thread took: handed over, or answered from a kept read (for /metrics). */
   requestsServed = 0;
   /** Its kernel thread id (Linux), for the per-thread CPU metrics. */
   threadId: number | undefined = undefined;
@@ -439,6 +454,18 @@ class EdgeThread {
         return;
       }
       case Up.WsClosed: return this.closed(message[1] as number, message[2] as number);
+      case Up.Served: {
+        this.requestsServed += message.length - 2;
+        const route = this.hub.metrics?.routeById(message[1] as number);
+        if (route === undefined) return;
+        const now = performance.now();
+        for (let at = 2; at < message.length; at++) route.record(200, now - (message[at] as number) * 1000);
+        return;
+      }
+      case Up.Flushed: {
+        this.hub.flushed(this.index, message[1] as number);
+        return;
+      }
       case Up.Dropped: {
         const socket = this.sockets.get(message[1] as number);
         if (socket !== undefined) this.hub.options.dropped?.(socket as unknown as WebSocket<unknown>);
@@ -476,6 +503,10 @@ export interface FrontEndsOptions {
   readonly caps: readonly Cap[];
   /** A send found a thread's socket over its backpressure cap (the channels count slow readers). */
   readonly dropped?: (socket: WebSocket<unknown>) => void;
+  /** The books' shared versions: a thread answers a kept read again while its book's holds (market/book_versions.ts). */
+  readonly bookVersions: SharedArrayBuffer;
+  /** The compatibility relay's secret, when COMPAT_PORT fronts the CLOB listener (client_address.ts). */
+  readonly relaySecret?: Uint8Array;
 }
 
 /** The front-end threads beside the main thread, and the stand-in apps their requests run on. */
@@ -484,6 +515,8 @@ export class FrontEnds {
   private readonly threads: EdgeThread[] = [];
   private stopped = false;
   readonly log: Logger;
+  /** Where the reads a thread answered itself are counted (set once the metrics exist; undefined with METRICS=off). */
+  metrics: Metrics | undefined = undefined;
 
   constructor(readonly options: FrontEndsOptions) {
     this.log = options.log;
@@ -523,7 +556,8 @@ export class FrontEnds {
   private spawn(thread: EdgeThread, ports: Readonly<Record<ListenerName, number>>): Promise<void> {
     const setup: EdgeSetup = {
       index: thread.index, host: this.options.host, ports: LISTENERS.map((name) => ports[name]), link: thread.memory, bodyTimeoutMs: this.options.bodyTimeoutMs,
-      buckets: this.options.buckets, caps: this.options.caps,
+      buckets: this.options.buckets, caps: this.options.caps, bookVersions: this.options.bookVersions,
+      ...(this.options.relaySecret === undefined ? {} : { relaySecret: this.options.relaySecret }),
     };
     const worker = new Worker(new URL('./edge.js', import.meta.url), { workerData: setup });
     thread.worker = worker;
@@ -547,6 +581,39 @@ export class FrontEnds {
         resolve();
       });
     });
+  }
+
+  /** Flushes waiting for their FLUSHED, by token: the threads still to answer, and what to call then. */
+  private readonly flushes = new Map<number, { readonly waiting: Set<number>; readonly done: () => void }>();
+  private nextFlush = 1;
+
+  /**
+   * Has every thread send the counts of the reads it answered itself (before a scrape of
+   * /metrics, so a scrape counts every answer given before it); resolves when all have, or after
+   * FLUSH_WAIT_MS.
+   */
+  flushServed(): Promise<void> {
+    const live = this.threads.filter((thread) => thread.worker !== undefined && !this.stopped);
+    if (live.length === 0) return Promise.resolve();
+    const token = this.nextFlush++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(finish, FLUSH_WAIT_MS);
+      const flushes = this.flushes;
+      function finish(): void {
+        clearTimeout(timer);
+        flushes.delete(token);
+        resolve();
+      }
+      this.flushes.set(token, { waiting: new Set(live.map((thread) => thread.index)), done: finish });
+      for (const thread of live) thread.link.send([Down.Flush, token]);
+    });
+  }
+
+  flushed(thread: number, token: number): void {
+    const flush = this.flushes.get(token);
+    if (flush === undefined) return;
+    flush.waiting.delete(thread);
+    if (flush.waiting.size === 0) flush.done();
   }
 
   /** Subscribers of a topic on every thread but the main one. */

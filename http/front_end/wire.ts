@@ -9,8 +9,12 @@
 //   WS_MESSAGE id, data, isBinary
 //   WS_CLOSED id, code
 //   DROPPED  id                      a SEND found the socket over its backpressure cap (uWS closes it)
+//   SERVED   route metrics id, seconds, seconds …   kept reads the thread answered itself (200s, and how long each took)
+//   FLUSHED  token                   every SERVED before it is sent (an answer to FLUSH)
 // Main thread → front end:
 //   ANSWER   id, status line ('' for 200 OK), headers, body, close connection
+//            [, book version cell, version, per-client cap ids, shared cap ids, route metrics id]
+//            a read the thread may keep and answer again itself while the cell holds the version
 //   UPGRADED id, socket key, address key   the channel took the socket: the front end upgrades its
 //                                    connection, and charges its ws-level pings to those buckets
 //   KEYS     id, account             the socket's account authenticated: its pings are charged to it too
@@ -18,9 +22,10 @@
 //   SUBSCRIBE id, topic / UNSUBSCRIBE id, topic
 //   END      id, code, reason / CLOSE id
 //   PUBLISH  topic, data, isBinary   to every socket of the front end that follows the topic
-export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, WsClosed: 6, Dropped: 7 } as const;
+//   FLUSH    token                   send what SERVED holds now, then FLUSHED (a scrape of /metrics)
+export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, WsClosed: 6, Dropped: 7, Served: 8, Flushed: 9 } as const;
 
-export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17, Keys: 18 } as const;
+export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17, Keys: 18, Flush: 19 } as const;
 
 /** The listeners in the order a REQUEST names them. */
 export const LISTENERS = ['clob', 'catalog', 'data'] as const;

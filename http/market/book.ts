@@ -7,6 +7,7 @@ import { BookSide } from '../../engine/book.js';
 import { PRICE_UNITS_PER_ONE } from '../../engine/constants.js';
 import { notionalMicros } from '../../engine/notional.js';
 import type { BookView, MarketView } from '../../engine/reads.js';
+import type { BookVersions, Validity } from './book_versions.js';
 import { TradedVolume } from './volume.js';
 
 export const BUY = 0;
@@ -57,7 +58,11 @@ export class MarketBook {
   /** Derived answers by slot (see `memo`), each stamped with the version it was built from. */
   private readonly derivedBySlot: ({ version: number; value: unknown } | undefined)[] = [];
 
-  constructor(readonly conditionId: string, view: MarketView, timeMs: number) {
+  /** This book's cell of the shared versions (book_versions.ts), -1 for none. */
+  private readonly cell: number;
+
+  constructor(readonly conditionId: string, view: MarketView, timeMs: number, private readonly versions?: BookVersions) {
+    this.cell = versions?.allocate() ?? -1;
     this.changedAtMs = timeMs;
     this.tickUnits = view.tickUnits;
     this.minSizeMicros = view.minSizeMicros;
@@ -81,7 +86,7 @@ export class MarketBook {
       this.asks.set(level.priceUnits, level.sizeMicros);
       this.restingNotionalMicros += notionalMicros(level.priceUnits, level.sizeMicros);
     }
-    this.version++;
+    this.changed();
   }
 
   setState(view: Omit<MarketView, 'market' | 'setsMicros'>, timeMs: number): void {
@@ -92,7 +97,7 @@ export class MarketBook {
     this.accepting = view.accepting;
     this.resolved = view.resolved;
     this.winner = view.winner;
-    this.version++;
+    this.changed();
   }
 
   /** A LEVEL event: the new aggregate size at a YES-orientation price (0 removes the level). */
@@ -102,12 +107,22 @@ export class MarketBook {
     if (sizeMicros === 0) levels.delete(priceUnits);
     else levels.set(priceUnits, sizeMicros);
     this.changedAtMs = timeMs;
-    this.version++;
+    this.changed();
   }
 
   setLastTrade(outcome: number, trade: LastTrade): void {
     this.lastTrades[outcome] = trade;
+    this.changed();
+  }
+
+  private changed(): void {
     this.version++;
+    if (this.cell !== -1) this.versions!.set(this.cell, this.version);
+  }
+
+  /** While an answer built from this book's current state stays right (book_versions.ts); undefined when the book has no cell. */
+  validity(): Validity | undefined {
+    return this.cell === -1 ? undefined : { cell: this.cell, version: this.version | 0 };
   }
 
   /**

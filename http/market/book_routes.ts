@@ -105,7 +105,13 @@ function buildBookSummary(token: TokenBook, tokenId: string): { summary: BookSum
 
 /** A JSON answer of a token kept in its book's memo slot until the book changes. */
 function memoJson(token: TokenBook, slot: number, build: () => unknown): Reply {
-  return { status: 200, body: token.book.memo(slot + token.outcome, () => Buffer.from(JSON.stringify(build()))) };
+  return kept(token, token.book.memo(slot + token.outcome, () => Buffer.from(JSON.stringify(build()))));
+}
+
+/** A 200 of a token's read, right while its book's version stays (Reply.validity). */
+function kept(token: TokenBook, body: Buffer | string): Reply {
+  const validity = token.book.validity();
+  return validity === undefined ? { status: 200, body } : { status: 200, body, validity };
 }
 
 /** The best bid and ask of a token (price units); undefined when a side has no orders. */
@@ -183,13 +189,19 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
     return json(out);
   };
   /** GET /fee-rate (query or path): Polymarket's name for the market's taker fee, in basis points. */
-  const feeRate = (raw: string | undefined): Reply => json({ base_fee: tokenBook(raw).book.feeBps });
+  const feeRate = (raw: string | undefined): Reply => {
+    const token = tokenBook(raw);
+    return kept(token, JSON.stringify({ base_fee: token.book.feeBps }));
+  };
 
   return [
     route({
       method: 'GET', path: '/book', limits: ['GET /book'], summary: "A token's order book: bids ascending, asks descending (best last).", query: tokenQuery,
       response: tokenRead(ref('OrderBookSummary')),
-      handler: (context): Reply => ({ status: 200, body: bookBody(tokenBook(context.query.token_id), context.query.token_id!) }),
+      handler: (context): Reply => {
+        const token = tokenBook(context.query.token_id);
+        return kept(token, bookBody(token, context.query.token_id!));
+      },
     }),
     route({
       method: 'POST', path: '/books', limits: ['POST /books'], summary: `Order books of up to ${BATCH_TOKENS_MAX} tokens, in request order.`, body: 'json', request: tokenBatch,
@@ -272,12 +284,18 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
     route({
       method: 'GET', path: '/tick-size', limits: ['market data'], summary: "A token's minimum tick size.", query: tokenQuery,
       response: tokenRead(ref('TickSize')),
-      handler: (context): Reply => json({ minimum_tick_size: unitsNumber(tokenBook(context.query.token_id).book.tickUnits, 4) }),
+      handler: (context): Reply => {
+        const token = tokenBook(context.query.token_id);
+        return kept(token, JSON.stringify({ minimum_tick_size: unitsNumber(token.book.tickUnits, 4) }));
+      },
     }),
     route({
       method: 'GET', path: '/neg-risk', limits: ['market data'], summary: "Whether a token's market is negative-risk.", query: tokenQuery,
       response: tokenRead(ref('NegRisk')),
-      handler: (context): Reply => json({ neg_risk: tokenBook(context.query.token_id).market.negRisk }),
+      handler: (context): Reply => {
+        const token = tokenBook(context.query.token_id);
+        return kept(token, JSON.stringify({ neg_risk: token.market.negRisk }));
+      },
     }),
     route({
       method: 'GET', path: '/fee-rate', limits: ['market data'], summary: "The taker fee of a token's market in basis points: {base_fee}.", query: tokenQuery,

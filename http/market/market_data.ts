@@ -7,6 +7,7 @@
 // held answers are applied, their events only after S (a LEVEL event carries the level's new
 // total, so applying them in order after the snapshot is exact).
 import type { EngineEvent, FillEvent } from '../../engine/event_objects.js';
+import { BookVersions } from './book_versions.js';
 import { notionalMicros } from '../../engine/notional.js';
 import type { FrameResult } from '../../engine/shard/core.js';
 import type { MarketData as ShardMarketData } from '../../engine/shard/protocol.js';
@@ -48,6 +49,8 @@ interface ShardState extends LoadedShard {
 
 export class MarketData extends ShardModel<ShardState, ShardMarketData> {
   private readonly books = new Map<string, MarketBook>();
+  /** Each book's version in shared memory, for the front-end threads' kept reads. */
+  readonly versions = new BookVersions();
   private readonly listeners: MarketDataListener[] = [];
 
   constructor(pool: ShardPool, log: Logger, private readonly now: () => number) {
@@ -134,7 +137,7 @@ export class MarketData extends ShardModel<ShardState, ShardMarketData> {
   private bookFor(state: ShardState, index: number, key: string, view: ConstructorParameters<typeof MarketBook>[1], timeMs: number): MarketBook {
     let book = state.books[index];
     if (book === undefined) {
-      book = this.books.get(key) ?? new MarketBook(key, view, timeMs);
+      book = this.books.get(key) ?? new MarketBook(key, view, timeMs, this.versions);
       state.books[index] = book;
       this.books.set(key, book);
     }

@@ -1,6 +1,7 @@
 // Front ends on every core (FRONT_ENDS, issue 42): with three uWS threads sharing each port, a
 // bot's connections land on different threads, and what one connection did must be what every
-// other sees at once. Each lane below places an order on one keep-alive connection and cancels it
+// other sees at once, reads a thread answers itself from what it kept among them; caps count every
+// request once whichever thread takes it. Each lane below places an order on one keep-alive connection and cancels it
 // on another, thousands of times, then the server is killed with SIGKILL in the middle and
 // restarted: every acknowledged order and cancel survives, nothing is open that should not be,
 // and each account's collateral is exactly its deposit less what its open orders reserve.
@@ -8,7 +9,9 @@ import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
 import { test } from 'node:test';
 import WebSocket from 'ws';
-import { removeDataDir, request, startServer, type RunningServer } from '../support/server.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { removeDataDir, request, startServer, temporaryDataDir, type RunningServer } from '../support/server.js';
 import { ADMIN_TOKEN, startTrading, Trader, type PlainMarket } from './orders/trader.js';
 
 const FRONT_ENDS = '3';
@@ -79,6 +82,7 @@ test('every front end serves: connections spread over the threads, and each sees
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     ws.send(JSON.stringify({ type: 'user', auth: { apiKey: alice.credentials!.apiKey, secret: alice.credentials!.secret, passphrase: alice.credentials!.passphrase } }));
     const [placeOn, readOn, cancelOn] = agents as [Agent, Agent, Agent];
+    const readers = agents.slice(3);
     for (let round = 0; round < 20; round++) {
       const { body, orderId } = alice.placementBody({ tokenId: market.yes, side: 'BUY', priceUnits: 1000 + round * 100, sizeMicros: 10_000_000 });
       const placed = await send(placeOn, server.urls.clob, alice, 'POST', '/order', body);
@@ -86,10 +90,17 @@ test('every front end serves: connections spread over the threads, and each sees
       const read = await send(readOn, server.urls.clob, alice, 'GET', `/data/order/${orderId}`);
       assert.equal(read.status, 200);
       assert.equal((read.body as { order: { status: string } }).order.status, 'LIVE');
-      const book = await request<{ bids: { price: string }[] }>(`${server.urls.clob}/book?token_id=${market.yes}`);
-      assert.ok(book.body.bids.some((level) => Number(level.price) === (1000 + round * 100) / 10_000), 'the book shows it');
+      // Every connection's GET /book shows it at once, whichever thread answers and whatever it
+      // kept of the book before (a thread answers a kept read itself while the book is unchanged).
+      const price = (1000 + round * 100) / 10_000;
+      for (const books of await Promise.all(readers.map((agent) => send(agent, server.urls.clob, alice, 'GET', `/book?token_id=${market.yes}`)))) {
+        assert.ok((books.body as { bids: { price: string }[] }).bids.some((level) => Number(level.price) === price), 'every connection\'s book shows it');
+      }
       const cancelled = await send(cancelOn, server.urls.clob, alice, 'DELETE', '/order', { orderID: orderId });
       assert.deepEqual((cancelled.body as { canceled: string[] }).canceled, [orderId]);
+      for (const books of await Promise.all(readers.map((agent) => send(agent, server.urls.clob, alice, 'GET', `/book?token_id=${market.yes}`)))) {
+        assert.ok(!(books.body as { bids: { price: string }[] }).bids.some((level) => Number(level.price) === price), 'and none shows it once cancelled');
+      }
     }
     const deadline = Date.now() + 5_000;
     const orderEvents = (): number => messages.filter((message) => message['event_type'] === 'order').length;
@@ -100,6 +111,42 @@ test('every front end serves: connections spread over the threads, and each sees
   } finally {
     await server.stop();
     removeDataDir(server.dataDir);
+  }
+});
+
+test('caps are exact across front ends, for reads a thread answers itself too', async () => {
+  const dir = temporaryDataDir();
+  const capsFile = join(dir, 'caps.json');
+  writeFileSync(capsFile, JSON.stringify({ 'GET /book': { requests: 50, windowSeconds: 600 } }));
+  const server = await startServer({ env: { RATE_LIMITS: capsFile, FRONT_ENDS } });
+  try {
+    const markets = (await request<{ data: { tokens: { token_id: string }[] }[] }>(`${server.urls.clob}/sampling-markets`)).body.data;
+    const token = markets[0]!.tokens[0]!.token_id;
+    const agents = Array.from({ length: 16 }, oneConnection);
+    // Warm every connection's thread with the book first (each keeps it), then read it from all of them.
+    const statuses: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      const answers = await Promise.all(agents.map((agent) => new Promise<number>((resolve, reject) => {
+        const url = new URL(`/book?token_id=${token}`, server.urls.clob);
+        httpRequest({ agent, host: url.hostname, port: url.port, path: url.pathname + url.search }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        }).on('error', reject).end();
+      })));
+      statuses.push(...answers);
+    }
+    assert.equal(statuses.length, 80);
+    assert.equal(statuses.filter((status) => status === 200).length, 50, 'exactly the cap, however the threads shared the requests');
+    assert.equal(statuses.filter((status) => status === 429).length, 30);
+    const metrics = await request<string>(`${server.urls.clob}/metrics`);
+    assert.match(metrics.text, /clobd_http_requests_total\{listener="clob",method="GET",route="\/book",status="200"\} 50\n/, 'every answer counted, those a thread gave itself too');
+    const served = await frontEndRequests(server);
+    assert.ok([...served.values()].reduce((sum, count) => sum + count, 0) > 0, 'the other threads took some of them');
+    for (const agent of agents) agent.destroy();
+  } finally {
+    await server.stop();
+    removeDataDir(server.dataDir);
+    removeDataDir(dir);
   }
 });
 
@@ -200,7 +247,6 @@ test('an order on one connection and its cancel on another, thousands of times a
     }
     const acknowledged = lanes.reduce((sum, lane) => sum + lane.placed.size + lane.cancelled.size, 0);
     assert.ok(acknowledged >= LANES * PAIRS_BEFORE_KILL, `${acknowledged} acknowledged places and cancels before the kill`);
-    // Whichever thread took them: the orders went over several front ends.
 
     second = await startServer({ dataDir, env: { ADMIN_TOKEN, SHARDS: '2', FRONT_ENDS } });
     const base = second.urls.clob;

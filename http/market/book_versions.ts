@@ -1,0 +1,29 @@
+// Each book's version in shared memory, so the front-end threads (http/front_end/) can tell
+// whether a read they kept is still what the main thread would answer: an answer built from a book
+// (GET /book, /price, /midpoint, …) stays right exactly while its book's version does. The main
+// thread is the only writer; a cell is written before the change it stands for can be seen by
+// anyone (before the answer of the order that made it is written), so a read on another thread
+// after that answer finds the new version.
+/** Books whose reads the front-end threads may keep (4 bytes each: 1 MiB); a book past them is always read on the main thread. */
+export const BOOK_VERSION_CELLS = 1 << 18;
+
+export class BookVersions {
+  readonly buffer = new SharedArrayBuffer(BOOK_VERSION_CELLS * 4);
+  private readonly cells = new Int32Array(this.buffer);
+  private next = 0;
+
+  /** A cell for a new book; -1 once every one is taken. */
+  allocate(): number {
+    return this.next < BOOK_VERSION_CELLS ? this.next++ : -1;
+  }
+
+  set(cell: number, version: number): void {
+    Atomics.store(this.cells, cell, version | 0);
+  }
+}
+
+/** A kept answer's validity: right while `cell` holds `version`. */
+export interface Validity {
+  readonly cell: number;
+  readonly version: number;
+}
