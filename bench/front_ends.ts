@@ -11,6 +11,8 @@
 //   and the figure there is what sharing costs: front-end CPU per order with N ≥ 0.9× of with 1
 //   (an efficiency: CPU per order with 1 over CPU per order with N). On a many-core machine the
 //   same run is the scaling figure (≥ 3× orders/s and ≥ 3.5× GET /book with 4).
+// - WebSocket fan-out (bench/ws.ts) with FRONT_ENDS=1 and N: 1 000 subscribers (100 in --quick)
+//   of one market under a flow of 1 000 orders/s, delivered messages/s and latency from publication.
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { addBaselineTree, runTool } from './ab/baseline_tree.js';
@@ -19,6 +21,7 @@ import { frontEndCpuSeconds, FULL_ORDERS, orderRun, QUICK_ORDERS, type OrderRun,
 import { format } from './support/format.js';
 import { median } from './support/median.js';
 import { spawnBenchServer } from './support/spawn.js';
+import { benchWs, type WsFigures } from './ws.js';
 
 /** The last commit before front-end threads (the code FRONT_ENDS=1 must keep up with). */
 export const BASELINE_REF = '9fe4274';
@@ -47,6 +50,7 @@ export interface FrontEndFigures {
   readonly one: Side;
   readonly many: Side;
   readonly book: { readonly one: BookSide; readonly many: BookSide };
+  readonly ws: { readonly one: WsFigures; readonly many: WsFigures };
 }
 
 /** Runs `sides` alternating, `rounds` times, on the same pre-signed orders. */
@@ -117,7 +121,8 @@ export async function benchFrontEnds(quick: boolean, options: readonly string[])
   ]);
   const bookOne = await bookSide(1, quick);
   const bookMany = await bookSide(frontEnds, quick);
-  return { frontEnds, sizes, baseline, one: one!, many: many!, book: { one: bookOne, many: bookMany } };
+  const ws = { one: await benchWs(quick, { FRONT_ENDS: '1' }), many: await benchWs(quick, { FRONT_ENDS: String(frontEnds) }) };
+  return { frontEnds, sizes, baseline, one: one!, many: many!, book: { one: bookOne, many: bookMany }, ws };
 }
 
 const med = (side: Side, read: (run: OrderRun) => number): number => median(side.runs.map(read));
@@ -155,4 +160,13 @@ export function printFrontEnds(figures: FrontEndFigures): void {
     console.log(`  FRONT_ENDS=${side.frontEnds}  ${format(side.requestsPerSecond).padStart(7)} req/s  front ends ${format(side.capacity).padStart(7)} req/CPU-s  p99 ${format(side.p99Ms, 2)} ms`);
   }
   console.log(`  FRONT_ENDS=${frontEnds} / 1: req/s ${(book.many.requestsPerSecond / book.one.requestsPerSecond).toFixed(2)}×, front-end CPU efficiency ${(book.many.capacity / book.one.capacity).toFixed(2)}× (many-core goal with 4: req/s ≥ 3.5×)`);
+  const { ws } = figures;
+  console.log(`WebSocket fan-out: ${ws.one.subscribers} subscribers of one market, ${ws.one.ordersPerSecond} and ${ws.many.ordersPerSecond} orders/s on it`);
+  for (const [name, run] of [['FRONT_ENDS=1', ws.one], [`FRONT_ENDS=${frontEnds}`, ws.many]] as const) {
+    console.log(
+      `  ${name.padEnd(13)} ${format(run.flow.deliveredPerSecond).padStart(9)} msgs/s  p50 ${format(run.flow.p50Ms, 1)} ms  p99 ${format(run.flow.p99Ms, 1)} ms` +
+      `  (uWS's own publish: ${format(run.raw.deliveredPerSecond)} msgs/s, p99 ${format(run.raw.p99Ms, 1)} ms)`,
+    );
+  }
+  console.log(`  FRONT_ENDS=${frontEnds} / 1: delivered ${(ws.many.flow.deliveredPerSecond / Math.max(1, ws.one.flow.deliveredPerSecond)).toFixed(2)}× (many-core goal with 4 receiving processes: p99 ≤ 5 ms at 1,000 orders/s)`);
 }

@@ -56,12 +56,13 @@ async function measure(name: string, subscribers: readonly Subscriber[], samples
   };
 }
 
-export async function benchWs(quick: boolean): Promise<WsFigures> {
+/** `env`: the server's further settings (the front-ends suite runs this with FRONT_ENDS=1 and N). */
+export async function benchWs(quick: boolean, env: Readonly<Record<string, string>> = {}): Promise<WsFigures> {
   const subscriberCount = quick ? 100 : 1_000;
   const sampled = quick ? 10 : 40;
   const seconds = quick ? 3 : 10;
   const server = await spawnBenchServer({
-    BENCH_ORDER_FLOW: String(FLOW_ORDERS_PER_SECOND), BENCH_FLOW_MARKETS: '1', WS_SOCKETS_PER_IP: String(subscriberCount + 10),
+    BENCH_ORDER_FLOW: String(FLOW_ORDERS_PER_SECOND), BENCH_FLOW_MARKETS: '1', WS_SOCKETS_PER_IP: String(subscriberCount + 10), ...env,
   });
   const subscribers: Subscriber[] = [];
   try {

@@ -33,7 +33,7 @@ import { openApiDocument, type OpenApiInput } from './openapi.js';
 import { apiKeyMetrics, operatorMetrics } from './operator_metrics.js';
 import { accountCharge, allocateBuckets, CANCEL_CAPS, PLACE_CAPS, RateLimiter } from './rate_limit.js';
 import { ChannelCaps } from './ws/caps.js';
-import { LiveChannels } from './ws/channels.js';
+import { LiveChannels, type Publisher } from './ws/channels.js';
 import { json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
 import { ok, ref } from './response_schemas.js';
@@ -56,12 +56,17 @@ export interface Server {
   /** The compatibility listener's URL (COMPAT_PORT), or undefined when it is off. */
   readonly compatUrl: string | undefined;
   readonly trading: TradingRuntime;
+  /** Publishes to the CLOB listener's WebSocket subscribers on every front end (a benchmark's raw publish). */
+  publish(topic: string, message: string): void;
   /** Stops accepting, lets in-flight requests finish (bounded wait), flushes and closes stores. */
   stop(): Promise<void>;
 }
 
 export interface ServerOptions {
-  /** Lets a benchmark add raw uWS routes beside the real ones, served by the same process. */
+  /**
+   * Lets a benchmark add raw uWS routes beside the real ones, served by the same process (with
+   * FRONT_ENDS > 1 on the main thread's stand-in app too, so every thread's requests reach them).
+   */
   readonly decorate?: (name: ListenerName, app: TemplatedApp) => void;
   readonly now?: () => number;
   /** The data directory as main.ts inspected it just before (and walked), so the start does not read every page again. */
@@ -335,12 +340,13 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     for (const socket of open.splice(0)) uws.us_listen_socket_close(socket);
   });
   const ports = { clob: 0, catalog: 0, data: 0 };
+  let publisher: Publisher | undefined;
   await resources.guard(async () => {
     for (const name of ['clob', 'catalog', 'data'] as const) {
       const app = uws.App();
       options.decorate?.(name, app);
       if (name === 'clob') {
-        const publisher = frontEnds?.publisher(app) ?? app;
+        publisher = frontEnds?.publisher(app) ?? app;
         channels.mount(app, publisher);
         if (frontEnds !== undefined) channels.mount(frontEnds.appFor(name), publisher);
       }
@@ -349,7 +355,10 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
         ...(name === 'clob' && relay !== undefined ? { relay } : {}),
       };
       mount(app, tables[name].routes, listener);
-      if (frontEnds !== undefined) mount(frontEnds.appFor(name), tables[name].routes, listener);
+      if (frontEnds !== undefined) {
+        options.decorate?.(name, frontEnds.appFor(name));
+        mount(frontEnds.appFor(name), tables[name].routes, listener);
+      }
       const socket = await listen(app, config.host, wanted[name], name, frontEnds !== undefined);
       sockets.push(socket);
       ports[name] = uws.us_socket_local_port(socket);
@@ -385,7 +394,10 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     await resources.closeAll();
   };
 
-  return { ports, urls: { clob: url(ports.clob), catalog: url(ports.catalog), data: url(ports.data) }, compatUrl, trading, stop };
+  return {
+    ports, urls: { clob: url(ports.clob), catalog: url(ports.catalog), data: url(ports.data) }, compatUrl, trading, stop,
+    publish: (topic, message) => void publisher?.publish(topic, message),
+  };
 }
 
 /**

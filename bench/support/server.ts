@@ -27,13 +27,19 @@ let counts: FlowCounts = { placed: 0, filled: 0, refused: 0 };
 let flowMarkets: string[] = [];
 let stopFlow = (): void => undefined;
 let closeFloor = (): Promise<void> => Promise.resolve();
+let floorOpened = false;
 // Loaded only when asked for: it brings the trading tests' helpers with it.
 const addRestRoute = process.env['BENCH_REST_ROUTE'] === '1' ? (await import('./rest_route.js')).addRestRoute : undefined;
 // The rest route needs the server, which is not there yet while its listeners are decorated.
 let started: Server | undefined;
 const server = await startServer(config, createLogger(config.logLevel), {
   decorate: (name, app) => {
-    if (name === 'clob' && process.env['BENCH_ORDER_FLOOR'] === '1') closeFloor = addOrderFloor(app, config.dataDir);
+    // Decorated twice with FRONT_ENDS > 1 (the main thread's app, then its stand-in for the
+    // other threads): the floor is opened once, on the main thread's.
+    if (name === 'clob' && process.env['BENCH_ORDER_FLOOR'] === '1' && !floorOpened) {
+      floorOpened = true;
+      closeFloor = addOrderFloor(app, config.dataDir);
+    }
     if (name === 'clob' && addRestRoute !== undefined) addRestRoute(app, () => started);
     app.get(helloPath, (res) => {
       res.end('Hello World!');
@@ -48,12 +54,12 @@ const server = await startServer(config, createLogger(config.logLevel), {
       const count = Number(req.getQuery('count'));
       const rate = Number(req.getQuery('rate'));
       let sent = 0;
-      const started = Date.now();
+      const begun = Date.now();
       const timer = setInterval(() => {
-        const due = Math.min(count, Math.floor(((Date.now() - started) * rate) / 1000));
+        const due = Math.min(count, Math.floor(((Date.now() - begun) * rate) / 1000));
         for (; sent < due; sent++) {
           const head = `{"event_type":"bench","timestamp":"${Date.now()}","pad":"`;
-          app.publish(topic, head + 'x'.repeat(Math.max(0, bytes - head.length - 2)) + '"}');
+          started?.publish(topic, head + 'x'.repeat(Math.max(0, bytes - head.length - 2)) + '"}');
         }
         if (sent >= count) clearInterval(timer);
       }, 1);

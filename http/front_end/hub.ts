@@ -149,7 +149,10 @@ class StandInRequest {
   }
 
   getUrl(): string { return this.url; }
-  getQuery(): string { return this.query; }
+  /** The query string, or one parameter of it as uWS's getQuery(key) answers (undefined when absent). */
+  getQuery(key?: string): string | undefined {
+    return key === undefined ? this.query : new URLSearchParams(this.query).get(key) ?? undefined;
+  }
   getMethod(): string { return this.method.toLowerCase(); }
   getParameter(index: number): string { return this.params[index] ?? ''; }
 
