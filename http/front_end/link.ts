@@ -7,7 +7,8 @@
 // Wake-ups: a consumer that found its ring empty sleeps, and a producer must wake it (a futex
 // call, and a turn of the consumer's event loop). A sender does not wake it per message: the
 // first message of a turn of the sender's event loop schedules one wake-up at the turn's end
-// (a microtask), which finds every message of the turn waiting.
+// (a microtask), which finds every message of the turn waiting; and a reader whose turn found
+// messages looks again on its next turn before it sleeps, so a busy link is read without them.
 //
 // Neither side may block its event loop, so a ring that is full is not waited on: a message that
 // finds it full waits in an outbox, in order, that drains as the reader frees slots. A sender says
@@ -142,7 +143,9 @@ export class Link {
         handled++;
         handle(message);
       }
-      if (handled === MESSAGES_PER_TURN) await new Promise((resolve) => setImmediate(resolve));
+      // A turn that found messages looks again next turn before it sleeps: while they keep coming
+      // at least once a turn (a busy link), the sender never has to wake this thread.
+      if (handled > 0) await new Promise((resolve) => setImmediate(resolve));
       else await ring.waitForFrameAsync(Number.POSITIVE_INFINITY);
     }
   }
