@@ -341,6 +341,8 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   });
   const ports = { clob: 0, catalog: 0, data: 0 };
   let publisher: Publisher | undefined;
+  /** Where the compatibility relay connects: the CLOB listener's port, or with several front ends the main thread's own (below). */
+  let relayTarget = 0;
   await resources.guard(async () => {
     for (const name of ['clob', 'catalog', 'data'] as const) {
       const app = uws.App();
@@ -362,6 +364,15 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       const socket = await listen(app, config.host, wanted[name], name, frontEnds !== undefined);
       sockets.push(socket);
       ports[name] = uws.us_socket_local_port(socket);
+      if (name === 'clob') relayTarget = ports.clob;
+      if (name === 'clob' && frontEnds !== undefined && relay !== undefined) {
+        // The relay pipelines what its clients pipeline, and only the main thread answers a
+        // pipelined read (docs/runtime.md, Front ends): its connections go to a port of the main
+        // thread's CLOB app alone, on a free port no one else is told of.
+        const own = await listen(app, config.host, 0, name, false);
+        sockets.push(own);
+        relayTarget = uws.us_socket_local_port(own);
+      }
     }
     await frontEnds?.start(ports);
   });
@@ -373,7 +384,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   let compatUrl: string | undefined;
   if (config.compatPort !== undefined && relay !== undefined) {
     const compatPort = config.compatPort;
-    const proxy = resources.add(await resources.guard(() => startCompatThread(config.host, compatPort, ports.clob, relay).catch(
+    const proxy = resources.add(await resources.guard(() => startCompatThread(config.host, compatPort, relayTarget, relay).catch(
       async (error: unknown) => { throw await listenRefusal(config.host, compatPort, LISTENER_SETTINGS['compat'] ?? 'COMPAT_PORT', error); },
     )), (p) => p.close());
     compatUrl = url(proxy.port);

@@ -59,7 +59,12 @@ export function threadCpuSeconds(pid: number): Map<number, number> {
   return threads;
 }
 
-const serverPath = fileURLToPath(new URL('./server.js', import.meta.url));
+/**
+ * The bench server every suite starts: this tree's, or another tree's built one named by
+ * CLOBD_BENCH_SERVER (its dist/bench/support/server.js), so that a suite's own harness measures
+ * an older server in the same way (an A/B of any suite: bench/README.md).
+ */
+const serverPath = process.env['CLOBD_BENCH_SERVER'] ?? fileURLToPath(new URL('./server.js', import.meta.url));
 /** The start of every bench server's temporary DATA_DIR's name. */
 export const BENCH_DATA_DIR_PREFIX = 'clobd-bench-';
 
