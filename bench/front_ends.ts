@@ -17,10 +17,11 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { addBaselineTree, runTool } from './ab/baseline_tree.js';
 import { runLoad } from './load/client.js';
-import { frontEndCpuSeconds, FULL_ORDERS, orderRun, QUICK_ORDERS, type OrderRun, type OrderSizes, type Signed } from './metrics.js';
+import { allAnswered, alternatingRuns, frontEndCpuSeconds, FULL_ORDERS, QUICK_ORDERS, type OrderRun, type OrderSizes } from './metrics.js';
 import { format } from './support/format.js';
 import { median } from './support/median.js';
 import { spawnBenchServer } from './support/spawn.js';
+import { readTokens } from './support/tokens.js';
 import { benchWs, type WsFigures } from './ws.js';
 
 /** The last commit before front-end threads (the code FRONT_ENDS=1 must keep up with). */
@@ -28,7 +29,6 @@ export const BASELINE_REF = '9fe4274';
 const KEEP_GOAL = 0.95;
 const SHARING_GOAL = 0.9;
 const BOOK_CONNECTIONS = 64;
-const TOKENS_READ = 8;
 
 export interface Side {
   readonly name: string;
@@ -53,22 +53,13 @@ export interface FrontEndFigures {
   readonly ws: { readonly one: WsFigures; readonly many: WsFigures };
 }
 
-/** Runs `sides` alternating, `rounds` times, on the same pre-signed orders. */
+/** Runs `sides` alternating round by round on the same pre-signed orders; a run with an answer that is not 200 stops the suite. */
 async function alternate(sizes: OrderSizes, sides: readonly { name: string; env: Record<string, string>; script?: string }[]): Promise<Side[]> {
-  let signed: Signed | undefined;
-  const runs = sides.map(() => [] as OrderRun[]);
-  for (let round = 0; round < sizes.rounds; round++) {
-    for (const [index, side] of sides.entries()) {
-      const made = await orderRun(side.env, sizes, signed, undefined, side.script);
-      signed = made.signed;
-      if (made.run.non200 > 0) throw new Error(`${side.name}: ${made.run.non200} answers were not 200`);
-      runs[index]!.push(made.run);
-    }
-  }
+  const runs = await alternatingRuns(sizes, sides.map((side) => ({ ...side, check: allAnswered(side.name) })));
   return sides.map((side, index) => ({ name: side.name, runs: runs[index]! }));
 }
 
-/** The baseline tree's bench server, built; undefined (with why) when it cannot be built here. */
+/** The baseline tree's bench server, built; undefined where this is no git checkout (no history to build it from). */
 function baselineServer(ref: string): { script: string; remove: () => void } | undefined {
   const repo = resolve(process.cwd());
   if (!existsSync(join(repo, '.git'))) return undefined;
@@ -82,8 +73,7 @@ function baselineServer(ref: string): { script: string; remove: () => void } | u
 async function bookSide(frontEnds: number, quick: boolean): Promise<BookSide> {
   const server = await spawnBenchServer({ FRONT_ENDS: String(frontEnds), METRICS: 'on' });
   try {
-    const markets = (await (await fetch(`${server.urls.clob}/sampling-markets`)).json()) as { data: { tokens: { token_id: string }[] }[] };
-    const tokens = markets.data.flatMap((market) => market.tokens.map((token) => token.token_id)).slice(0, TOKENS_READ);
+    const tokens = await readTokens(server.urls.clob);
     const requests = tokens.map((token) => ({ method: 'GET', path: `/book?token_id=${token}` }));
     await runLoad({ url: server.urls.clob, requests, connections: BOOK_CONNECTIONS, durationMs: 500 });
     const before = (await frontEndCpuSeconds(server.urls.clob)) ?? 0;

@@ -10,11 +10,11 @@
 //   set of header reads).
 // Capacity is requests per second of the server's main thread, the front end where both run.
 import { measureAgainstBaseline, printFigures, type RouteFigures } from './catalog.js';
-import { alternateOrderRuns, FULL_ORDERS, QUICK_ORDERS, type OrderRun, type Spelling } from './metrics.js';
+import { allAnswered, alternateOrderRuns, FULL_ORDERS, QUICK_ORDERS, type OrderRun, type Spelling } from './metrics.js';
 import { format } from './support/format.js';
 import { helloPath, spawnBenchServer, threadCpuSeconds } from './support/spawn.js';
+import { readTokens } from './support/tokens.js';
 
-const TOKENS_READ = 8;
 /** Goal: the default URL costs an official client at most 5 % of the hyphen path's capacity. */
 const GOAL = 0.95;
 
@@ -40,8 +40,7 @@ export interface HeaderFigures {
 async function benchBook(quick: boolean): Promise<RouteFigures[]> {
   const server = await spawnBenchServer();
   try {
-    const markets = (await (await fetch(`${server.urls.clob}/sampling-markets`)).json()) as { data: { tokens: { token_id: string }[] }[] };
-    const tokens = markets.data.flatMap((market) => market.tokens.map((token) => token.token_id)).slice(0, TOKENS_READ);
+    const tokens = await readTokens(server.urls.clob);
     const books = (spell: Spelling) => tokens.map((token) => ({ method: 'GET', path: `/book?token_id=${token}`, headers: spell(CREDENTIALS) }));
     const mainThread = (): number => threadCpuSeconds(server.pid).get(server.pid) ?? 0;
     return await measureAgainstBaseline(server.urls.clob, mainThread, [
@@ -56,10 +55,9 @@ async function benchBook(quick: boolean): Promise<RouteFigures[]> {
 
 async function benchOrders(quick: boolean): Promise<HeaderFigures['orders']> {
   const sizes = quick ? QUICK_ORDERS : FULL_ORDERS;
-  const allAnswered = (run: OrderRun): void => {
-    if (run.non200 > 0) throw new Error(`POST /order with POLY_ header names: ${run.non200} answers were not 200`);
-  };
-  const [hyphen, poly] = await alternateOrderRuns(sizes, { env: {}, spell: hyphenSpelling }, { env: {}, spell: polySpelling, check: allAnswered });
+  const [hyphen, poly] = await alternateOrderRuns(
+    sizes, { env: {}, spell: hyphenSpelling }, { env: {}, spell: polySpelling, check: allAnswered('POST /order with POLY_ header names') },
+  );
   return { hyphen, poly, measuredOrders: sizes.measuredOrders, rounds: sizes.rounds };
 }
 

@@ -10,17 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measureAgainstBaseline, printFigures, type RouteFigures } from './catalog.js';
 import { helloPath, spawnBenchServer, threadCpuSeconds } from './support/spawn.js';
+import { readTokens } from './support/tokens.js';
 
 const GOAL = 0.9;
-const TOKENS_READ = 8;
 /** Enough that a benchmark never runs out, small enough that the arithmetic is the real one. */
 const UNREACHABLE = { requests: 1_000_000_000, windowSeconds: 10 };
 
 async function measure(env: Readonly<Record<string, string>>, quick: boolean): Promise<RouteFigures[]> {
   const server = await spawnBenchServer(env);
   try {
-    const markets = (await (await fetch(`${server.urls.clob}/sampling-markets`)).json()) as { data: { tokens: { token_id: string }[] }[] };
-    const tokens = markets.data.flatMap((market) => market.tokens.map((token) => token.token_id)).slice(0, TOKENS_READ);
+    const tokens = await readTokens(server.urls.clob);
     const mainThread = (): number => threadCpuSeconds(server.pid).get(server.pid) ?? 0;
     return await measureAgainstBaseline(server.urls.clob, mainThread, [
       { name: 'raw uWS hello (ceiling)', requests: [{ method: 'GET', path: helloPath }] },

@@ -12,12 +12,12 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { measureAgainstBaseline, printFigures, type Case, type RouteFigures } from './catalog.js';
 import { flowPath, helloPath, processCpuSeconds, spawnBenchServer, threadCpuSeconds, type BenchServer } from './support/spawn.js';
+import { readTokens } from './support/tokens.js';
 
 const FLOW_ORDERS_PER_SECOND = 5_000;
 const GOAL_STILL = 0.8;
 const GOAL_FLOW = 0.6;
 const GOAL_NODE_HTTP = 2;
-const TOKENS_READ = 8;
 /** The flow's first seconds are a burst (first orders of each market, the demo quotes taken): let it settle. */
 const FLOW_SETTLE_MS = 3_000;
 
@@ -26,10 +26,6 @@ interface Phase {
   readonly flowOrdersPerSecond: number;
 }
 
-async function tokensOf(server: BenchServer): Promise<string[]> {
-  const markets = (await (await fetch(`${server.urls.clob}/sampling-markets`)).json()) as { data: { tokens: { token_id: string }[] }[] };
-  return markets.data.flatMap((market) => market.tokens.map((token) => token.token_id)).slice(0, TOKENS_READ);
-}
 
 function cases(tokens: readonly string[]): Case[] {
   return [
@@ -47,7 +43,7 @@ async function flowCount(server: BenchServer): Promise<number> {
 async function phase(quick: boolean, flowRate: number): Promise<Phase> {
   const server = await spawnBenchServer(flowRate > 0 ? { BENCH_ORDER_FLOW: String(flowRate) } : {});
   try {
-    const tokens = await tokensOf(server);
+    const tokens = await readTokens(server.urls.clob);
     if (flowRate > 0) await new Promise((resolve) => setTimeout(resolve, FLOW_SETTLE_MS));
     const startedAt = performance.now();
     const placedBefore = await flowCount(server);
@@ -75,7 +71,7 @@ async function nodeHttpBaseline(quick: boolean): Promise<RouteFigures> {
   const server = await spawnBenchServer();
   let body: string;
   try {
-    const [token] = await tokensOf(server);
+    const [token] = await readTokens(server.urls.clob);
     body = await (await fetch(`${server.urls.clob}/book?token_id=${token}`)).text();
   } finally {
     await server.stop();
@@ -128,7 +124,7 @@ async function wrkCrossCheck(quick: boolean): Promise<WrkFigure[]> {
   const server = await spawnBenchServer();
   let body: string;
   try {
-    const [token] = await tokensOf(server);
+    const [token] = await readTokens(server.urls.clob);
     body = await (await fetch(`${server.urls.clob}/book?token_id=${token}`)).text();
     const mainThread = (): number => threadCpuSeconds(server.pid).get(server.pid) ?? 0;
     for (let round = 0; round < 2; round++) {

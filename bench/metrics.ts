@@ -140,20 +140,31 @@ export interface OrderSide {
  * (signed once, in the first run), so drift hits both; the best run of each.
  */
 export async function alternateOrderRuns(sizes: OrderSizes, first: OrderSide, second: OrderSide): Promise<[OrderRun, OrderRun]> {
+  const best = (runs: readonly OrderRun[]): OrderRun => runs.reduce((a, b) => (b.capacity > a.capacity ? b : a));
+  const [a, b] = await alternatingRuns(sizes, [first, second]);
+  return [best(a!), best(b!)];
+}
+
+/** A side's check that refuses a run with any answer that was not 200 (`what` names the side). */
+export function allAnswered(what: string): (run: OrderRun) => void {
+  return (run) => {
+    if (run.non200 > 0) throw new Error(`${what}: ${run.non200} answers were not 200`);
+  };
+}
+
+/** Every run of each side, in round order: `sides` alternate round by round on the same pre-signed orders. */
+export async function alternatingRuns(sizes: OrderSizes, sides: readonly OrderSide[]): Promise<OrderRun[][]> {
   let signed: Signed | undefined;
-  let a: OrderRun | undefined;
-  let b: OrderRun | undefined;
-  const better = (best: OrderRun | undefined, run: OrderRun): OrderRun => (best === undefined || run.capacity > best.capacity ? run : best);
+  const runs = sides.map((): OrderRun[] => []);
   for (let round = 0; round < sizes.rounds; round++) {
-    const firstRun = await orderRun(first.env, sizes, signed, first.spell, first.script);
-    signed = firstRun.signed;
-    first.check?.(firstRun.run);
-    a = better(a, firstRun.run);
-    const secondRun = (await orderRun(second.env, sizes, signed, second.spell, second.script)).run;
-    second.check?.(secondRun);
-    b = better(b, secondRun);
+    for (const [index, side] of sides.entries()) {
+      const made = await orderRun(side.env, sizes, signed, side.spell, side.script);
+      signed = made.signed;
+      side.check?.(made.run);
+      runs[index]!.push(made.run);
+    }
   }
-  return [a!, b!];
+  return runs;
 }
 
 async function benchOrders(quick: boolean): Promise<MetricsFigures['orders']> {

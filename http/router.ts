@@ -172,7 +172,8 @@ export interface KeepingResponse {
   keep(validity: Validity, perClientCaps: readonly number[], sharedCaps: readonly number[], metricsId: number): void;
 }
 
-const draining: Reply = { status: 503, body: '{"error":"server is shutting down"}', headers: [['retry-after', '1']] };
+/** What a request gets once the server stops accepting (a front-end thread's too: http/front_end/edge.ts). */
+export const SHUTTING_DOWN: Reply = { status: 503, body: '{"error":"server is shutting down"}', headers: [['retry-after', '1']] };
 const tooManyBody = '{"error":"Too Many Requests"}';
 
 // Request ids: a client's own X-Request-Id (1–64 of [A-Za-z0-9._-]) is echoed; otherwise this
@@ -354,7 +355,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     return (res: HttpResponse, req: HttpRequest): void => {
       const startedMs = metrics === undefined ? 0 : performance.now();
       const requestId = requestIdOf(req);
-      if (listener.lifecycle.draining) return answer(res, draining, startedMs, requestId);
+      if (listener.lifecycle.draining) return answer(res, SHUTTING_DOWN, startedMs, requestId);
       const relayed = readsRelay ? req.getHeader(RELAYED_FOR_HEADER) : '';
       let address: Int32Array | undefined;
       if (limiter !== undefined && capIds.length > 0) {

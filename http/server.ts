@@ -308,7 +308,8 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   // FRONT_ENDS > 1: the other threads' requests run on the same routes here (front_end/hub.ts).
   const frontEnds = config.frontEnds > 1
     ? resources.add(new FrontEnds({ count: config.frontEnds, host: config.host, bodyTimeoutMs: config.bodyTimeoutMs, log, buckets, caps: config.rateLimits,
-      dropped: (socket) => channels.dropped(socket), bookVersions: trading.marketData.versions.buffer,
+      // The read model shares its books' versions exactly when FRONT_ENDS > 1 (runtime.ts).
+      dropped: (socket) => channels.dropped(socket), bookVersions: trading.marketData.versions!.buffer,
       ...(relay === undefined ? {} : { relaySecret: relay.secret }),
     }), (f) => f.stop())
     : undefined;

@@ -13,7 +13,8 @@ import type { Claim, Ring } from '../ring.js';
 export const FRAGMENT_MARK = 0;
 /** Bytes of an answer one frame carries: 1 MiB, a quarter of the result ring's largest frame. */
 export const FRAGMENT_BYTES = 1 << 20;
-const FRAGMENT_HEADER_BYTES = 8;
+/** A fragment frame's header: FRAGMENT_MARK and the whole answer's length. */
+export const FRAGMENT_HEADER_BYTES = 8;
 /**
  * The longest answer: its length must fit the fragment's u32. The engine's own limits keep every
  * answer far below it (a taker fills at most ORDER_SLOTS_LIMIT orders, ~440 bytes of answer each).

@@ -17,7 +17,7 @@ import type { WebSocket } from '@trufflesuite/uws-js-unofficial';
 import { performance } from 'node:perf_hooks';
 import { clientKey, RELAYED_FOR_HEADER, RelayTrust } from '../client_address.js';
 import { ALL_CLIENTS, RateLimiter, type Cap } from '../rate_limit.js';
-import { requestIdOf } from '../router.js';
+import { requestIdOf, SHUTTING_DOWN } from '../router.js';
 import { ChannelCaps, CLOSE_TOO_MANY_REQUESTS, type SocketKeys } from '../ws/caps.js';
 import { refusalMessage, SOCKET_SETTINGS, WS_PATHS } from '../ws/channels.js';
 import { currentThreadId } from '../../engine/shard/thread_times.js';
@@ -72,7 +72,6 @@ const WAITING_REQUEST_BYTES_MAX = 32 * 1024 * 1024;
 const WAITING_SOCKET_BYTES_MAX = 4 * 1024 * 1024;
 
 const busy: Reply = { status: 503, body: '{"error":"front end busy: retry"}', headers: [['retry-after', '1']] };
-const stopping: Reply = { status: 503, body: '{"error":"server is shutting down"}', headers: [['retry-after', '1']] };
 /** How long a stopping front end waits for its requests' answers. */
 const DRAIN_MS = 5_000;
 /** WebSocket close code: try again later. */
@@ -89,6 +88,13 @@ interface Upgrading {
 
 interface SocketData {
   readonly id: number;
+}
+
+/** What a request carries to the main thread besides its line and body: its headers (name, value, …) and its peer. */
+function captured(res: HttpResponse, req: HttpRequest): { headers: string[]; peer: Uint8Array; peerText: string } {
+  const headers: string[] = [];
+  req.forEach((name, value) => void headers.push(name, value));
+  return { headers, peer: new Uint8Array(res.getRemoteAddress().slice(0)), peerText: Buffer.from(res.getRemoteAddressAsText()).toString('latin1') };
 }
 
 class Edge {
@@ -137,7 +143,7 @@ class Edge {
   }
 
   private request(listener: number, res: HttpResponse, req: HttpRequest): void {
-    if (this.lifecycle.draining) return write(res, stopping);
+    if (this.lifecycle.draining) return write(res, SHUTTING_DOWN);
     const method = req.getMethod().toUpperCase();
     const url = req.getUrl();
     const query = req.getQuery() ?? '';
@@ -148,10 +154,7 @@ class Edge {
     }
     if (this.waiting.size >= REQUESTS_IN_FLIGHT_MAX) return write(res, busy);
     const id = this.nextId++;
-    const headers: string[] = [];
-    req.forEach((name, value) => void headers.push(name, value));
-    const peer = new Uint8Array(res.getRemoteAddress().slice(0));
-    const peerText = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+    const { headers, peer, peerText } = captured(res, req);
     const pending = new Pending(res, this.lifecycle, undefined, 0, '', () => {
       if (this.waiting.delete(id)) this.link.send([Up.Aborted, id]);
     });
@@ -225,7 +228,9 @@ class Edge {
     this.servedTimer ??= setTimeout(() => this.flushServed(), SERVED_FLUSH_MS);
   }
 
+  /** Sends what SERVED holds now (its timer, if one is due, is no longer needed). */
   private flushServed(): void {
+    if (this.servedTimer !== undefined) clearTimeout(this.servedTimer);
     this.servedTimer = undefined;
     for (const [metricsId, seconds] of this.served) {
       for (let at = 0; at < seconds.length; at += SERVED_PER_MESSAGE) this.link.send([Up.Served, metricsId, ...seconds.slice(at, at + SERVED_PER_MESSAGE)]);
@@ -238,10 +243,9 @@ class Edge {
       app.ws<SocketData>(path, {
         ...SOCKET_SETTINGS,
         upgrade: (res, req, context) => {
-          if (this.lifecycle.draining) return write(res, stopping);
+          if (this.lifecycle.draining) return write(res, SHUTTING_DOWN);
           const id = this.nextId++;
-          const headers: string[] = [];
-          req.forEach((name, value) => void headers.push(name, value));
+          const { headers, peer, peerText } = captured(res, req);
           const upgrading: Upgrading = {
             res, key: req.getHeader('sec-websocket-key'), protocol: req.getHeader('sec-websocket-protocol'),
             extensions: req.getHeader('sec-websocket-extensions'), context, aborted: false,
@@ -249,8 +253,6 @@ class Edge {
           res.onAborted(() => {
             upgrading.aborted = true;
           });
-          const peer = new Uint8Array(res.getRemoteAddress().slice(0));
-          const peerText = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
           if (!this.link.send([Up.Upgrade, id, req.getUrl(), req.getQuery() ?? '', headers, peer, peerText], WAITING_REQUEST_BYTES_MAX)) return write(res, busy);
           this.upgrading.set(id, upgrading);
         },
@@ -289,7 +291,6 @@ class Edge {
         return this.upgraded(id);
       }
       case Down.Flush: {
-        if (this.servedTimer !== undefined) clearTimeout(this.servedTimer);
         this.flushServed();
         this.link.send([Up.Flushed, message[1] as number]);
         return;
@@ -378,7 +379,6 @@ class Edge {
     // Every connection closed too (idle keep-alive ones included): a uWS socket still open when
     // the thread exits aborts the process.
     for (const app of this.apps) (app as unknown as { close(): void }).close();
-    if (this.servedTimer !== undefined) clearTimeout(this.servedTimer);
     this.flushServed();
     this.link.stop();
   }

@@ -190,19 +190,12 @@ class EdgeThread implements ThreadSide {
 
   /** The thread is gone: its requests' clients are gone with it, and so are its sockets. */
   lost(): void {
+    this.worker = undefined;
     for (const res of this.requests.values()) res.abort();
     this.requests.clear();
-    for (const [id, socket] of this.sockets) {
-      socket.forget();
-      this.behaviors.get(id)?.close?.(socket as unknown as WebSocket<unknown>, 1006, new ArrayBuffer(0));
-    }
-    this.sockets.clear();
+    for (const id of [...this.sockets.keys()]) this.closed(id, 1006);
+    // Upgrades it had not finished.
     this.behaviors.clear();
-    this.followers.clear();
-  }
-
-  topics(): IterableIterator<string> {
-    return this.followers.keys();
   }
 }
 

@@ -1,8 +1,9 @@
 // One front-end thread's link to the main thread: two rings of byte frames in SharedArrayBuffers
 // (engine/ring.ts), one each way, each with a single producer and a single consumer. A message is
 // an array whose first element says its kind (wire.ts), as codec.ts writes it; one longer than a
-// fragment goes as consecutive fragment frames, as a shard's long answers do
-// (engine/shard/answer_stream.ts).
+// fragment goes as consecutive fragment frames, in the format of a shard's long answers
+// (engine/shard/answer_stream.ts; a message's first word, its element count, is never
+// FRAGMENT_MARK: every message has its kind).
 //
 // Wake-ups: a consumer that found its ring empty sleeps, and a producer must wake it (a futex
 // call, and a turn of the consumer's event loop). A sender does not wake it per message: the
@@ -17,14 +18,11 @@
 // the front end holds each request until its answer, so how many wait is bounded by the
 // requests it lets in flight.
 import { Ring, type RingLayout } from '../../engine/ring.js';
-import { AnswerAssembler, isFragment } from '../../engine/shard/answer_stream.js';
+import { AnswerAssembler, FRAGMENT_BYTES, FRAGMENT_HEADER_BYTES, FRAGMENT_MARK, isFragment } from '../../engine/shard/answer_stream.js';
 import { decode, Encoder, type Value } from './codec.js';
 
 /** 8 192 slots of 512 bytes: 4 MiB a direction. */
 export const LINK_LAYOUT: RingLayout = { slotCount: 8192, slotBytes: 512 };
-/** Bytes of one fragment of a long message (a quarter of the ring, so two fit with room to spare). */
-const FRAGMENT_BYTES = 1 << 20;
-const FRAGMENT_HEADER_BYTES = 8;
 /** Messages handled per turn of the event loop before the other callbacks get theirs. */
 const MESSAGES_PER_TURN = 256;
 /** How often a non-empty outbox looks for room again. */
@@ -91,18 +89,13 @@ export class Link {
     for (let at = 0; at < bytes.length; at += FRAGMENT_BYTES) {
       const chunk = bytes.subarray(at, Math.min(bytes.length, at + FRAGMENT_BYTES));
       const frame = Buffer.allocUnsafe(FRAGMENT_HEADER_BYTES + chunk.length);
-      frame.writeUInt32LE(0, 0);
+      frame.writeUInt32LE(FRAGMENT_MARK, 0);
       frame.writeUInt32LE(bytes.length, 4);
       frame.set(chunk, FRAGMENT_HEADER_BYTES);
       this.enqueue(frame);
     }
     this.flush();
     return true;
-  }
-
-  /** Whether messages wait for room (a `refuse` send fails meanwhile). */
-  backedUp(): boolean {
-    return this.outbox.length > 0;
   }
 
   private enqueue(frame: Buffer): void {

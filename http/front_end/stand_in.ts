@@ -33,7 +33,6 @@ interface RouteEntry {
   readonly handler: Handler;
 }
 
-
 function segmentsOf(path: string): Segment[] {
   return path.split('/').slice(1).map((part): Segment => (part === '*' ? { kind: 2 } : part.startsWith(':') ? { kind: 1 } : { kind: 0, text: part }));
 }

@@ -49,12 +49,16 @@ interface ShardState extends LoadedShard {
 
 export class MarketData extends ShardModel<ShardState, ShardMarketData> {
   private readonly books = new Map<string, MarketBook>();
-  /** Each book's version in shared memory, for the front-end threads' kept reads. */
-  readonly versions = new BookVersions();
+  /**
+   * Each book's version in shared memory, for the front-end threads' kept reads; only with such
+   * threads (`shareVersions`): without them no read needs a cell, and none is written.
+   */
+  readonly versions: BookVersions | undefined;
   private readonly listeners: MarketDataListener[] = [];
 
-  constructor(pool: ShardPool, log: Logger, private readonly now: () => number) {
+  constructor(pool: ShardPool, log: Logger, private readonly now: () => number, shareVersions = false) {
     super(pool, log, 'market data', () => ({ held: [], baseSeq: 0, generation: 0, books: [] }));
+    this.versions = shareVersions ? new BookVersions() : undefined;
   }
 
   /** The book of a market with an order book, by condition id. */

@@ -65,7 +65,7 @@ export async function startTrading(
 ): Promise<TradingRuntime> {
   const treasury = new Treasury(config.dataDir, config.shards, adopting);
   const pool = new ShardPool({ dataDir: config.dataDir, shards: config.shards, engine: engineOptionsOf(config) }, treasury, log);
-  const marketData = new MarketData(pool, log, now);
+  const marketData = new MarketData(pool, log, now, config.frontEnds > 1);
   pool.observe(marketData);
   const accountData = new AccountData(pool, log, config.accountOrderHistory);
   pool.observe(accountData);
