@@ -11,6 +11,12 @@
 //   and the figure there is what sharing costs: front-end CPU per order with N ≥ 0.9× of with 1
 //   (an efficiency: CPU per order with 1 over CPU per order with N). On a many-core machine the
 //   same run is the scaling figure (≥ 3× orders/s and ≥ 3.5× GET /book with 4).
+//   Front-end threads also recover the signatures of the orders they take, work the main thread
+//   hands to the signature pool: the sharing figure counts both (front ends + pool), as does the
+//   front-end figure printed beside it without the pool.
+// - --against=REF: this tree with FRONT_ENDS=N against REF's (a worktree, built) with the same
+//   FRONT_ENDS=N, alternating: each step that moves work off the main thread shows as its main
+//   thread's orders per CPU-second, and what it costs as the server's CPU per order.
 // - WebSocket fan-out (bench/ws.ts) with FRONT_ENDS=1 and N: 1 000 subscribers (100 in --quick)
 //   of one market under a flow of 1 000 orders/s, delivered messages/s and latency from publication.
 import { existsSync } from 'node:fs';
@@ -47,6 +53,8 @@ export interface FrontEndFigures {
   readonly frontEnds: number;
   readonly sizes: OrderSizes;
   readonly baseline: { readonly ref: string; readonly before: Side; readonly now: Side } | undefined;
+  /** --against=REF: REF and this tree, both with FRONT_ENDS=N. */
+  readonly against: { readonly ref: string; readonly before: Side; readonly now: Side } | undefined;
   readonly one: Side;
   readonly many: Side;
   readonly book: { readonly one: BookSide; readonly many: BookSide };
@@ -105,6 +113,22 @@ export async function benchFrontEnds(quick: boolean, options: readonly string[])
       }
     }
   }
+  let against: FrontEndFigures['against'];
+  const againstRef = options.find((option) => option.startsWith('--against='))?.split('=')[1];
+  if (againstRef !== undefined) {
+    const built = baselineServer(againstRef);
+    if (built === undefined) throw new Error('--against needs a git checkout to build the other tree from');
+    try {
+      const env = { FRONT_ENDS: String(frontEnds), METRICS: 'on' };
+      const [before, now] = await alternate(sizes, [
+        { name: `${againstRef} FRONT_ENDS=${frontEnds}`, env, script: built.script },
+        { name: `FRONT_ENDS=${frontEnds}`, env },
+      ]);
+      against = { ref: againstRef, before: before!, now: now! };
+    } finally {
+      built.remove();
+    }
+  }
   const [one, many] = await alternate(sizes, [
     { name: 'FRONT_ENDS=1', env: { FRONT_ENDS: '1', METRICS: 'on' } },
     { name: `FRONT_ENDS=${frontEnds}`, env: { FRONT_ENDS: String(frontEnds), METRICS: 'on' } },
@@ -112,7 +136,7 @@ export async function benchFrontEnds(quick: boolean, options: readonly string[])
   const bookOne = await bookSide(1, quick);
   const bookMany = await bookSide(frontEnds, quick);
   const ws = { one: await benchWs(quick, { FRONT_ENDS: '1' }), many: await benchWs(quick, { FRONT_ENDS: String(frontEnds) }) };
-  return { frontEnds, sizes, baseline, one: one!, many: many!, book: { one: bookOne, many: bookMany }, ws };
+  return { frontEnds, sizes, baseline, against, one: one!, many: many!, book: { one: bookOne, many: bookMany }, ws };
 }
 
 const med = (side: Side, read: (run: OrderRun) => number): number => median(side.runs.map(read));
@@ -120,7 +144,7 @@ const med = (side: Side, read: (run: OrderRun) => number): number => median(side
 function printSide(side: Side): void {
   console.log(
     `  ${side.name.padEnd(22)} ${format(med(side, (run) => run.ordersPerSecond)).padStart(7)} orders/s  main thread ${format(med(side, (run) => run.capacity)).padStart(7)} orders/CPU-s` +
-    `  front ends ${format(med(side, (run) => run.frontEndCpuUsPerOrder), 1)} µs/order  server ${format(med(side, (run) => run.cpuUsPerOrder), 1)} µs/order` +
+    `  front ends ${format(med(side, (run) => run.frontEndCpuUsPerOrder), 1)} (+ pool ${format(med(side, (run) => run.statelessCpuUsPerOrder), 1)}) µs/order  server ${format(med(side, (run) => run.cpuUsPerOrder), 1)} µs/order` +
     `  p99 ${format(med(side, (run) => run.p99Ms), 2)} ms  (${side.runs.length} runs)`,
   );
 }
@@ -137,13 +161,26 @@ export function printFrontEnds(figures: FrontEndFigures): void {
     const capacity = med(baseline.now, (run) => run.capacity) / med(baseline.before, (run) => run.capacity);
     console.log(`  FRONT_ENDS=1 / before: orders/s ${throughput.toFixed(2)}×, main-thread capacity ${capacity.toFixed(2)}× (goal ≥ ${KEEP_GOAL}: ${Math.min(throughput, capacity) >= KEEP_GOAL ? 'met' : 'MISSED'})`);
   }
+  const { against } = figures;
+  if (against !== undefined) {
+    printSide(against.before);
+    printSide(against.now);
+    const ratio = (read: (run: OrderRun) => number): string => (med(against.now, read) / med(against.before, read)).toFixed(2);
+    console.log(
+      `  FRONT_ENDS=${frontEnds}, this tree / ${against.ref}: orders/s ${ratio((run) => run.ordersPerSecond)}×, main-thread orders per CPU-second ${ratio((run) => run.capacity)}×, ` +
+      `server CPU per order ${ratio((run) => run.cpuUsPerOrder)}×`,
+    );
+  }
   printSide(one);
   printSide(many);
-  const efficiency = med(one, (run) => run.frontEndCpuUsPerOrder) / med(many, (run) => run.frontEndCpuUsPerOrder);
+  const efficiency = med(one, (run) => run.statelessCpuUsPerOrder) / med(many, (run) => run.statelessCpuUsPerOrder);
+  const frontEndsOnly = med(one, (run) => run.frontEndCpuUsPerOrder) / med(many, (run) => run.frontEndCpuUsPerOrder);
   const scaling = med(many, (run) => run.ordersPerSecond) / med(one, (run) => run.ordersPerSecond);
+  const mainThread = med(many, (run) => run.capacity) / med(one, (run) => run.capacity);
   console.log(
-    `  FRONT_ENDS=${frontEnds} / 1: orders/s ${scaling.toFixed(2)}×; front-end CPU efficiency (µs/order with 1 over with ${frontEnds}) ${efficiency.toFixed(2)}× ` +
-    `(2-core goal ≥ ${SHARING_GOAL}: ${efficiency >= SHARING_GOAL ? 'met' : 'MISSED'}; many-core goal with 4: orders/s ≥ 3×)`,
+    `  FRONT_ENDS=${frontEnds} / 1: orders/s ${scaling.toFixed(2)}×; main-thread orders per CPU-second ${mainThread.toFixed(2)}×; ` +
+    `front-end + pool CPU efficiency (µs/order with 1 over with ${frontEnds}) ${efficiency.toFixed(2)}× ` +
+    `(2-core goal ≥ ${SHARING_GOAL}: ${efficiency >= SHARING_GOAL ? 'met' : 'MISSED'}; front ends alone ${frontEndsOnly.toFixed(2)}×; many-core goal with 4: orders/s ≥ 3×)`,
   );
   console.log(`GET /book over ${BOOK_CONNECTIONS} connections`);
   for (const side of [book.one, book.many]) {

@@ -44,6 +44,13 @@ export interface OrderRun {
    * the server's own clobd_thread_cpu_seconds_total; the main thread's alone where /metrics is off.
    */
   readonly frontEndCpuUsPerOrder: number;
+  /**
+   * The same with the process's other threads (the signature pool, V8's and libuv's helpers): the
+   * CPU of an order's stateless work wherever it runs (a front-end thread recovers the signatures
+   * of the orders it takes, the main thread hands them to the pool); as frontEndCpuUsPerOrder where
+   * /metrics is off.
+   */
+  readonly statelessCpuUsPerOrder: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly non200: number;
@@ -94,17 +101,19 @@ export async function orderRun(
     const pid = exchange.server.pid;
     const mainBefore = threadCpuSeconds(pid).get(pid) ?? 0;
     const cpuBefore = exchange.server.cpuSeconds();
-    const frontEndsBefore = await frontEndCpuSeconds(url);
+    const threadsBefore = await serverThreadCpu(url);
     const result = await send(made.orders, plan.orders, sizes.warmupOrders, sizes.warmupOrders + sizes.measuredOrders);
     const mainSeconds = (threadCpuSeconds(pid).get(pid) ?? 0) - mainBefore;
     const cpuSeconds = exchange.server.cpuSeconds() - cpuBefore;
-    const frontEndsAfter = await frontEndCpuSeconds(url);
-    const frontEndSeconds = frontEndsBefore === undefined || frontEndsAfter === undefined ? mainSeconds : frontEndsAfter - frontEndsBefore;
+    const threadsAfter = await serverThreadCpu(url);
+    const frontEndSeconds = threadsBefore === undefined || threadsAfter === undefined ? mainSeconds : threadsAfter.frontEnds - threadsBefore.frontEnds;
+    const statelessSeconds = threadsBefore === undefined || threadsAfter === undefined ? frontEndSeconds : frontEndSeconds + threadsAfter.others - threadsBefore.others;
     return {
       signed: made,
       run: {
         ordersPerSecond: Math.round(result.requestsPerSecond), capacity: Math.round(result.requests / Math.max(0.01, mainSeconds)),
-        cpuUsPerOrder: (cpuSeconds * 1e6) / Math.max(1, result.requests), frontEndCpuUsPerOrder: (frontEndSeconds * 1e6) / Math.max(1, result.requests), p50Ms: result.latency.p50Ms, p99Ms: result.latency.p99Ms, non200: non200(result),
+        cpuUsPerOrder: (cpuSeconds * 1e6) / Math.max(1, result.requests), frontEndCpuUsPerOrder: (frontEndSeconds * 1e6) / Math.max(1, result.requests),
+        statelessCpuUsPerOrder: (statelessSeconds * 1e6) / Math.max(1, result.requests), p50Ms: result.latency.p50Ms, p99Ms: result.latency.p99Ms, non200: non200(result),
       },
     };
   } finally {
@@ -113,16 +122,25 @@ export async function orderRun(
 }
 
 /**
- * CPU seconds of the server's front-end threads (thread="front_end" and "front_end_<i>"), as its
- * /metrics says; undefined when metrics are off (or the server is older than the label).
+ * CPU seconds of the server's front-end threads (thread="front_end" and "front_end_<i>") and of
+ * its other threads (thread="other": the signature pool, V8's and libuv's helpers), as its
+ * /metrics says; undefined when metrics are off (or the server is older than the labels).
  */
-export async function frontEndCpuSeconds(clobUrl: string): Promise<number | undefined> {
+async function serverThreadCpu(clobUrl: string): Promise<{ frontEnds: number; others: number } | undefined> {
   const response = await fetch(`${clobUrl}/metrics`);
   const text = await response.text();
   if (response.status !== 200) return undefined;
-  let seconds = 0;
-  for (const match of text.matchAll(/^clobd_thread_cpu_seconds_total\{thread="front_end(?:_\d+)?"\} (\S+)$/gm)) seconds += Number(match[1]);
+  const seconds = { frontEnds: 0, others: 0 };
+  for (const match of text.matchAll(/^clobd_thread_cpu_seconds_total\{thread="(front_end(?:_\d+)?|other)"\} (\S+)$/gm)) {
+    if (match[1] === 'other') seconds.others += Number(match[2]);
+    else seconds.frontEnds += Number(match[2]);
+  }
   return seconds;
+}
+
+/** CPU seconds of the server's front-end threads (serverThreadCpu); undefined when metrics are off. */
+export async function frontEndCpuSeconds(clobUrl: string): Promise<number | undefined> {
+  return (await serverThreadCpu(clobUrl))?.frontEnds;
 }
 
 /** One server configuration of an order run: its settings and how its requests spell headers. */

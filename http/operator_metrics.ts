@@ -143,8 +143,12 @@ export function operatorMetrics(
   }
   orderMetrics(metrics, trading);
   metrics.gauge({
-    name: 'clobd_signatures_recovered_total', help: 'Order signatures recovered, by where: on the signature pool, or on the front end\'s thread (a lone signature in its turn of the event loop, or VERIFY_THREADS=0).',
-    type: 'counter', samples: () => [[{ where: 'pool' }, verifier.recovered.pool], [{ where: 'front_end' }, verifier.recovered.frontEnd]],
+    name: 'clobd_signatures_recovered_total',
+    help: 'Order signatures recovered, by where: on the signature pool, on the main thread (a lone signature in its turn of the event loop, or VERIFY_THREADS=0), or by the other front-end threads (FRONT_ENDS: each recovers, on its own pool, the orders of the requests it takes).',
+    type: 'counter', samples: () => [
+      [{ where: 'pool' }, verifier.recovered.pool], [{ where: 'front_end' }, verifier.recovered.frontEnd],
+      ...(frontEnds === undefined ? [] : [[{ where: 'front_end_threads' }, frontEnds.signaturesRecovered()] as [{ where: string }, number]]),
+    ],
   });
   metrics.gauge({
     name: 'clobd_rate_limit_refusals_total', help: 'Requests answered 429, by the cap that refused them (one refused by two caps counts under both).',

@@ -49,6 +49,12 @@ export interface Context<Q, P> {
    * authenticated request is counted against its account, whichever of its keys signed it.
    */
   readonly chargeAccount: (address: string) => void;
+  /**
+   * What the front-end thread that took the request worked out for it before handing it over
+   * (FRONT_ENDS > 1; the order routes' PreparedOrders, trading/order_request.ts); undefined for a
+   * request the main thread took itself.
+   */
+  readonly prepared: unknown;
 }
 
 /** Lets a route serve serialized responses from a cache while the data version is unchanged. */
@@ -163,13 +169,15 @@ function capIdsOf(limiter: RateLimiter | undefined, names: readonly string[]): {
 
 const noCharge = (): void => undefined;
 
-/**
- * A response that can keep a read's answer for its front-end thread to serve the same request
- * again while the answer's validity holds (http/front_end/hub.ts), charging the same caps and
- * counting it under the same route.
- */
-export interface KeepingResponse {
+/** The response to a request another front-end thread took (http/front_end/hub.ts). */
+export interface ThreadResponse {
+  /**
+   * Keeps a read's answer for the thread to serve the same request again while the answer's
+   * validity holds, charging the same caps and counting it under the same route.
+   */
   keep(validity: Validity, perClientCaps: readonly number[], sharedCaps: readonly number[], metricsId: number): void;
+  /** What the thread worked out for the request before handing it over (Context.prepared). */
+  readonly prepared: unknown;
 }
 
 /** What a request gets once the server stops accepting (a front-end thread's too: http/front_end/edge.ts). */
@@ -278,7 +286,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     }
     return {
       method: spec.method, path: declaredHeaders.length > 0 ? req.getUrl() : spec.path, query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers,
-      body: undefined, rawBody: emptyBody, ip, requestId, chargeAccount: noCharge,
+      body: undefined, rawBody: emptyBody, ip, requestId, chargeAccount: noCharge, prepared: undefined,
     };
   };
 
@@ -345,7 +353,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         return;
       }
       if (cached !== undefined && result.status === 200) cached.cache.set(cacheKey, version, Buffer.from(result.body));
-      if (result.validity !== undefined && keepable) (res as Partial<KeepingResponse>).keep?.(result.validity, capIds, sharedIds, metrics?.id ?? -1);
+      if (result.validity !== undefined && keepable) (res as Partial<ThreadResponse>).keep?.(result.validity, capIds, sharedIds, metrics?.id ?? -1);
       // A cap the handler charges (an account's, an order's) refuses like the edge's.
       if (result.status === 429) refuse(res, result, startedMs, requestId, pending);
       else if (pending === undefined) answer(res, result, startedMs, requestId);
@@ -384,6 +392,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         return answer(res, fail(error, requestId), startedMs, requestId);
       }
       captured.chargeAccount = chargeAccount;
+      captured.prepared = (res as Partial<ThreadResponse>).prepared;
       if (costOf !== undefined && limiter !== undefined) {
         // What the request may read, once its query says: the client's share, then everyone's.
         const cost = costOf(captured.query);

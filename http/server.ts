@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { adminRoutes } from './admin/routes.js';
 import { ApiKeyStore } from './auth/keys.js';
 import { authRoutes } from './auth/routes.js';
-import { InlineVerifier, PoolVerifier, type SignatureVerifier } from './auth/verifier.js';
+import { makeVerifier, verifyThreadsEach, type SignatureVerifier } from './auth/verifier.js';
 import { CatalogLive } from './catalog/live.js';
 import { CatalogQueries } from './catalog/query.js';
 import { catalogRoutes } from './catalog/routes.js';
@@ -279,7 +279,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const demo = await resources.guard(() => openDemo({ config, store, keys, trading, now, log }, demoState));
   syncCatalogFlags(store, trading, now(), log);
   const verifier: SignatureVerifier = resources.add(
-    config.verifyThreads === 0 ? new InlineVerifier() : new PoolVerifier(config.verifyThreads), (r) => r.close(),
+    makeVerifier(verifyThreadsEach(config.verifyThreads, config.frontEnds)), (r) => r.close(),
   );
   const heartbeats = resources.add(new Heartbeats(config.heartbeatTimeoutMs, now, (address) => trading.client.cancelAll(address), log), (r) => r.stop());
   const lifecycle = new Lifecycle(config.bodyTimeoutMs);
@@ -310,6 +310,8 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     ? resources.add(new FrontEnds({ count: config.frontEnds, host: config.host, bodyTimeoutMs: config.bodyTimeoutMs, log, buckets, caps: config.rateLimits,
       // The read model shares its books' versions exactly when FRONT_ENDS > 1 (runtime.ts).
       dropped: (socket) => channels.dropped(socket), bookVersions: trading.marketData.versions!.buffer,
+      verifyThreads: verifyThreadsEach(config.verifyThreads, config.frontEnds),
+      orderDomains: { chainId: config.chainId, domainName: config.orderDomainName, exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress },
       ...(relay === undefined ? {} : { relaySecret: relay.secret }),
     }), (f) => f.stop())
     : undefined;

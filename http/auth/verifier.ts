@@ -20,6 +20,20 @@ export interface SignatureVerifier {
   close(): Promise<void>;
 }
 
+/**
+ * The pool threads each front end gets: VERIFY_THREADS is the total, shared evenly among the
+ * FRONT_ENDS threads (each recovers the signatures of the orders it takes), at least one each
+ * unless it is 0.
+ */
+export function verifyThreadsEach(total: number, frontEnds: number): number {
+  return total === 0 ? 0 : Math.max(1, Math.ceil(total / frontEnds));
+}
+
+/** A pool of `threads` (PoolVerifier), or recovery on the calling thread with 0. */
+export function makeVerifier(threads: number): SignatureVerifier {
+  return threads === 0 ? new InlineVerifier() : new PoolVerifier(threads);
+}
+
 /** Recovers on the calling thread. */
 export class InlineVerifier implements SignatureVerifier {
   readonly recovered = { pool: 0, frontEnd: 0 };

@@ -21,8 +21,12 @@ import { requestIdOf, SHUTTING_DOWN } from '../router.js';
 import { ChannelCaps, CLOSE_TOO_MANY_REQUESTS, type SocketKeys } from '../ws/caps.js';
 import { refusalMessage, SOCKET_SETTINGS, WS_PATHS } from '../ws/channels.js';
 import { currentThreadId } from '../../engine/shard/thread_times.js';
+import { makeVerifier, type SignatureVerifier } from '../auth/verifier.js';
+import { BATCH_ORDERS_MAX, prepareOrder, type OrderDomains } from '../trading/order_request.js';
 import { Link, type LinkMemory, type Message } from './link.js';
 import { Down, LISTENERS, Up } from './wire.js';
+
+const CLOB = LISTENERS.indexOf('clob');
 
 export interface EdgeSetup {
   readonly index: number;
@@ -37,6 +41,10 @@ export interface EdgeSetup {
   readonly bookVersions: SharedArrayBuffer;
   /** The compatibility relay's secret, when COMPAT_PORT fronts the CLOB listener (client_address.ts). */
   readonly relaySecret?: Uint8Array;
+  /** The domains orders are signed in: this thread works out each order's id and signer before handing it over. */
+  readonly orderDomains: OrderDomains;
+  /** Its own signature pool's threads (auth/verifier.ts; 0: it recovers on its own thread). */
+  readonly verifyThreads: number;
 }
 
 /** A read the main thread said this thread may answer again (wire.ts ANSWER), and how. */
@@ -58,6 +66,11 @@ const KEPT_BYTES_MAX = 32 * 1024 * 1024;
 const SERVED_FLUSH_MS = 100;
 /** Reads one SERVED message carries at most. */
 const SERVED_PER_MESSAGE = 4_096;
+
+/** Tokens a thread knows the exchange of (wire.ts TOKEN): the oldest is forgotten first past it. */
+const TOKENS_KNOWN_MAX = 65_536;
+/** The CLOB listener's routes whose orders a thread prepares, and whether the body is a list of them. */
+const ORDER_ROUTES = new Map<string, boolean>([['/order', false], ['/orders', true]]);
 
 /** What an edge tells the main thread over postMessage (control only; requests use the link). */
 export type FromEdge = { readonly listening: true; readonly threadId: number | undefined } | { readonly error: string } | 'closed';
@@ -116,6 +129,11 @@ class Edge {
   private readonly caps: ChannelCaps;
   private readonly apps: TemplatedApp[] = [];
   private readonly listening: us_listen_socket[] = [];
+  /** token id → whether its market trades on the neg-risk exchange, as the main thread told this thread. */
+  private readonly negRisk = new Map<string, boolean>();
+  private readonly verifier: SignatureVerifier;
+  /** Requests whose orders are being prepared: they count among those in flight. */
+  private preparing = 0;
   private nextId = 1;
 
   constructor(private readonly setup: EdgeSetup) {
@@ -125,6 +143,7 @@ class Edge {
     this.caps = new ChannelCaps(this.limiter);
     this.versions = new Int32Array(setup.bookVersions);
     this.relay = setup.relaySecret === undefined ? undefined : new RelayTrust(Buffer.from(setup.relaySecret));
+    this.verifier = makeVerifier(setup.verifyThreads);
   }
 
   async listen(): Promise<void> {
@@ -152,22 +171,57 @@ class Edge {
       keepAs = `${listener} ${url}?${query}`;
       if (this.answerKept(keepAs, listener, res, req)) return;
     }
-    if (this.waiting.size >= REQUESTS_IN_FLIGHT_MAX) return write(res, busy);
+    if (this.waiting.size + this.preparing >= REQUESTS_IN_FLIGHT_MAX) return write(res, busy);
     const id = this.nextId++;
     const { headers, peer, peerText } = captured(res, req);
     const pending = new Pending(res, this.lifecycle, undefined, 0, '', () => {
       if (this.waiting.delete(id)) this.link.send([Up.Aborted, id]);
     });
     pending.work();
-    const forward = (body: Buffer | undefined): void => {
+    const forward = (body: Buffer | undefined, prepared?: string[]): void => {
       if (pending.closed) return;
-      if (!this.link.send([Up.Request, id, listener, method, url, query, headers, peer, peerText, body], WAITING_REQUEST_BYTES_MAX)) return pending.reply(busy);
+      if (!this.link.send([Up.Request, id, listener, method, url, query, headers, peer, peerText, body, prepared], WAITING_REQUEST_BYTES_MAX)) return pending.reply(busy);
       this.waiting.set(id, { pending, keepAs });
+    };
+    const orders = listener === CLOB && method === 'POST' ? ORDER_ROUTES.get(url) : undefined;
+    const prepareThenForward = orders === undefined ? forward : (body: Buffer | undefined): void => {
+      if (body === undefined) return forward(body);
+      this.preparing++;
+      void this.prepare(body, orders).then((prepared) => {
+        this.preparing--;
+        forward(body, prepared);
+      });
     };
     const length = req.getHeader('content-length');
     // A request announces a body by its length or by chunks; one without either has none.
     if ((length === '' || length === '0') && req.getHeader('transfer-encoding') === '') return forward(undefined);
-    readBody(res, pending, length, bodyBytesMax, forward);
+    readBody(res, pending, length, bodyBytesMax, prepareThenForward);
+  }
+
+  /**
+   * Works out the id and the signer of each order of a placement's body, the costliest steps of
+   * a placement that need no state (trading/order_request.ts prepareOrder), so that the main
+   * thread does not: per order, its id, its exchange ('1' neg-risk, '0' not, '' none prepared) and
+   * its signer (wire.ts REQUEST). The signatures are recovered on this thread's own pool. An order
+   * of a token this thread has not been told about, one it cannot read, or one its pool refused
+   * (full), is left to the main thread, which refuses or places it as usual.
+   */
+  private async prepare(body: Buffer, list: boolean): Promise<string[]> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString('utf8'));
+    } catch {
+      return [];
+    }
+    const orders = list ? (Array.isArray(parsed) ? parsed.slice(0, BATCH_ORDERS_MAX) : []) : [parsed];
+    const negRiskOf = (tokenId: string): boolean | undefined => this.negRisk.get(tokenId);
+    const recover = (digest: Uint8Array, signature: string): Promise<string | undefined> => this.verifier.recover(digest, signature);
+    const flat: string[] = [];
+    for (const prepared of await Promise.all(orders.map((order) => prepareOrder(order, this.setup.orderDomains, negRiskOf, recover)))) {
+      if (prepared === undefined) flat.push('', '', '');
+      else flat.push(prepared.orderId, prepared.negRisk ? '1' : '0', prepared.signer);
+    }
+    return flat;
   }
 
   /**
@@ -295,6 +349,13 @@ class Edge {
         this.link.send([Up.Flushed, message[1] as number]);
         return;
       }
+      case Down.Token: {
+        const tokenId = message[1] as string;
+        this.negRisk.delete(tokenId);
+        this.negRisk.set(tokenId, message[2] as boolean);
+        if (this.negRisk.size > TOKENS_KNOWN_MAX) this.negRisk.delete(this.negRisk.keys().next().value!);
+        return;
+      }
       case Down.Keys: {
         const keys = this.keys.get(message[1] as number);
         if (keys !== undefined) keys.account = message[2] as string;
@@ -375,6 +436,7 @@ class Edge {
     for (const socket of this.listening.splice(0)) uws.us_listen_socket_close(socket);
     const deadline = Date.now() + DRAIN_MS;
     while (this.lifecycle.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await this.verifier.close();
     for (const ws of [...this.sockets.values()]) ws.end(1001, 'server stopping');
     // Every connection closed too (idle keep-alive ones included): a uWS socket still open when
     // the thread exits aborts the process.

@@ -25,6 +25,7 @@ import type { Value } from './codec.js';
 import { allocateLink, Link, type Message } from './link.js';
 import { keysOf, StandInApp, StandInRequest, StandInResponse, StandInSocket, type ThreadSide } from './stand_in.js';
 import { Down, LISTENERS, Up, type ListenerName } from './wire.js';
+import type { OrderDomains, PreparedOrder, PreparedOrders } from '../trading/order_request.js';
 
 /** How long a stop waits for a thread to answer what it took and exit (it waits 5 s for the answers itself). */
 const STOP_WAIT_MS = 6_000;
@@ -38,6 +39,26 @@ const OUTBOX_BYTES_MAX = 64 * 1024 * 1024;
 /** How long a scrape of /metrics waits for the threads' counts. */
 const FLUSH_WAIT_MS = 200;
 
+/** The orders a thread prepared for a request (wire.ts REQUEST), as the order routes read them. */
+class Preparations implements PreparedOrders {
+  readonly orders: (PreparedOrder | undefined)[] = [];
+
+  constructor(private readonly thread: EdgeThread, flat: readonly string[]) {
+    for (let at = 0; at + 2 < flat.length; at += 3) {
+      const exchange = flat[at + 1]!;
+      this.orders.push(exchange === '' ? undefined : { orderId: flat[at]!, negRisk: exchange === '1', signer: flat[at + 2]! });
+    }
+  }
+
+  used(): void {
+    this.thread.recovered++;
+  }
+
+  learn(tokenId: string, negRisk: boolean): void {
+    this.thread.link.send([Down.Token, tokenId, negRisk]);
+  }
+}
+
 /** One front-end thread, its link, and the requests and sockets of it the main thread holds. */
 class EdgeThread implements ThreadSide {
   readonly link: Link;
@@ -50,6 +71,8 @@ class EdgeThread implements ThreadSide {
   private overloaded = false;
   /** Requests this thread took: handed over, or answered from a kept read (for /metrics). */
   requestsServed = 0;
+  /** Order signatures it recovered that placements used (for /metrics). */
+  recovered = 0;
   /** Its kernel thread id (Linux), for the per-thread CPU metrics. */
   threadId: number | undefined = undefined;
   worker: Worker | undefined = undefined;
@@ -122,8 +145,10 @@ class EdgeThread implements ThreadSide {
     switch (message[0] as number) {
       case Up.Request: {
         this.requestsServed++;
-        const [, id, listener, method, url, query, headers, peer, peerText, body] = message as [number, number, number, string, string, string, string[], Uint8Array, string, Uint8Array | undefined];
+        const [, id, listener, method, url, query, headers, peer, peerText, body, prepared] =
+          message as [number, number, number, string, string, string, string[], Uint8Array, string, Uint8Array | undefined, string[] | undefined];
         const res = new StandInResponse(this, id, peer, peerText, body ?? undefined);
+        if (prepared !== undefined) res.prepared = new Preparations(this, prepared);
         this.requests.set(id, res);
         const name = LISTENERS[listener]!;
         const found = this.hub.app(name).find(method, url);
@@ -213,6 +238,10 @@ export interface FrontEndsOptions {
   readonly bookVersions: SharedArrayBuffer;
   /** The compatibility relay's secret, when COMPAT_PORT fronts the CLOB listener (client_address.ts). */
   readonly relaySecret?: Uint8Array;
+  /** The domains orders are signed in (each thread prepares its placements' orders). */
+  readonly orderDomains: OrderDomains;
+  /** Signature pool threads each thread recovers its orders' signatures on (0: on the thread itself). */
+  readonly verifyThreads: number;
 }
 
 /** The front-end threads beside the main thread, and the stand-in apps their requests run on. */
@@ -262,7 +291,8 @@ export class FrontEnds {
   private spawn(thread: EdgeThread, ports: Readonly<Record<ListenerName, number>>): Promise<void> {
     const setup: EdgeSetup = {
       index: thread.index, host: this.options.host, ports: LISTENERS.map((name) => ports[name]), link: thread.memory, bodyTimeoutMs: this.options.bodyTimeoutMs,
-      buckets: this.options.buckets, caps: this.options.caps, bookVersions: this.options.bookVersions,
+      buckets: this.options.buckets, caps: this.options.caps, bookVersions: this.options.bookVersions, orderDomains: this.options.orderDomains,
+      verifyThreads: this.options.verifyThreads,
       ...(this.options.relaySecret === undefined ? {} : { relaySecret: this.options.relaySecret }),
     };
     const worker = new Worker(new URL('./edge.js', import.meta.url), { workerData: setup });
@@ -343,6 +373,13 @@ export class FrontEnds {
   /** Requests each front end handed over so far (the main thread's own are not counted here), and its thread. */
   served(): { frontEnd: number; requests: number; threadId: number | undefined }[] {
     return this.threads.map((thread) => ({ frontEnd: thread.index, requests: thread.requestsServed, threadId: thread.threadId }));
+  }
+
+  /** Order signatures the threads recovered that placements used. */
+  signaturesRecovered(): number {
+    let count = 0;
+    for (const thread of this.threads) count += thread.recovered;
+    return count;
   }
 
   /** Stops accepting on every thread; each answers what it took (bounded), closes its sockets and exits. */

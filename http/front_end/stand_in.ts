@@ -151,8 +151,10 @@ export class StandInResponse {
   private statusLine = '';
   private readonly headers: string[] = [];
   private aborted: (() => void) | undefined = undefined;
-  /** What the thread needs to answer this read again itself (KeepingResponse), when it may. */
+  /** What the thread needs to answer this read again itself (ThreadResponse.keep), when it may. */
   private kept: Value[] | undefined = undefined;
+  /** What the thread worked out for the request before handing it over (router.ts ThreadResponse.prepared). */
+  prepared: unknown = undefined;
   done = false;
 
   constructor(
@@ -191,7 +193,7 @@ export class StandInResponse {
     this.thread.answer(this.id, answer);
   }
 
-  /** The route says the thread may keep this read (router.ts KeepingResponse). */
+  /** The route says the thread may keep this read (router.ts ThreadResponse). */
   keep(validity: Validity, perClientCaps: readonly number[], sharedCaps: readonly number[], metricsId: number): void {
     this.kept = [validity.cell, validity.version, perClientCaps.join(','), sharedCaps.join(','), metricsId];
   }

@@ -1,9 +1,10 @@
-// The messages between a front-end thread and the main thread (link.ts carries them): msgpack
-// arrays, the kind first. Ids are the front end's own: a request's, or a WebSocket's (its
+// The messages between a front-end thread and the main thread (link.ts carries them): arrays in
+// codec.ts's encoding, the kind first. Ids are the front end's own: a request's, or a WebSocket's (its
 // upgrade request's id, kept for the socket's life).
 //
 // Front end → main thread:
-//   REQUEST  id, listener, method, url, query, headers (name, value, name, value …), peer address bytes, peer address text, body
+//   REQUEST  id, listener, method, url, query, headers (name, value, name, value …), peer address bytes, peer address text, body,
+//            prepared orders (POST /order and /orders only: order id, exchange, signer, … per order; edge.ts prepare)
 //   ABORTED  id                      the client went away before its answer
 //   UPGRADE  id, url, query, headers, peer address bytes, peer address text     (the CLOB listener's /ws/…)
 //   WS_MESSAGE id, data, isBinary
@@ -18,6 +19,7 @@
 //   UPGRADED id, socket key, address key   the channel took the socket: the front end upgrades its
 //                                    connection, and charges its ws-level pings to those buckets
 //   KEYS     id, account             the socket's account authenticated: its pings are charged to it too
+//   TOKEN    token id, neg risk      the exchange a token's market trades on: the thread prepares its orders from now on
 //   SEND     id, data, isBinary
 //   SUBSCRIBE id, topic / UNSUBSCRIBE id, topic
 //   END      id, code, reason / CLOSE id
@@ -25,7 +27,7 @@
 //   FLUSH    token                   send what SERVED holds now, then FLUSHED (a scrape of /metrics)
 export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, WsClosed: 6, Dropped: 7, Served: 8, Flushed: 9 } as const;
 
-export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17, Keys: 18, Flush: 19 } as const;
+export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17, Keys: 18, Flush: 19, Token: 20 } as const;
 
 /** The listeners in the order a REQUEST names them. */
 export const LISTENERS = ['clob', 'catalog', 'data'] as const;

@@ -4,6 +4,10 @@
 // and the owner the API key. Amounts become an integer price (units of 0.0001) and size (micros)
 // without floating point, by Polymarket's rules for each side and type (order_amounts.ts). Every
 // refusal is an HttpError(400) with the contract's text.
+//
+// With several front ends (FRONT_ENDS), the thread that took the request has already worked out
+// each order's digest and signer (prepareOrder, on that thread); the main thread uses them when
+// they were made for the exchange the token's market trades on, and does both itself otherwise.
 import { OrderType, Side } from '../../engine/command.js';
 import { rejectText } from '../../engine/reject_text.js';
 import { EncodingError, orderDigest, parseUint256, toHex, ZERO_BYTES32, type OrderStruct } from '../auth/eip712.js';
@@ -20,12 +24,8 @@ export interface TokenPlace {
   readonly outcome: number;
 }
 
-export interface OrderContext {
+export interface OrderContext extends OrderDomains {
   readonly key: ApiKeyRecord;
-  readonly chainId: number;
-  readonly domainName: string;
-  readonly exchangeAddress: string;
-  readonly negRiskExchangeAddress: string;
   readonly token: (tokenId: string) => TokenPlace | undefined;
   /** Who signed a digest (see auth/verifier.ts). */
   readonly recover: (digest: Uint8Array, signature: string) => Promise<string | undefined>;
@@ -37,6 +37,9 @@ export interface SignedOrder {
   readonly place: PlaceOrder;
   readonly token: TokenPlace;
 }
+
+/** Orders in one POST /orders (contract §4). */
+export const BATCH_ORDERS_MAX = 15;
 
 export const ORDER_TYPES: Readonly<Record<string, OrderType>> = { GTC: OrderType.GTC, GTD: OrderType.GTD, FOK: OrderType.FOK, FAK: OrderType.FAK };
 /** An order id a cancel names: printable ASCII, 1–128 characters (the ids made here are 0x and 64 hex digits). */
@@ -76,8 +79,18 @@ function tickText(market: MarketRecord): string {
   return formatUnits(market.tickUnits, PRICE_DECIMALS);
 }
 
-/** Parses, checks and signature-verifies one `{order, owner, orderType, postOnly?}`. */
-export async function readSignedOrder(body: unknown, context: OrderContext, nowMs: number): Promise<SignedOrder> {
+/** An order body's fields as far as they need no catalog: what placing it and preparing it (prepareOrder) both read first. */
+interface OrderBody {
+  readonly order: Record<string, unknown>;
+  readonly owner: string;
+  readonly orderType: OrderType;
+  readonly postOnly: boolean;
+  readonly side: Side;
+  readonly struct: OrderStruct;
+}
+
+/** The fields of one `{order, owner, orderType, postOnly?}`, checked in the order their 400s are answered. */
+function readOrderBody(body: unknown): OrderBody {
   if (!isObject(body) || !isObject(body['order'])) throw badRequest('order must be an object');
   const order = body['order'];
   const owner = body['owner'];
@@ -93,31 +106,104 @@ export async function readSignedOrder(body: unknown, context: OrderContext, nowM
   const signatureType = order['signatureType'] ?? 0;
   if (typeof signatureType !== 'number' || !Number.isInteger(signatureType)) throw badRequest('order.signatureType must be an integer');
   if (signatureType !== 0) throw badRequest('unsupported signature type');
-
   const struct: OrderStruct = {
     salt: text(order, 'salt'), maker: text(order, 'maker'), signer: text(order, 'signer'), tokenId: text(order, 'tokenId'),
     makerAmount: text(order, 'makerAmount'), takerAmount: text(order, 'takerAmount'), side, signatureType,
     timestamp: text(order, 'timestamp', '0'), metadata: text(order, 'metadata', ZERO_BYTES32),
     builder: text(order, 'builder', ZERO_BYTES32),
   };
+  return { order, owner, orderType, postOnly, side, struct };
+}
+
+/** The domain an order is signed in, but for its verifying contract (which its market's neg-risk flag picks). */
+export interface OrderDomains {
+  readonly chainId: number;
+  readonly domainName: string;
+  readonly exchangeAddress: string;
+  readonly negRiskExchangeAddress: string;
+}
+
+/** The order's id: its EIP-712 digest under the exchange its market trades on (a 400 for a field it cannot encode). */
+function orderDigestOf(domains: OrderDomains, struct: OrderStruct, negRisk: boolean): Uint8Array {
+  const verifyingContract = negRisk ? domains.negRiskExchangeAddress : domains.exchangeAddress;
+  try {
+    return orderDigest({ name: domains.domainName, chainId: domains.chainId, verifyingContract }, struct);
+  } catch (error) {
+    if (error instanceof EncodingError) throw badRequest(error.message);
+    throw error;
+  }
+}
+
+/**
+ * What a front-end thread worked out for one order before handing its request to the main thread
+ * (front_end/edge.ts): the order's id (its digest under the exchange of `negRisk`) and the address
+ * its signature recovers ('' for none). The two costliest steps of a placement that need no state.
+ */
+export interface PreparedOrder {
+  readonly orderId: string;
+  readonly negRisk: boolean;
+  readonly signer: string;
+}
+
+/** The prepared orders of one request, one per order of its body, and how to tell its thread about a token. */
+export interface PreparedOrders {
+  /** Per order of the body, in order (one for POST /order); undefined where the thread prepared none. */
+  readonly orders: readonly (PreparedOrder | undefined)[];
+  /** Counts a signature the thread recovered that the placement used. */
+  used(): void;
+  /** Tells the thread which exchange a token's market trades on, so that it prepares that token's next orders. */
+  learn(tokenId: string, negRisk: boolean): void;
+}
+
+/**
+ * Prepares one order of a body as readSignedOrder would check it, on a thread that has no catalog:
+ * `negRiskOf` says what it learned of each token (undefined: nothing yet), `recover` is its own
+ * verifier's. Undefined when the order cannot be prepared (or the verifier refused the work); placing
+ * it then does, or refuses, everything itself.
+ */
+export async function prepareOrder(
+  body: unknown, domains: OrderDomains, negRiskOf: (tokenId: string) => boolean | undefined,
+  recover: (digest: Uint8Array, signature: string) => Promise<string | undefined>,
+): Promise<PreparedOrder | undefined> {
+  try {
+    const { order, struct } = readOrderBody(body);
+    const negRisk = negRiskOf(struct.tokenId);
+    const signature = order['signature'];
+    if (negRisk === undefined || typeof signature !== 'string') return undefined;
+    const digest = orderDigestOf(domains, struct, negRisk);
+    return { orderId: toHex(digest), negRisk, signer: (await recover(digest, signature)) ?? '' };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parses, checks and signature-verifies one `{order, owner, orderType, postOnly?}`. `prepared`:
+ * what a front-end thread worked out for it (prepareOrder), used when it assumed the exchange the
+ * token's market trades on; `preparing`: that thread, told of the token when it did not.
+ */
+export async function readSignedOrder(body: unknown, context: OrderContext, nowMs: number, prepared?: PreparedOrder, preparing?: PreparedOrders): Promise<SignedOrder> {
+  const { order, owner, orderType, postOnly, side, struct } = readOrderBody(body);
   const token = context.token(struct.tokenId);
   if (token === undefined) throw badRequest('market not found');
   const conditionId = order['conditionId'];
   if (conditionId !== undefined && (typeof conditionId !== 'string' || conditionId.toLowerCase() !== token.market.conditionId.toLowerCase())) {
     throw badRequest('order.conditionId does not match the token');
   }
-  const verifyingContract = token.market.negRisk ? context.negRiskExchangeAddress : context.exchangeAddress;
-  let digest: Uint8Array;
-  try {
-    digest = orderDigest({ name: context.domainName, chainId: context.chainId, verifyingContract }, struct);
-  } catch (error) {
-    if (error instanceof EncodingError) throw badRequest(error.message);
-    throw error;
-  }
-  const orderId = toHex(digest);
+  const negRisk = token.market.negRisk;
+  const usable = prepared !== undefined && prepared.negRisk === negRisk;
+  const digest = usable ? undefined : orderDigestOf(context, struct, negRisk);
+  const orderId = usable ? prepared.orderId : toHex(digest!);
   const signature = order['signature'];
   if (typeof signature !== 'string') throw badRequest('order.signature must be a string');
-  const signer = await context.recover(digest, signature);
+  let signer: string | undefined;
+  if (usable) {
+    signer = prepared.signer === '' ? undefined : prepared.signer;
+    preparing?.used();
+  } else {
+    signer = await context.recover(digest!, signature);
+    preparing?.learn(struct.tokenId, negRisk);
+  }
   if (signer === undefined || signer !== struct.signer.toLowerCase()) throw badRequest('invalid signature');
   if (struct.maker.toLowerCase() !== struct.signer.toLowerCase()) throw badRequest('invalid signature');
   if (owner !== context.key.apiKey) throw badRequest('the order owner has to be the owner of the API KEY');

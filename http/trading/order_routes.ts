@@ -17,10 +17,8 @@ import { CANCEL_CAPS, PLACE_CAPS, type AccountCharge } from '../rate_limit.js';
 import { route, type Route } from '../router.js';
 import type { TradingClient, TradeResult } from './client.js';
 import { ShardUnavailable } from './shards.js';
-import { ORDER_ID_PATTERN, readSignedOrder, type OrderContext, type SignedOrder, type TokenPlace } from './order_request.js';
+import { BATCH_ORDERS_MAX, ORDER_ID_PATTERN, readSignedOrder, type OrderContext, type PreparedOrders, type SignedOrder, type TokenPlace } from './order_request.js';
 
-/** Orders in one POST /orders (contract §4). */
-export const BATCH_ORDERS_MAX = 15;
 /** Ids in one DELETE /orders (contract §4). */
 export const CANCEL_IDS_MAX = 1000;
 
@@ -92,10 +90,11 @@ function orderContext(deps: OrderRouteDeps, key: ApiKeyRecord): OrderContext {
   };
 }
 
-async function placeOne(deps: OrderRouteDeps, key: ApiKeyRecord, body: unknown): Promise<Placement | string> {
+/** One order of a body: `index` is its place there, which a front-end thread's preparations follow. */
+async function placeOne(deps: OrderRouteDeps, key: ApiKeyRecord, body: unknown, preparing: PreparedOrders | undefined, index: number): Promise<Placement | string> {
   let order: SignedOrder;
   try {
-    order = await readSignedOrder(body, orderContext(deps, key), deps.now());
+    order = await readSignedOrder(body, orderContext(deps, key), deps.now(), preparing?.orders[index], preparing);
   } catch (error) {
     if (error instanceof HttpError && error.status === 400) return error.message;
     throw error;
@@ -141,7 +140,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
         deps.chargePlace(key, 1);
-        const placement = await placeOne(deps, key, context.body);
+        const placement = await placeOne(deps, key, context.body, context.prepared as PreparedOrders | undefined, 0);
         if (typeof placement === 'string') throw badRequest(placement);
         return json(placement);
       },
@@ -160,9 +159,10 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
         if (!Array.isArray(body) || body.length === 0) throw badRequest('body must be a non-empty array of orders');
         if (body.length > BATCH_ORDERS_MAX) throw badRequest(`at most ${BATCH_ORDERS_MAX} orders per request`);
         deps.chargePlace(key, body.length);
-        const answers = await Promise.all(body.map(async (entry) => {
+        const preparing = context.prepared as PreparedOrders | undefined;
+        const answers = await Promise.all(body.map(async (entry, index) => {
           try {
-            return await placeOne(deps, key, entry);
+            return await placeOne(deps, key, entry, preparing, index);
           } catch (error) {
             if (error instanceof HttpError) return error.message;
             throw error;

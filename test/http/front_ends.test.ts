@@ -12,6 +12,7 @@ import WebSocket from 'ws';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeDataDir, request, startServer, temporaryDataDir, type RunningServer } from '../support/server.js';
+import { createMarket } from './orders/official_setup.js';
 import { ADMIN_TOKEN, startTrading, Trader, type PlainMarket } from './orders/trader.js';
 
 const FRONT_ENDS = '3';
@@ -54,12 +55,15 @@ function send(agent: Agent, base: string, trader: Trader, method: string, path: 
 
 const oneConnection = (): Agent => new Agent({ keepAlive: true, maxSockets: 1 });
 
-async function frontEndRequests(server: RunningServer): Promise<Map<string, number>> {
+/** A counter's samples by its one label's value, from the server's /metrics. */
+async function samples(server: RunningServer, name: string, label: string): Promise<Map<string, number>> {
   const metrics = await request<string>(`${server.urls.clob}/metrics`);
   const counts = new Map<string, number>();
-  for (const match of metrics.text.matchAll(/^clobd_front_end_requests_total\{front_end="(\d+)"\} (\d+)$/gm)) counts.set(match[1]!, Number(match[2]));
+  for (const match of metrics.text.matchAll(new RegExp(`^${name}\\{${label}="(\\w+)"\\} (\\d+)$`, 'gm'))) counts.set(match[1]!, Number(match[2]));
   return counts;
 }
+
+const frontEndRequests = (server: RunningServer): Promise<Map<string, number>> => samples(server, 'clobd_front_end_requests_total', 'front_end');
 
 test('every front end serves: connections spread over the threads, and each sees what another did at once', async () => {
   const { server, markets, traders } = await startTrading([301, 302], { FRONT_ENDS });
@@ -107,6 +111,55 @@ test('every front end serves: connections spread over the threads, and each sees
     while (orderEvents() < 40 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(orderEvents(), 40, 'a placement and a cancellation message for each order, on the socket of a third connection');
     ws.close();
+    for (const agent of agents) agent.destroy();
+  } finally {
+    await server.stop();
+    removeDataDir(server.dataDir);
+  }
+});
+
+test('a thread recovers the signatures of the orders it takes, and every connection gets the answers the main thread gives', async () => {
+  const { server, markets, traders } = await startTrading([311, 312], { FRONT_ENDS });
+  try {
+    const [alice, bob] = traders as [Trader, Trader];
+    const plain = markets[0]!;
+    const negRisk = await createMarket(server.urls.clob, 'Neg-risk event', { question: 'Will a thread sign it?', negRisk: true });
+    const agents = Array.from({ length: 12 }, oneConnection);
+    let salt = 1_000;
+    const rest = { side: 'BUY', priceUnits: 100, sizeMicros: 5_000_000 } as const;
+    // Three rounds: a thread that has not been told a token's exchange leaves its orders to the
+    // main thread, which tells it; from then on the thread prepares them.
+    for (let round = 0; round < 3; round++) {
+      for (const agent of agents) {
+        const plainOrder = alice.placementBody({ ...rest, tokenId: plain.yes, salt: salt++ });
+        const negRiskOrder = alice.placementBody({ ...rest, tokenId: negRisk.yes, negRisk: true, salt: salt++ });
+        const otherExchange = alice.placementBody({ ...rest, tokenId: negRisk.no, negRisk: false, salt: salt++ });
+        const bobSigned = alice.placementBody({ ...rest, tokenId: plain.no, salt: salt++ }, bob);
+        const noSignature = alice.placementBody({ ...rest, tokenId: plain.yes, salt: salt++ });
+        (noSignature.body['order'] as Record<string, unknown>)['signature'] = '0x1234';
+        const unknownToken = alice.placementBody({ ...rest, tokenId: '12345', salt: salt++ });
+        const batch = [plainOrder.body, negRiskOrder.body, otherExchange.body, bobSigned.body, noSignature.body, 42, unknownToken.body];
+        const placed = await send(agent, server.urls.clob, alice, 'POST', '/orders', batch);
+        assert.equal(placed.status, 200, JSON.stringify(placed.body));
+        const answers = placed.body as { success: boolean; errorMsg: string; orderID: string }[];
+        assert.deepEqual(answers.map((answer) => [answer.success, answer.errorMsg, answer.orderID]), [
+          [true, '', plainOrder.orderId], [true, '', negRiskOrder.orderId],
+          [false, 'invalid signature', ''], [false, 'invalid signature', ''], [false, 'invalid signature', ''],
+          [false, 'order must be an object', ''], [false, 'market not found', ''],
+        ]);
+        const one = alice.placementBody({ ...rest, tokenId: negRisk.no, negRisk: true, salt: salt++ });
+        const single = await send(agent, server.urls.clob, alice, 'POST', '/order', one.body);
+        assert.equal(single.status, 200, JSON.stringify(single.body));
+        assert.equal((single.body as { orderID: string }).orderID, one.orderId);
+      }
+    }
+    const recovered = await samples(server, 'clobd_signatures_recovered_total', 'where');
+    // Per connection and round: 6 signatures checked (2 + 3 refused in the batch, 1 alone).
+    const total = [...recovered.values()].reduce((sum, count) => sum + count, 0);
+    assert.equal(total, 3 * agents.length * 6, JSON.stringify([...recovered]));
+    assert.ok((recovered.get('front_end_threads') ?? 0) > 0, 'the threads recovered signatures themselves');
+    const open = await send(agents[0]!, server.urls.clob, alice, 'GET', '/data/orders');
+    assert.equal((open.body as { data: unknown[] }).data.length, 3 * agents.length * 3, 'every order placed rests, once');
     for (const agent of agents) agent.destroy();
   } finally {
     await server.stop();

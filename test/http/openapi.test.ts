@@ -8,7 +8,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { BATCH_TOKENS_MAX } from '../../http/market/book_routes.js';
-import { BATCH_ORDERS_MAX } from '../../http/trading/order_routes.js';
+import { BATCH_ORDERS_MAX } from '../../http/trading/order_request.js';
 import { ResponseValidator, type ApiDocument } from '../support/api_document.js';
 import { removeDataDir, request, startServer, type RunningServer } from '../support/server.js';
 
