@@ -95,7 +95,8 @@ const shardsMax = 64;
 /** The most front-end threads (FRONT_ENDS): each holds 8 MiB of rings to the main thread. */
 export const FRONT_ENDS_MAX = 32;
 /**
- * FRONT_ENDS's default: one front end per four cores, at least one. A front end is worth a core
+ * FRONT_ENDS's default: one front end per four cores, at least one (with more than one, that many
+ * threads take the connections and the main thread keeps the state: front_end/hub.ts). A front end is worth a core
  * only where the matching workers and the signature pool have theirs: on the 2-core development
  * machine a second front end can only take time from them (bench/README.md, front ends).
  */

@@ -98,7 +98,7 @@ function threadMetrics(metrics: Metrics, trading: TradingRuntime, frontEnds: Fro
   };
   metrics.gauge({
     name: 'clobd_thread_cpu_seconds_total',
-    help: 'CPU time of the front end\'s thread (the main thread; front_end_<i>: the other front-end threads, FRONT_ENDS), each matching worker\'s, and the other threads together (Linux).',
+    help: 'CPU time of the main thread (front_end: the front end with FRONT_ENDS=1, the state\'s thread with more; front_end_<i>: the front-end threads, FRONT_ENDS > 1), each matching worker\'s, and the other threads together (Linux).',
     type: 'counter', samples: () => read().map(([labels, times]) => [labels, times.cpuSeconds]),
   });
   metrics.gauge({
@@ -137,8 +137,16 @@ export function operatorMetrics(
   threadMetrics(metrics, trading, frontEnds);
   if (frontEnds !== undefined) {
     metrics.gauge({
-      name: 'clobd_front_end_requests_total', help: 'Requests and WebSocket upgrades each front-end thread besides the main one took (FRONT_ENDS): handed to the main thread, or answered from a read it kept.',
+      name: 'clobd_front_end_requests_total', help: 'Requests and WebSocket upgrades each front-end thread took (FRONT_ENDS > 1: the threads take every connection): handed to the main thread, or answered from a read it kept.',
       type: 'counter', samples: () => frontEnds.served().map(({ frontEnd, requests }) => [{ front_end: frontEnd }, requests]),
+    });
+    metrics.gauge({
+      name: 'clobd_front_end_orders_total',
+      help: 'POST /order requests each front-end thread checked in full itself, by outcome: placed (the main thread placed the order as checked) or handed_over (its key or its market had changed since the thread was told them: the whole request went to the main thread).',
+      type: 'counter',
+      samples: () => frontEnds.served().flatMap(({ frontEnd, placed, fellBack }): [{ front_end: number; outcome: string }, number][] => [
+        [{ front_end: frontEnd, outcome: 'placed' }, placed], [{ front_end: frontEnd, outcome: 'handed_over' }, fellBack],
+      ]),
     });
   }
   orderMetrics(metrics, trading);

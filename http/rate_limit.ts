@@ -351,8 +351,13 @@ export function capsFrom(setting: string | undefined, readFile: (path: string) =
  */
 export type AccountCharge = (key: { readonly address: string }, cost: number) => void;
 
+/** The ids of the caps of `names` that are in force (those a setting removed are left out). */
+export function capIdsIn(limiter: RateLimiter | undefined, names: readonly string[]): number[] {
+  return names.map((name) => limiter?.capId(name)).filter((id): id is number => id !== undefined);
+}
+
 export function accountCharge(limiter: RateLimiter | undefined, names: readonly string[]): AccountCharge {
-  const ids = names.map((name) => limiter?.capId(name)).filter((id): id is number => id !== undefined);
+  const ids = capIdsIn(limiter, names);
   if (limiter === undefined || ids.length === 0) return () => undefined;
   return (key, cost) => {
     const retryAfterS = limiter.charge(ids, key.address, cost);

@@ -55,6 +55,8 @@ export interface Context<Q, P> {
    * request the main thread took itself.
    */
   readonly prepared: unknown;
+  /** How far a front-end thread charged the request's caps before handing it over (CHARGED). */
+  readonly charged: number;
 }
 
 /** Lets a route serve serialized responses from a cache while the data version is unchanged. */
@@ -154,7 +156,7 @@ export interface Route {
  * clients together. Names not configured (limits off, or overridden away) are left out; per-account
  * caps are charged once credentials name the account (accountLimits).
  */
-function capIdsOf(limiter: RateLimiter | undefined, names: readonly string[]): { perClient: number[]; shared: number[] } {
+export function capIdsOf(limiter: RateLimiter | undefined, names: readonly string[]): { perClient: number[]; shared: number[] } {
   const ids = { perClient: [] as number[], shared: [] as number[] };
   if (limiter === undefined) return ids;
   for (const name of names) {
@@ -178,7 +180,16 @@ export interface ThreadResponse {
   keep(validity: Validity, perClientCaps: readonly number[], sharedCaps: readonly number[], metricsId: number): void;
   /** What the thread worked out for the request before handing it over (Context.prepared). */
   readonly prepared: unknown;
+  /** The caps the thread charged before it handed the request over (CHARGED). */
+  readonly charged: number;
 }
+
+/**
+ * How far a front-end thread charged a request's caps before handing it over, in the order the
+ * router and the route charge them: none; the per-client caps; those and the shared caps; and
+ * the route's own per-key caps as well (an order the thread checked in full: edge.ts).
+ */
+export const CHARGED = { none: 0, client: 1, shared: 2, all: 3 } as const;
 
 /** What a request gets once the server stops accepting (a front-end thread's too: http/front_end/edge.ts). */
 export const SHUTTING_DOWN: Reply = { status: 503, body: '{"error":"server is shutting down"}', headers: [['retry-after', '1']] };
@@ -286,7 +297,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     }
     return {
       method: spec.method, path: declaredHeaders.length > 0 ? req.getUrl() : spec.path, query: query as ParamsOf<Q>, params: params as ParamsOf<P>, headers,
-      body: undefined, rawBody: emptyBody, ip, requestId, chargeAccount: noCharge, prepared: undefined,
+      body: undefined, rawBody: emptyBody, ip, requestId, chargeAccount: noCharge, prepared: undefined, charged: CHARGED.none,
     };
   };
 
@@ -366,13 +377,15 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       if (listener.lifecycle.draining) return answer(res, SHUTTING_DOWN, startedMs, requestId);
       const relayed = readsRelay ? req.getHeader(RELAYED_FOR_HEADER) : '';
       let address: Int32Array | undefined;
-      if (limiter !== undefined && capIds.length > 0) {
+      // What a front-end thread charged before it handed the request over is not charged again.
+      const charged = (res as Partial<ThreadResponse>).charged ?? CHARGED.none;
+      if (limiter !== undefined && capIds.length > 0 && charged < CHARGED.client) {
         // Charged before anything else is read or done: a refused request costs a lookup.
         address = clientKey(res, relayed, trust);
         const retryAfterS = limiter.charge(capIds, address);
         if (retryAfterS > 0) return refuse(res, tooManyRequests(retryAfterS), startedMs, requestId);
       }
-      if (limiter !== undefined && sharedIds.length > 0) {
+      if (limiter !== undefined && sharedIds.length > 0 && charged < CHARGED.shared) {
         const retryAfterS = limiter.charge(sharedIds, ALL_CLIENTS);
         if (retryAfterS > 0) return refuse(res, tooManyRequests(retryAfterS), startedMs, requestId);
       }
@@ -393,6 +406,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       }
       captured.chargeAccount = chargeAccount;
       captured.prepared = (res as Partial<ThreadResponse>).prepared;
+      captured.charged = charged;
       if (costOf !== undefined && limiter !== undefined) {
         // What the request may read, once its query says: the client's share, then everyone's.
         const cost = costOf(captured.query);

@@ -34,16 +34,16 @@ import { apiKeyMetrics, operatorMetrics } from './operator_metrics.js';
 import { accountCharge, allocateBuckets, CANCEL_CAPS, PLACE_CAPS, RateLimiter } from './rate_limit.js';
 import { ChannelCaps } from './ws/caps.js';
 import { LiveChannels, type Publisher } from './ws/channels.js';
-import { json, Lifecycle } from './respond.js';
+import { errorReply, json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
 import { ok, ref } from './response_schemas.js';
-import { mount, route, type Route } from './router.js';
+import { capIdsOf, mount, route, type Route } from './router.js';
 import { accountRoutes } from './trading/account_routes.js';
 import { polymarketRoutes } from './trading/polymarket_routes.js';
 import { engineMarketState, syncCatalogFlags } from './trading/catalog_flags.js';
 import { openDemo, seedDemo } from './trading/demo.js';
 import { heartbeatRoutes, Heartbeats } from './trading/heartbeats.js';
-import { orderRoutes } from './trading/order_routes.js';
+import { orderRoutes, placeChecked, type OrderRouteDeps } from './trading/order_routes.js';
 import { engineOptionsOf, startTrading, type TradingRuntime } from './trading/runtime.js';
 import { assertNativeUws, listenExclusive, listenShared, probeUnderscoreHeaderNames, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
 import { FrontEnds } from './front_end/hub.js';
@@ -134,9 +134,20 @@ function marketDataRoutes(store: CatalogStore, trading: TradingRuntime, tokenBoo
   ];
 }
 
+/** What the order routes use, and what orders a front-end thread checked in full are placed with (front_end/hub.ts). */
+function orderDeps(config: Config, keys: ApiKeyStore, trading: TradingRuntime, verifier: SignatureVerifier, limiter: RateLimiter, now: () => number): OrderRouteDeps {
+  return {
+    client: trading.client, keys, authWindowS: config.authWindowS, chainId: config.chainId, domainName: config.orderDomainName,
+    exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress, token: trading.token,
+    verifier, now,
+    chargePlace: accountCharge(limiter, PLACE_CAPS),
+    chargeCancel: accountCharge(limiter, CANCEL_CAPS),
+  };
+}
+
 function clobRoutes(
   config: Config, store: CatalogStore, views: CatalogViews, keys: ApiKeyStore, profiles: ProfileStore, trading: TradingRuntime, heartbeats: Heartbeats,
-  verifier: SignatureVerifier, limiter: RateLimiter, tokenBook: (tokenId: string) => TokenBook | undefined, now: () => number,
+  tokenBook: (tokenId: string) => TokenBook | undefined, now: () => number, orders: OrderRouteDeps,
 ): Route[] {
   const { authWindowS, chainId } = config;
   return [
@@ -178,13 +189,7 @@ function clobRoutes(
     }),
     ...authRoutes({ keys, chainId, authWindowS, now }),
     ...polymarketRoutes({ keys, authWindowS, now }),
-    ...orderRoutes({
-      client: trading.client, keys, authWindowS, chainId, domainName: config.orderDomainName,
-      exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress, token: trading.token,
-      verifier, now,
-      chargePlace: accountCharge(limiter, PLACE_CAPS),
-      chargeCancel: accountCharge(limiter, CANCEL_CAPS),
-    }),
+    ...orderRoutes(orders),
     ...accountRoutes({
       keys, authWindowS, now, pool: trading.pool, accounts: trading.accountData, placeOf: (key) => trading.client.placeOf(key),
       feeds: trading.feeds, token: trading.token,
@@ -279,7 +284,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const demo = await resources.guard(() => openDemo({ config, store, keys, trading, now, log }, demoState));
   syncCatalogFlags(store, trading, now(), log);
   const verifier: SignatureVerifier = resources.add(
-    makeVerifier(verifyThreadsEach(config.verifyThreads, config.frontEnds)), (r) => r.close(),
+    // With front-end threads the main thread takes no connections: the threads recover their
+    // orders' signatures, and what reaches it whole (the relay's, a thread's hand-over) is recovered here.
+    makeVerifier(config.frontEnds > 1 ? 0 : config.verifyThreads), (r) => r.close(),
   );
   const heartbeats = resources.add(new Heartbeats(config.heartbeatTimeoutMs, now, (address) => trading.client.cancelAll(address), log), (r) => r.stop());
   const lifecycle = new Lifecycle(config.bodyTimeoutMs);
@@ -321,9 +328,10 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     metrics.beforeRender = () => frontEnds.flushServed();
   }
   if (metrics !== undefined) apiKeyMetrics(metrics, keys);
+  const orders = orderDeps(config, keys, trading, verifier, limiter, now);
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[]; caps: string[] }> = {
     clob: { style: 'clob', routes: [
-      ...clobRoutes(config, store, views, keys, profiles, trading, heartbeats, verifier, limiter, tokenBook, now),
+      ...clobRoutes(config, store, views, keys, profiles, trading, heartbeats, tokenBook, now, orders),
       ...(metrics === undefined ? [] : [metricsRoute(metrics)]),
     ], caps: ['trading'] },
     catalog: {
@@ -337,12 +345,25 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     const table = tables[name];
     table.routes.push(openApiRoute({ title: `clobd ${name} API`, listener: name, routes: table.routes, style: table.style, listenerCaps: table.caps, caps: config.rateLimits }));
   }
+  // The threads check a POST /order in full themselves, on the process's clock only (a server
+  // started on another clock, in tests of time, checks every order here).
+  const placeRoute = tables.clob.routes.find((entry) => entry.method === 'POST' && entry.path === '/order');
+  if (frontEnds !== undefined && placeRoute !== undefined && options.now === undefined) {
+    const caps = capIdsOf(limiter, [...tables.clob.caps, ...placeRoute.limits]);
+    frontEnds.placing = {
+      authWindowS: config.authWindowS, perClientCaps: caps.perClient, sharedCaps: caps.shared,
+      place: (checked) => placeChecked(orders, checked), token: trading.token, metrics: metrics?.route('clob', 'POST', '/order'),
+      fail: (error, requestId) => errorReply(tables.clob.style, error, log, '/order', requestId),
+    };
+  }
   const wanted: Record<ListenerName, number> = { clob: config.clobPort, catalog: config.catalogPort, data: config.dataPort };
   const sockets: us_listen_socket[] = [];
   resources.add(sockets, (open) => {
     for (const socket of open.splice(0)) uws.us_listen_socket_close(socket);
   });
   const ports = { clob: 0, catalog: 0, data: 0 };
+  /** The main thread's listeners on the public ports: with front-end threads, held only until they listen too. */
+  const publicSockets: us_listen_socket[] = [];
   let publisher: Publisher | undefined;
   /** Where the compatibility relay connects: the CLOB listener's port, or with several front ends the main thread's own (below). */
   let relayTarget = 0;
@@ -366,6 +387,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       }
       const socket = await listen(app, config.host, wanted[name], name, frontEnds !== undefined);
       sockets.push(socket);
+      publicSockets.push(socket);
       ports[name] = uws.us_socket_local_port(socket);
       if (name === 'clob') relayTarget = ports.clob;
       if (name === 'clob' && frontEnds !== undefined && relay !== undefined) {
@@ -377,7 +399,15 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
         relayTarget = uws.us_socket_local_port(own);
       }
     }
-    await frontEnds?.start(ports);
+    if (frontEnds !== undefined) {
+      await frontEnds.start(ports);
+      // The threads take every connection from now on: the main thread keeps the state and
+      // answers what they hand over (and the relay's connections, on its own port).
+      for (const socket of publicSockets) {
+        uws.us_listen_socket_close(socket);
+        sockets.splice(sockets.indexOf(socket), 1);
+      }
+    }
   });
   // DATA_DIR/control.sock: how `main.js backup` reaches this server (http/backup/control.ts).
   resources.add(await resources.guard(() => startControl(config.dataDir, new Backups({

@@ -5,6 +5,7 @@
 // same 401: which check failed is never revealed.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { HttpError } from '../errors.js';
+import { uwsHeaderName } from '../uws.js';
 
 export const UNAUTHORIZED = new HttpError(401, 'Unauthorized/Invalid api key');
 
@@ -85,6 +86,24 @@ export function readL2Headers(headers: Readonly<Record<string, string | undefine
   const signature = firstPresent(headers, SIGNATURE_SPELLINGS);
   if (address === '' || apiKey === '' || passphrase === '' || timestamp === '' || signature === '') return undefined;
   return { address, apiKey, passphrase, timestamp, signature };
+}
+
+/**
+ * The five values as the router reads a request's credential headers (router.ts headerReads): the
+ * spellings with a hyphen, and those with '_' (as uWS names them: uwsHeaderName) only when no
+ * hyphen one is present. `header` answers a name as uWS's getHeader does ('' when absent).
+ */
+export function readL2HeadersOf(header: (name: string) => string): L2Headers | undefined {
+  const read: Record<string, string> = {};
+  let found = false;
+  for (const name of L2_HEADER_NAMES) {
+    if (name.includes('_')) continue;
+    const value = header(name);
+    read[name] = value;
+    if (value !== '') found = true;
+  }
+  if (!found) for (const name of L2_HEADER_NAMES) if (name.includes('_')) read[name] = header(uwsHeaderName(name));
+  return readL2Headers(read);
 }
 
 const TIMESTAMP = /^[0-9]{1,12}$/;

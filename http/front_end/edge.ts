@@ -16,17 +16,25 @@ import { listenShared, uws, type HttpRequest, type HttpResponse, type TemplatedA
 import type { WebSocket } from '@trufflesuite/uws-js-unofficial';
 import { performance } from 'node:perf_hooks';
 import { clientKey, RELAYED_FOR_HEADER, RelayTrust } from '../client_address.js';
-import { ALL_CLIENTS, RateLimiter, type Cap } from '../rate_limit.js';
-import { requestIdOf, SHUTTING_DOWN } from '../router.js';
+import { ALL_CLIENTS, capIdsIn, PLACE_CAPS, RateLimiter, type Cap } from '../rate_limit.js';
+import { CHARGED, requestIdOf, SHUTTING_DOWN } from '../router.js';
 import { ChannelCaps, CLOSE_TOO_MANY_REQUESTS, type SocketKeys } from '../ws/caps.js';
 import { refusalMessage, SOCKET_SETTINGS, WS_PATHS } from '../ws/channels.js';
 import { currentThreadId } from '../../engine/shard/thread_times.js';
 import { makeVerifier, type SignatureVerifier } from '../auth/verifier.js';
-import { BATCH_ORDERS_MAX, prepareOrder, type OrderDomains } from '../trading/order_request.js';
+import { authenticateL2, readL2HeadersOf, type ApiKeyRecord } from '../auth/l2.js';
+import { BATCH_ORDERS_MAX, prepareOrder, readSignedOrder, type OrderDomains, type OrderToken, type SignedOrder } from '../trading/order_request.js';
 import { Link, type LinkMemory, type Message } from './link.js';
 import { Down, LISTENERS, Up } from './wire.js';
 
 const CLOB = LISTENERS.indexOf('clob');
+
+/** Sets `key` as the newest entry of `map`, forgetting the oldest past `max`. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > max) map.delete(map.keys().next().value!);
+}
 
 export interface EdgeSetup {
   readonly index: number;
@@ -45,6 +53,8 @@ export interface EdgeSetup {
   readonly orderDomains: OrderDomains;
   /** Its own signature pool's threads (auth/verifier.ts; 0: it recovers on its own thread). */
   readonly verifyThreads: number;
+  /** When set, it checks a POST /order in full itself (placeChecked): the L2 window and the route's caps. */
+  readonly placing?: { readonly authWindowS: number; readonly perClientCaps: readonly number[]; readonly sharedCaps: readonly number[] };
 }
 
 /** A read the main thread said this thread may answer again (wire.ts ANSWER), and how. */
@@ -67,8 +77,9 @@ const SERVED_FLUSH_MS = 100;
 /** Reads one SERVED message carries at most. */
 const SERVED_PER_MESSAGE = 4_096;
 
-/** Tokens a thread knows the exchange of (wire.ts TOKEN): the oldest is forgotten first past it. */
+/** Tokens a thread knows the market of (wire.ts TOKEN), and keys it knows (API_KEY): the oldest is forgotten first past either. */
 const TOKENS_KNOWN_MAX = 65_536;
+const KEYS_KNOWN_MAX = 16_384;
 /** The CLOB listener's routes whose orders a thread prepares, and whether the body is a list of them. */
 const ORDER_ROUTES = new Map<string, boolean>([['/order', false], ['/orders', true]]);
 
@@ -113,7 +124,8 @@ function captured(res: HttpResponse, req: HttpRequest): { headers: string[]; pee
 class Edge {
   private readonly link: Link;
   private readonly lifecycle: Lifecycle;
-  private readonly waiting = new Map<number, { readonly pending: Pending; readonly keepAs: string | undefined }>();
+  /** Requests the main thread answers; `fallBack` hands over whole an order this thread checked (wire.ts FALLBACK). */
+  private readonly waiting = new Map<number, { readonly pending: Pending; readonly keepAs: string | undefined; readonly fallBack?: () => void }>();
   private readonly kept = new Map<string, Kept>();
   private keptBytes = 0;
   private readonly versions: Int32Array;
@@ -129,8 +141,11 @@ class Edge {
   private readonly caps: ChannelCaps;
   private readonly apps: TemplatedApp[] = [];
   private readonly listening: us_listen_socket[] = [];
-  /** token id → whether its market trades on the neg-risk exchange, as the main thread told this thread. */
-  private readonly negRisk = new Map<string, boolean>();
+  /** Tokens' markets and API keys, as the main thread told this thread. */
+  private readonly tokens = new Map<string, OrderToken>();
+  private readonly apiKeys = new Map<string, ApiKeyRecord>();
+  /** POST /order's per-key caps (PLACE_CAPS). */
+  private readonly placeCaps: readonly number[];
   private readonly verifier: SignatureVerifier;
   /** Requests whose orders are being prepared: they count among those in flight. */
   private preparing = 0;
@@ -144,6 +159,7 @@ class Edge {
     this.versions = new Int32Array(setup.bookVersions);
     this.relay = setup.relaySecret === undefined ? undefined : new RelayTrust(Buffer.from(setup.relaySecret));
     this.verifier = makeVerifier(setup.verifyThreads);
+    this.placeCaps = capIdsIn(this.limiter, PLACE_CAPS);
   }
 
   async listen(): Promise<void> {
@@ -178,19 +194,23 @@ class Edge {
       if (this.waiting.delete(id)) this.link.send([Up.Aborted, id]);
     });
     pending.work();
-    const forward = (body: Buffer | undefined, prepared?: string[]): void => {
+    const forward = (body: Buffer | undefined, prepared?: string[], charged: number = CHARGED.none): void => {
       if (pending.closed) return;
-      if (!this.link.send([Up.Request, id, listener, method, url, query, headers, peer, peerText, body, prepared], WAITING_REQUEST_BYTES_MAX)) return pending.reply(busy);
+      if (!this.link.send([Up.Request, id, listener, method, url, query, headers, peer, peerText, body, prepared, charged], WAITING_REQUEST_BYTES_MAX)) return pending.reply(busy);
       this.waiting.set(id, { pending, keepAs });
     };
     const orders = listener === CLOB && method === 'POST' ? ORDER_ROUTES.get(url) : undefined;
+    // A single order is checked here in full when this thread knows its key and its market.
+    const check = orders === false && this.setup.placing !== undefined
+      ? { requestId: requestIdOf(req), client: this.setup.placing.perClientCaps.length > 0 ? clientKey(res, this.relay === undefined ? '' : req.getHeader(RELAYED_FOR_HEADER), this.relay) : undefined }
+      : undefined;
     const prepareThenForward = orders === undefined ? forward : (body: Buffer | undefined): void => {
       if (body === undefined) return forward(body);
       this.preparing++;
-      void this.prepare(body, orders).then((prepared) => {
-        this.preparing--;
-        forward(body, prepared);
-      });
+      const done = (): void => void this.preparing--;
+      if (check === undefined) return void this.prepare(body, orders).then((prepared) => (done(), forward(body, prepared)));
+      // Nothing in a check throws but a defect; then the route sees the request as it came.
+      void this.checkOrder(id, body, headers, check.client, check.requestId, pending, forward).catch(() => forward(body)).finally(done);
     };
     const length = req.getHeader('content-length');
     // A request announces a body by its length or by chunks; one without either has none.
@@ -214,7 +234,7 @@ class Edge {
       return [];
     }
     const orders = list ? (Array.isArray(parsed) ? parsed.slice(0, BATCH_ORDERS_MAX) : []) : [parsed];
-    const negRiskOf = (tokenId: string): boolean | undefined => this.negRisk.get(tokenId);
+    const negRiskOf = (tokenId: string): boolean | undefined => this.tokens.get(tokenId)?.market.negRisk;
     const recover = (digest: Uint8Array, signature: string): Promise<string | undefined> => this.verifier.recover(digest, signature);
     const flat: string[] = [];
     for (const prepared of await Promise.all(orders.map((order) => prepareOrder(order, this.setup.orderDomains, negRiskOf, recover)))) {
@@ -222,6 +242,50 @@ class Edge {
       else flat.push(prepared.orderId, prepared.negRisk ? '1' : '0', prepared.signer);
     }
     return flat;
+  }
+
+  /**
+   * Checks a POST /order in full, as the route would (L2 authentication with a key the main
+   * thread told this thread, the order read and its signature recovered against the token's
+   * market as told, then the route's caps charged in the router's order), and hands the main
+   * thread only the order to place (wire.ts PLACE). Anything it cannot check, or that fails a
+   * check, goes over as the whole request (with what was charged already), and the route answers
+   * it as it answers its own: the same refusals, texts and counts.
+   */
+  private async checkOrder(
+    id: number, body: Buffer, headers: readonly string[], client: Int32Array | undefined, requestId: string, pending: Pending,
+    forward: (body: Buffer, prepared?: string[], charged?: number) => void,
+  ): Promise<void> {
+    const placing = this.setup.placing!;
+    const header = (name: string): string => {
+      for (let at = 0; at < headers.length; at += 2) if (headers[at] === name) return headers[at + 1]!;
+      return '';
+    };
+    let key: ApiKeyRecord;
+    let order: SignedOrder;
+    try {
+      key = authenticateL2(readL2HeadersOf(header), 'POST', '/order', body, Math.floor(Date.now() / 1000), placing.authWindowS, (apiKey) => this.apiKeys.get(apiKey));
+      order = await readSignedOrder(JSON.parse(body.toString('utf8')), {
+        key, ...this.setup.orderDomains, token: (tokenId) => this.tokens.get(tokenId),
+        recover: (digest, signature) => this.verifier.recover(digest, signature),
+      }, Date.now());
+    } catch {
+      return forward(body, await this.prepare(body, false));
+    }
+    const { place, token } = order;
+    const prepared = [place.orderId, token.market.negRisk ? '1' : '0', place.account];
+    if (client !== undefined && this.limiter.charge(placing.perClientCaps, client) > 0) return forward(body, prepared, CHARGED.none);
+    if (placing.sharedCaps.length > 0 && this.limiter.charge(placing.sharedCaps, ALL_CLIENTS) > 0) return forward(body, prepared, CHARGED.client);
+    if (this.placeCaps.length > 0 && this.limiter.charge(this.placeCaps, key.address) > 0) return forward(body, prepared, CHARGED.shared);
+    if (pending.closed) return;
+    const { market } = token;
+    const sent = this.link.send([
+      Up.Place, id, requestId, key.apiKey, key.secretBytes, key.passphrase, order.tokenId, market.negRisk, market.conditionId, token.outcome,
+      market.tickUnits, market.minSizeMicros, place.account, place.orderId, place.side, place.orderType, place.priceUnits, place.sizeMicros,
+      place.expirationMs, place.postOnly,
+    ], WAITING_REQUEST_BYTES_MAX);
+    if (!sent) return pending.reply(busy);
+    this.waiting.set(id, { pending, keepAs: undefined, fallBack: () => forward(body, prepared, CHARGED.all) });
   }
 
   /**
@@ -350,10 +414,20 @@ class Edge {
         return;
       }
       case Down.Token: {
-        const tokenId = message[1] as string;
-        this.negRisk.delete(tokenId);
-        this.negRisk.set(tokenId, message[2] as boolean);
-        if (this.negRisk.size > TOKENS_KNOWN_MAX) this.negRisk.delete(this.negRisk.keys().next().value!);
+        const [, tokenId, negRisk, conditionId, outcome, tickUnits, minSizeMicros] = message as [number, string, boolean, string, number, number, number];
+        remember(this.tokens, tokenId, { outcome, market: { negRisk, conditionId, tickUnits, minSizeMicros } }, TOKENS_KNOWN_MAX);
+        return;
+      }
+      case Down.ApiKey: {
+        const [, apiKey, address, secret, passphrase] = message as [number, string, string, Uint8Array, string];
+        remember(this.apiKeys, apiKey, { apiKey, address, secretBytes: Buffer.from(secret), passphrase }, KEYS_KNOWN_MAX);
+        return;
+      }
+      case Down.Fallback: {
+        const id = message[1] as number;
+        const waiting = this.waiting.get(id);
+        this.waiting.delete(id);
+        waiting?.fallBack?.();
         return;
       }
       case Down.Keys: {

@@ -25,7 +25,14 @@ import type { Value } from './codec.js';
 import { allocateLink, Link, type Message } from './link.js';
 import { keysOf, StandInApp, StandInRequest, StandInResponse, StandInSocket, type ThreadSide } from './stand_in.js';
 import { Down, LISTENERS, Up, type ListenerName } from './wire.js';
-import type { OrderDomains, PreparedOrder, PreparedOrders } from '../trading/order_request.js';
+import type { ApiKeyRecord } from '../auth/l2.js';
+import type { Reply } from '../respond.js';
+import type { RouteMetrics } from '../metrics.js';
+import type { CheckedOrder, OrderDomains, OrderToken, PreparedOrder, PreparedOrders } from '../trading/order_request.js';
+import { write } from '../respond.js';
+import type { OrderType, Side } from '../../engine/command.js';
+
+const NO_PEER = new Uint8Array(0);
 
 /** How long a stop waits for a thread to answer what it took and exit (it waits 5 s for the answers itself). */
 const STOP_WAIT_MS = 6_000;
@@ -54,8 +61,12 @@ class Preparations implements PreparedOrders {
     this.thread.recovered++;
   }
 
-  learn(tokenId: string, negRisk: boolean): void {
-    this.thread.link.send([Down.Token, tokenId, negRisk]);
+  learn(tokenId: string, token: OrderToken): void {
+    this.thread.teachToken(tokenId, token);
+  }
+
+  authenticated(key: ApiKeyRecord): void {
+    this.thread.link.send([Down.ApiKey, key.apiKey, key.address, key.secretBytes, key.passphrase]);
   }
 }
 
@@ -73,6 +84,9 @@ class EdgeThread implements ThreadSide {
   requestsServed = 0;
   /** Order signatures it recovered that placements used (for /metrics). */
   recovered = 0;
+  /** Orders it checked in full that were placed here, and those it was told to hand over whole (for /metrics). */
+  placed = 0;
+  fellBack = 0;
   /** Its kernel thread id (Linux), for the per-thread CPU metrics. */
   threadId: number | undefined = undefined;
   worker: Worker | undefined = undefined;
@@ -145,10 +159,11 @@ class EdgeThread implements ThreadSide {
     switch (message[0] as number) {
       case Up.Request: {
         this.requestsServed++;
-        const [, id, listener, method, url, query, headers, peer, peerText, body, prepared] =
-          message as [number, number, number, string, string, string, string[], Uint8Array, string, Uint8Array | undefined, string[] | undefined];
+        const [, id, listener, method, url, query, headers, peer, peerText, body, prepared, charged] =
+          message as [number, number, number, string, string, string, string[], Uint8Array, string, Uint8Array | undefined, string[] | undefined, number | undefined];
         const res = new StandInResponse(this, id, peer, peerText, body ?? undefined);
         if (prepared !== undefined) res.prepared = new Preparations(this, prepared);
+        res.charged = charged ?? 0;
         this.requests.set(id, res);
         const name = LISTENERS[listener]!;
         const found = this.hub.app(name).find(method, url);
@@ -161,6 +176,7 @@ class EdgeThread implements ThreadSide {
         this.hub.guard(() => found.handler(res as unknown as HttpResponse, req as unknown as HttpRequest), res);
         return;
       }
+      case Up.Place: return this.place(message);
       case Up.Aborted: {
         const res = this.requests.get(message[1] as number);
         this.requests.delete(message[1] as number);
@@ -213,6 +229,54 @@ class EdgeThread implements ThreadSide {
     }
   }
 
+  /** Tells the thread a token's market (wire.ts TOKEN). */
+  teachToken(tokenId: string, token: OrderToken): void {
+    const { market } = token;
+    this.link.send([Down.Token, tokenId, market.negRisk, market.conditionId, token.outcome, market.tickUnits, market.minSizeMicros]);
+  }
+
+  /**
+   * An order the thread checked in full (wire.ts PLACE): placed here once its key and market are
+   * confirmed, and answered as POST /order answers; otherwise the thread hands the whole request
+   * over (FALLBACK), told the token's market as it is now.
+   */
+  private place(message: Message): void {
+    const placing = this.hub.placing;
+    this.requestsServed++;
+    const [, id, requestId, apiKey, secret, passphrase, tokenId, negRisk, conditionId, outcome, tickUnits, minSizeMicros,
+      account, orderId, side, orderType, priceUnits, sizeMicros, expirationMs, postOnly] = message as [
+      number, number, string, string, Uint8Array, string, string, boolean, string, number, number, number,
+      string, string, number, number, number, number, number, boolean];
+    const fallBack = (): void => {
+      this.requests.delete(id);
+      this.fellBack++;
+      this.link.send([Down.Fallback, id]);
+    };
+    if (placing === undefined) return fallBack();
+    const startedMs = performance.now();
+    const res = new StandInResponse(this, id, NO_PEER, '', undefined);
+    this.requests.set(id, res);
+    const checked: CheckedOrder = {
+      apiKey, secret, passphrase, tokenId, outcome, market: { negRisk, conditionId, tickUnits, minSizeMicros },
+      place: { account, orderId, marketKey: conditionId, outcome, side: side as Side, orderType: orderType as OrderType, priceUnits, sizeMicros, expirationMs, postOnly },
+    };
+    const answer = (reply: Reply): void => {
+      write(res as unknown as HttpResponse, reply, false, requestId);
+      placing.metrics?.record(reply.status, startedMs);
+    };
+    placing.place(checked).then((reply) => {
+      if (reply !== undefined) {
+        this.placed++;
+        // The signature the thread recovered (as a prepared one the route uses: Preparations.used).
+        this.recovered++;
+        return answer(reply);
+      }
+      const token = placing.token(tokenId);
+      if (token !== undefined) this.teachToken(tokenId, token);
+      fallBack();
+    }, (error: unknown) => answer(placing.fail(error, requestId)));
+  }
+
   /** The thread is gone: its requests' clients are gone with it, and so are its sockets. */
   lost(): void {
     this.worker = undefined;
@@ -244,6 +308,22 @@ export interface FrontEndsOptions {
   readonly verifyThreads: number;
 }
 
+/** What a thread needs to check a POST /order itself, and what the main thread does with one it checked. */
+export interface Placing {
+  /** The seconds an L2 timestamp may be off (AUTH_WINDOW_S), and POST /order's caps (router.ts capIdsOf). */
+  readonly authWindowS: number;
+  readonly perClientCaps: readonly number[];
+  readonly sharedCaps: readonly number[];
+  /** Places a checked order (order_routes.ts placeChecked): its answer, or undefined to hand the request over. */
+  place(checked: CheckedOrder): Promise<Reply | undefined>;
+  /** The answer to what placing threw, as the CLOB listener answers errors. */
+  fail(error: unknown, requestId: string): Reply;
+  /** A token's market as it is now. */
+  token(tokenId: string): OrderToken | undefined;
+  /** POST /order's metrics. */
+  readonly metrics: RouteMetrics | undefined;
+}
+
 /** The front-end threads beside the main thread, and the stand-in apps their requests run on. */
 export class FrontEnds {
   private readonly apps = new Map<ListenerName, StandInApp>(LISTENERS.map((name) => [name, new StandInApp()]));
@@ -252,6 +332,8 @@ export class FrontEnds {
   readonly log: Logger;
   /** Where the reads a thread answered itself are counted (set once the metrics exist; undefined with METRICS=off). */
   metrics: Metrics | undefined = undefined;
+  /** Orders a thread checks in full itself (POST /order), and how they are placed here: set before start(); undefined: none. */
+  placing: Placing | undefined = undefined;
 
   constructor(readonly options: FrontEndsOptions) {
     this.log = options.log;
@@ -277,10 +359,13 @@ export class FrontEnds {
     }
   }
 
-  /** Starts count − 1 threads on the ports the main thread bound; resolves once every one listens. */
+  /**
+   * Starts `count` threads on the ports the main thread bound; resolves once every one listens
+   * (the main thread then lets its own listeners go: server.ts).
+   */
   async start(ports: Readonly<Record<ListenerName, number>>): Promise<void> {
     const started: Promise<void>[] = [];
-    for (let index = 1; index < this.options.count; index++) {
+    for (let index = 1; index <= this.options.count; index++) {
       const thread = new EdgeThread(index, this);
       this.threads.push(thread);
       started.push(this.spawn(thread, ports));
@@ -293,6 +378,7 @@ export class FrontEnds {
       index: thread.index, host: this.options.host, ports: LISTENERS.map((name) => ports[name]), link: thread.memory, bodyTimeoutMs: this.options.bodyTimeoutMs,
       buckets: this.options.buckets, caps: this.options.caps, bookVersions: this.options.bookVersions, orderDomains: this.options.orderDomains,
       verifyThreads: this.options.verifyThreads,
+      ...(this.placing === undefined ? {} : { placing: { authWindowS: this.placing.authWindowS, perClientCaps: this.placing.perClientCaps, sharedCaps: this.placing.sharedCaps } }),
       ...(this.options.relaySecret === undefined ? {} : { relaySecret: this.options.relaySecret }),
     };
     const worker = new Worker(new URL('./edge.js', import.meta.url), { workerData: setup });
@@ -371,8 +457,10 @@ export class FrontEnds {
   }
 
   /** Requests each front end handed over so far (the main thread's own are not counted here), and its thread. */
-  served(): { frontEnd: number; requests: number; threadId: number | undefined }[] {
-    return this.threads.map((thread) => ({ frontEnd: thread.index, requests: thread.requestsServed, threadId: thread.threadId }));
+  served(): { frontEnd: number; requests: number; threadId: number | undefined; placed: number; fellBack: number }[] {
+    return this.threads.map((thread) => ({
+      frontEnd: thread.index, requests: thread.requestsServed, threadId: thread.threadId, placed: thread.placed, fellBack: thread.fellBack,
+    }));
   }
 
   /** Order signatures the threads recovered that placements used. */

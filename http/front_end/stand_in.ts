@@ -155,6 +155,8 @@ export class StandInResponse {
   private kept: Value[] | undefined = undefined;
   /** What the thread worked out for the request before handing it over (router.ts ThreadResponse.prepared). */
   prepared: unknown = undefined;
+  /** The caps the thread charged before it handed the request over (router.ts CHARGED). */
+  charged = 0;
   done = false;
 
   constructor(

@@ -4,7 +4,12 @@
 //
 // Front end → main thread:
 //   REQUEST  id, listener, method, url, query, headers (name, value, name, value …), peer address bytes, peer address text, body,
-//            prepared orders (POST /order and /orders only: order id, exchange, signer, … per order; edge.ts prepare)
+//            prepared orders (POST /order and /orders only: order id, exchange, signer, … per order; edge.ts prepare),
+//            the caps the thread charged already (router.ts CHARGED)
+//   PLACE    id, request id, api key, secret, passphrase, token id, neg risk, condition id, outcome, tick, min size,
+//            account, order id, side, order type, price, size, expiration, post only
+//                                    a POST /order the thread checked in full (authenticated, read, signature
+//                                    recovered, caps charged): placed if its key and market are still those
 //   ABORTED  id                      the client went away before its answer
 //   UPGRADE  id, url, query, headers, peer address bytes, peer address text     (the CLOB listener's /ws/…)
 //   WS_MESSAGE id, data, isBinary
@@ -19,15 +24,19 @@
 //   UPGRADED id, socket key, address key   the channel took the socket: the front end upgrades its
 //                                    connection, and charges its ws-level pings to those buckets
 //   KEYS     id, account             the socket's account authenticated: its pings are charged to it too
-//   TOKEN    token id, neg risk      the exchange a token's market trades on: the thread prepares its orders from now on
+//   TOKEN    token id, neg risk, condition id, outcome, tick, min size
+//                                    a token's market: the thread prepares, and checks, its orders from now on
+//   API_KEY  api key, address, secret, passphrase   a key that authenticated a placement: the thread authenticates
+//                                    its next ones itself (the main thread confirms the key with each)
+//   FALLBACK id                      a PLACE whose key or market changed: hand the whole request over
 //   SEND     id, data, isBinary
 //   SUBSCRIBE id, topic / UNSUBSCRIBE id, topic
 //   END      id, code, reason / CLOSE id
 //   PUBLISH  topic, data, isBinary   to every socket of the front end that follows the topic
 //   FLUSH    token                   send what SERVED holds now, then FLUSHED (a scrape of /metrics)
-export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, WsClosed: 6, Dropped: 7, Served: 8, Flushed: 9 } as const;
+export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, Place: 5, WsClosed: 6, Dropped: 7, Served: 8, Flushed: 9 } as const;
 
-export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17, Keys: 18, Flush: 19, Token: 20 } as const;
+export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17, Keys: 18, Flush: 19, Token: 20, ApiKey: 21, Fallback: 22 } as const;
 
 /** The listeners in the order a REQUEST names them. */
 export const LISTENERS = ['clob', 'catalog', 'data'] as const;

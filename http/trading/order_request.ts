@@ -24,9 +24,38 @@ export interface TokenPlace {
   readonly outcome: number;
 }
 
+/** What placing an order reads of its token's market: all a front-end thread is told of one (edge.ts). */
+export type OrderMarket = Pick<MarketRecord, 'conditionId' | 'negRisk' | 'tickUnits' | 'minSizeMicros'>;
+
+/** A token as an order's checks see it. */
+export interface OrderToken {
+  readonly market: OrderMarket;
+  readonly outcome: number;
+}
+
+/** Whether a token's market is still what a thread checked an order against. */
+export function sameMarket(token: OrderToken, seen: OrderToken): boolean {
+  const { market } = token;
+  return token.outcome === seen.outcome && market.conditionId === seen.market.conditionId && market.negRisk === seen.market.negRisk
+    && market.tickUnits === seen.market.tickUnits && market.minSizeMicros === seen.market.minSizeMicros;
+}
+
+/**
+ * An order a front-end thread checked in full (front_end/edge.ts), as it hands it to the main
+ * thread instead of its request: the key it authenticated it with, and the market it checked it
+ * against, for the main thread to confirm (trading/order_routes.ts placeChecked).
+ */
+export interface CheckedOrder extends OrderToken {
+  readonly apiKey: string;
+  readonly secret: Uint8Array;
+  readonly passphrase: string;
+  readonly tokenId: string;
+  readonly place: PlaceOrder;
+}
+
 export interface OrderContext extends OrderDomains {
   readonly key: ApiKeyRecord;
-  readonly token: (tokenId: string) => TokenPlace | undefined;
+  readonly token: (tokenId: string) => OrderToken | undefined;
   /** Who signed a digest (see auth/verifier.ts). */
   readonly recover: (digest: Uint8Array, signature: string) => Promise<string | undefined>;
 }
@@ -34,8 +63,9 @@ export interface OrderContext extends OrderDomains {
 /** A validated, signature-checked order ready for the trading client. */
 export interface SignedOrder {
   readonly orderId: string;
+  readonly tokenId: string;
   readonly place: PlaceOrder;
-  readonly token: TokenPlace;
+  readonly token: OrderToken;
 }
 
 /** Orders in one POST /orders (contract §4). */
@@ -75,7 +105,7 @@ function amount(order: Record<string, unknown>, name: string): number {
   return Number(parsed);
 }
 
-function tickText(market: MarketRecord): string {
+function tickText(market: OrderMarket): string {
   return formatUnits(market.tickUnits, PRICE_DECIMALS);
 }
 
@@ -151,8 +181,10 @@ export interface PreparedOrders {
   readonly orders: readonly (PreparedOrder | undefined)[];
   /** Counts a signature the thread recovered that the placement used. */
   used(): void;
-  /** Tells the thread which exchange a token's market trades on, so that it prepares that token's next orders. */
-  learn(tokenId: string, negRisk: boolean): void;
+  /** Tells the thread a token's market, so that it prepares (and checks) that token's next orders itself. */
+  learn(tokenId: string, token: OrderToken): void;
+  /** Tells the thread a key that authenticated a placement, so that it authenticates the key's next ones itself. */
+  authenticated(key: ApiKeyRecord): void;
 }
 
 /**
@@ -202,7 +234,7 @@ export async function readSignedOrder(body: unknown, context: OrderContext, nowM
     preparing?.used();
   } else {
     signer = await context.recover(digest!, signature);
-    preparing?.learn(struct.tokenId, negRisk);
+    preparing?.learn(struct.tokenId, token);
   }
   if (signer === undefined || signer !== struct.signer.toLowerCase()) throw badRequest('invalid signature');
   if (struct.maker.toLowerCase() !== struct.signer.toLowerCase()) throw badRequest('invalid signature');
@@ -222,7 +254,7 @@ export async function readSignedOrder(body: unknown, context: OrderContext, nowM
     }));
   }
   return {
-    orderId, token,
+    orderId, tokenId: struct.tokenId, token,
     place: {
       account: signer, orderId, marketKey: token.market.conditionId, outcome: token.outcome, side, orderType,
       priceUnits: amounts.priceUnits, sizeMicros: amounts.sizeMicros, expirationMs: expiration, postOnly,

@@ -14,10 +14,10 @@ import { json, type Reply } from '../respond.js';
 import { requestRef } from '../request_schemas.js';
 import { arrayOf, ok, ref } from '../response_schemas.js';
 import { CANCEL_CAPS, PLACE_CAPS, type AccountCharge } from '../rate_limit.js';
-import { route, type Route } from '../router.js';
+import { CHARGED, route, type Route } from '../router.js';
 import type { TradingClient, TradeResult } from './client.js';
 import { ShardUnavailable } from './shards.js';
-import { BATCH_ORDERS_MAX, ORDER_ID_PATTERN, readSignedOrder, type OrderContext, type PreparedOrders, type SignedOrder, type TokenPlace } from './order_request.js';
+import { BATCH_ORDERS_MAX, ORDER_ID_PATTERN, readSignedOrder, type CheckedOrder, type OrderContext, type PreparedOrders, type SignedOrder, type TokenPlace, sameMarket } from './order_request.js';
 
 /** Ids in one DELETE /orders (contract §4). */
 export const CANCEL_IDS_MAX = 1000;
@@ -90,6 +90,22 @@ function orderContext(deps: OrderRouteDeps, key: ApiKeyRecord): OrderContext {
   };
 }
 
+/**
+ * The answer to one order a front-end thread checked in full (front_end/edge.ts): its key and its
+ * market as the thread saw them are still the main thread's, or undefined (the thread then hands
+ * the whole request over, and the route checks it again).
+ */
+export async function placeChecked(deps: OrderRouteDeps, checked: CheckedOrder): Promise<Reply | undefined> {
+  const key = deps.keys.lookup(checked.apiKey);
+  const token = deps.token(checked.tokenId);
+  const { place } = checked;
+  if (key === undefined || !key.secretBytes.equals(checked.secret) || key.passphrase !== checked.passphrase || key.address !== place.account) return undefined;
+  if (token === undefined || !sameMarket(token, checked)) return undefined;
+  const placement = placementOf({ orderId: place.orderId, tokenId: checked.tokenId, place, token }, await deps.client.placeOrder(place));
+  if (typeof placement === 'string') throw badRequest(placement);
+  return json(placement);
+}
+
 /** One order of a body: `index` is its place there, which a front-end thread's preparations follow. */
 async function placeOne(deps: OrderRouteDeps, key: ApiKeyRecord, body: unknown, preparing: PreparedOrders | undefined, index: number): Promise<Placement | string> {
   let order: SignedOrder;
@@ -139,8 +155,11 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       request: requestRef('OrderRequest'), response: ok(ref('OrderPlacement')),
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
-        deps.chargePlace(key, 1);
-        const placement = await placeOne(deps, key, context.body, context.prepared as PreparedOrders | undefined, 0);
+        const preparing = context.prepared as PreparedOrders | undefined;
+        // A thread that checked the order in full has charged the key's caps already.
+        if (context.charged !== CHARGED.all) deps.chargePlace(key, 1);
+        preparing?.authenticated(key);
+        const placement = await placeOne(deps, key, context.body, preparing, 0);
         if (typeof placement === 'string') throw badRequest(placement);
         return json(placement);
       },

@@ -73,7 +73,7 @@ test('every front end serves: connections spread over the threads, and each sees
     const agents = Array.from({ length: 24 }, oneConnection);
     for (const agent of agents) assert.equal((await send(agent, server.urls.clob, alice, 'GET', '/data/orders')).status, 200);
     const served = await frontEndRequests(server);
-    assert.deepEqual([...served.keys()].sort(), ['1', '2'], 'one counter per thread beside the main one');
+    assert.deepEqual([...served.keys()].sort(), ['1', '2', '3'], 'one counter per thread: every connection is taken by one of them');
     for (const [frontEnd, requests] of served) assert.ok(requests > 0, `front end ${frontEnd} took none of 24 connections`);
 
     // The user channel on a socket of its own sees an order placed and cancelled on two other connections.
@@ -164,6 +164,77 @@ test('a thread recovers the signatures of the orders it takes, and every connect
   } finally {
     await server.stop();
     removeDataDir(server.dataDir);
+  }
+});
+
+/** clobd_front_end_orders_total summed over the threads, by outcome. */
+async function ordersChecked(server: RunningServer): Promise<{ placed: number; handedOver: number }> {
+  const metrics = await request<string>(`${server.urls.clob}/metrics`);
+  const counts = { placed: 0, handedOver: 0 };
+  for (const match of metrics.text.matchAll(/^clobd_front_end_orders_total\{front_end="\d+",outcome="(\w+)"\} (\d+)$/gm)) {
+    if (match[1] === 'placed') counts.placed += Number(match[2]);
+    else counts.handedOver += Number(match[2]);
+  }
+  return counts;
+}
+
+test('a thread checks a POST /order in full itself: placed once with the route\'s answer, caps exact, a revoked key refused at once', async () => {
+  const dir = temporaryDataDir();
+  const capsFile = join(dir, 'caps.json');
+  writeFileSync(capsFile, JSON.stringify({ 'POST /order burst': { requests: 60, windowSeconds: 600 } }));
+  const { server, markets, traders } = await startTrading([321, 322], { FRONT_ENDS, RATE_LIMITS: capsFile });
+  try {
+    const [alice, bob] = traders as [Trader, Trader];
+    const market = markets[0]!;
+    const agents = Array.from({ length: 12 }, oneConnection);
+    let salt = 5_000;
+    const rest = { tokenId: market.yes, side: 'BUY', priceUnits: 100, sizeMicros: 5_000_000 } as const;
+    // Two orders on each connection: the first teaches its thread the key and the market, the
+    // second is checked there. Then one the engine refuses (a SELL of shares Alice does not
+    // have), whose answer must be the route's.
+    for (let round = 0; round < 2; round++) {
+      for (const agent of agents) {
+        const { body, orderId } = alice.placementBody({ ...rest, salt: salt++ });
+        const placed = await send(agent, server.urls.clob, alice, 'POST', '/order', body);
+        assert.equal(placed.status, 200, JSON.stringify(placed.body));
+        assert.deepEqual(placed.body, { success: true, errorMsg: '', orderID: orderId, status: 'live', makingAmount: '0', takingAmount: '0' });
+      }
+    }
+    for (const agent of agents) {
+      const unfunded = alice.placementBody({ ...rest, side: 'SELL', salt: salt++ });
+      const refused = await send(agent, server.urls.clob, alice, 'POST', '/order', unfunded.body);
+      assert.deepEqual([refused.status, refused.body], [400, { error: 'not enough balance / allowance' }]);
+    }
+    const checked = await ordersChecked(server);
+    assert.ok(checked.placed > 0, 'the threads placed orders they checked');
+    assert.equal(checked.handedOver, 0);
+    const open = await send(agents[0]!, server.urls.clob, alice, 'GET', '/data/orders');
+    assert.equal((open.body as { data: unknown[] }).data.length, 2 * agents.length, 'each order placed once');
+
+    // A key revoked on one connection is refused on every other at once, though the threads knew
+    // it: they check the order and hand it over, and the route refuses it.
+    const revoked = await send(agents[0]!, server.urls.clob, alice, 'DELETE', '/auth/api-key');
+    assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+    for (const agent of agents) {
+      const after = await send(agent, server.urls.clob, alice, 'POST', '/order', alice.placementBody({ ...rest, salt: salt++ }).body);
+      assert.deepEqual([after.status, after.body], [401, { error: 'Unauthorized/Invalid api key' }]);
+    }
+    assert.ok((await ordersChecked(server)).handedOver > 0, 'the threads handed the revoked key\'s orders over');
+
+    // The cap is exact across threads, whichever thread charged it: Bob's 24 warm-up orders (the
+    // threads learn his key) leave 36 of 60, and a flood of 50 places exactly those.
+    for (let round = 0; round < 2; round++) {
+      for (const agent of agents) assert.equal((await send(agent, server.urls.clob, bob, 'POST', '/order', bob.placementBody({ ...rest, salt: salt++ }).body)).status, 200);
+    }
+    const placedBefore = (await ordersChecked(server)).placed;
+    const flood = await Promise.all(Array.from({ length: 50 }, (_, index) => send(agents[index % agents.length]!, server.urls.clob, bob, 'POST', '/order', bob.placementBody({ ...rest, salt: salt++ }).body)));
+    assert.deepEqual([flood.filter((answer) => answer.status === 200).length, flood.filter((answer) => answer.status === 429).length], [36, 14]);
+    assert.ok((await ordersChecked(server)).placed > placedBefore, 'the flood went through the threads\' own checks');
+    for (const agent of agents) agent.destroy();
+  } finally {
+    await server.stop();
+    removeDataDir(server.dataDir);
+    removeDataDir(dir);
   }
 });
 

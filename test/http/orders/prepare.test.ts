@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { recoverAddress } from '../../../http/auth/recover.js';
 import { verifyThreadsEach } from '../../../http/auth/verifier.js';
 import type { MarketRecord } from '../../../http/catalog/model.js';
-import { prepareOrder, readSignedOrder, type OrderContext, type PreparedOrder, type PreparedOrders } from '../../../http/trading/order_request.js';
+import { prepareOrder, readSignedOrder, type OrderContext, type OrderToken, type PreparedOrder, type PreparedOrders } from '../../../http/trading/order_request.js';
 import { CHAIN_ID, DOMAIN_NAME, EXCHANGE_ADDRESS, NEG_RISK_EXCHANGE_ADDRESS, Trader } from './trader.js';
 
 const PLAIN_TOKEN = '1001';
@@ -55,7 +55,8 @@ function preparing(orders: (PreparedOrder | undefined)[]): PreparedOrders & { us
   const made = {
     orders, usedCount: 0, learned: [] as [string, boolean][],
     used: () => void made.usedCount++,
-    learn: (tokenId: string, negRisk: boolean) => void made.learned.push([tokenId, negRisk]),
+    learn: (tokenId: string, token: OrderToken) => void made.learned.push([tokenId, token.market.negRisk]),
+    authenticated: () => undefined,
   };
   return made;
 }
