@@ -141,12 +141,13 @@ export function operatorMetrics(
       type: 'counter', samples: () => frontEnds.served().map(({ frontEnd, requests }) => [{ front_end: frontEnd }, requests]),
     });
     metrics.gauge({
-      name: 'clobd_front_end_orders_total',
-      help: 'POST /order requests each front-end thread checked in full itself, by outcome: placed (the main thread placed the order as checked) or handed_over (its key or its market had changed since the thread was told them: the whole request went to the main thread).',
+      name: 'clobd_front_end_checked_total',
+      help: 'POST /order and DELETE /order requests each front-end thread checked in full itself, by route and outcome: done (the main thread placed or cancelled as checked) or handed_over (the key, or the order\'s market, had changed since the thread was told them: the whole request went to the main thread).',
       type: 'counter',
-      samples: () => frontEnds.served().flatMap(({ frontEnd, placed, fellBack }): [{ front_end: number; outcome: string }, number][] => [
-        [{ front_end: frontEnd, outcome: 'placed' }, placed], [{ front_end: frontEnd, outcome: 'handed_over' }, fellBack],
-      ]),
+      samples: () => frontEnds.served().flatMap(({ frontEnd, checks }) => (['place', 'cancel'] as const).flatMap((kind): [{ front_end: number; route: string; outcome: string }, number][] => {
+        const route = kind === 'place' ? 'POST /order' : 'DELETE /order';
+        return [[{ front_end: frontEnd, route, outcome: 'done' }, checks[kind].done], [{ front_end: frontEnd, route, outcome: 'handed_over' }, checks[kind].handedOver]];
+      })),
     });
   }
   orderMetrics(metrics, trading);

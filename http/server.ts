@@ -43,7 +43,7 @@ import { polymarketRoutes } from './trading/polymarket_routes.js';
 import { engineMarketState, syncCatalogFlags } from './trading/catalog_flags.js';
 import { openDemo, seedDemo } from './trading/demo.js';
 import { heartbeatRoutes, Heartbeats } from './trading/heartbeats.js';
-import { orderRoutes, placeChecked, type OrderRouteDeps } from './trading/order_routes.js';
+import { cancelChecked, orderRoutes, placeChecked, type OrderRouteDeps } from './trading/order_routes.js';
 import { engineOptionsOf, startTrading, type TradingRuntime } from './trading/runtime.js';
 import { assertNativeUws, listenExclusive, listenShared, probeUnderscoreHeaderNames, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
 import { FrontEnds } from './front_end/hub.js';
@@ -345,14 +345,18 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     const table = tables[name];
     table.routes.push(openApiRoute({ title: `clobd ${name} API`, listener: name, routes: table.routes, style: table.style, listenerCaps: table.caps, caps: config.rateLimits }));
   }
-  // The threads check a POST /order in full themselves, on the process's clock only (a server
-  // started on another clock, in tests of time, checks every order here).
-  const placeRoute = tables.clob.routes.find((entry) => entry.method === 'POST' && entry.path === '/order');
-  if (frontEnds !== undefined && placeRoute !== undefined && options.now === undefined) {
-    const caps = capIdsOf(limiter, [...tables.clob.caps, ...placeRoute.limits]);
-    frontEnds.placing = {
-      authWindowS: config.authWindowS, perClientCaps: caps.perClient, sharedCaps: caps.shared,
-      place: (checked) => placeChecked(orders, checked), token: trading.token, metrics: metrics?.route('clob', 'POST', '/order'),
+  // The threads check a POST /order and a DELETE /order in full themselves, on the process's clock
+  // only (a server started on another clock, in tests of time, checks every one here).
+  if (frontEnds !== undefined && options.now === undefined) {
+    const capsOf = (method: string): { perClientCaps: number[]; sharedCaps: number[] } => {
+      const found = tables.clob.routes.find((entry) => entry.method === method && entry.path === '/order')!;
+      const ids = capIdsOf(limiter, [...tables.clob.caps, ...found.limits]);
+      return { perClientCaps: ids.perClient, sharedCaps: ids.shared };
+    };
+    frontEnds.checking = {
+      authWindowS: config.authWindowS, routes: { place: capsOf('POST'), cancel: capsOf('DELETE') },
+      place: (checked) => placeChecked(orders, checked), cancel: (checked) => cancelChecked(orders, checked), token: trading.token,
+      metrics: { place: metrics?.route('clob', 'POST', '/order'), cancel: metrics?.route('clob', 'DELETE', '/order') },
       fail: (error, requestId) => errorReply(tables.clob.style, error, log, '/order', requestId),
     };
   }

@@ -16,18 +16,31 @@ import { listenShared, uws, type HttpRequest, type HttpResponse, type TemplatedA
 import type { WebSocket } from '@trufflesuite/uws-js-unofficial';
 import { performance } from 'node:perf_hooks';
 import { clientKey, RELAYED_FOR_HEADER, RelayTrust } from '../client_address.js';
-import { ALL_CLIENTS, capIdsIn, PLACE_CAPS, RateLimiter, type Cap } from '../rate_limit.js';
+import { ALL_CLIENTS, CANCEL_CAPS, capIdsIn, PLACE_CAPS, RateLimiter, type Cap } from '../rate_limit.js';
 import { CHARGED, requestIdOf, SHUTTING_DOWN } from '../router.js';
 import { ChannelCaps, CLOSE_TOO_MANY_REQUESTS, type SocketKeys } from '../ws/caps.js';
 import { refusalMessage, SOCKET_SETTINGS, WS_PATHS } from '../ws/channels.js';
 import { currentThreadId } from '../../engine/shard/thread_times.js';
 import { makeVerifier, type SignatureVerifier } from '../auth/verifier.js';
 import { authenticateL2, readL2HeadersOf, type ApiKeyRecord } from '../auth/l2.js';
-import { BATCH_ORDERS_MAX, prepareOrder, readSignedOrder, type OrderDomains, type OrderToken, type SignedOrder } from '../trading/order_request.js';
+import { BATCH_ORDERS_MAX, ORDER_ID_PATTERN, prepareOrder, readSignedOrder, type OrderDomains, type OrderToken, type SignedOrder } from '../trading/order_request.js';
+import type { Value } from './codec.js';
 import { Link, type LinkMemory, type Message } from './link.js';
-import { Down, LISTENERS, Up } from './wire.js';
+import { Down, LISTENERS, Up, type CheckedRoute, type CheckingSetup } from './wire.js';
 
 const CLOB = LISTENERS.indexOf('clob');
+
+/** The order id of a DELETE /order body ({"orderID": "..."}), or undefined where the route would refuse it. */
+function cancelledOrderId(body: Buffer): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+    const orderId = (parsed as Record<string, unknown>)['orderID'];
+    return typeof orderId === 'string' && ORDER_ID_PATTERN.test(orderId) ? orderId : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Sets `key` as the newest entry of `map`, forgetting the oldest past `max`. */
 function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
@@ -53,8 +66,8 @@ export interface EdgeSetup {
   readonly orderDomains: OrderDomains;
   /** Its own signature pool's threads (auth/verifier.ts; 0: it recovers on its own thread). */
   readonly verifyThreads: number;
-  /** When set, it checks a POST /order in full itself (placeChecked): the L2 window and the route's caps. */
-  readonly placing?: { readonly authWindowS: number; readonly perClientCaps: readonly number[]; readonly sharedCaps: readonly number[] };
+  /** When set, it checks a POST /order and a DELETE /order in full itself (hub.ts Checking): the L2 window and each route's caps. */
+  readonly checking?: CheckingSetup;
 }
 
 /** A read the main thread said this thread may answer again (wire.ts ANSWER), and how. */
@@ -144,8 +157,8 @@ class Edge {
   /** Tokens' markets and API keys, as the main thread told this thread. */
   private readonly tokens = new Map<string, OrderToken>();
   private readonly apiKeys = new Map<string, ApiKeyRecord>();
-  /** POST /order's per-key caps (PLACE_CAPS). */
-  private readonly placeCaps: readonly number[];
+  /** The per-key caps of POST /order (PLACE_CAPS) and of DELETE /order (CANCEL_CAPS). */
+  private readonly keyCaps: { readonly place: readonly number[]; readonly cancel: readonly number[] };
   private readonly verifier: SignatureVerifier;
   /** Requests whose orders are being prepared: they count among those in flight. */
   private preparing = 0;
@@ -159,7 +172,7 @@ class Edge {
     this.versions = new Int32Array(setup.bookVersions);
     this.relay = setup.relaySecret === undefined ? undefined : new RelayTrust(Buffer.from(setup.relaySecret));
     this.verifier = makeVerifier(setup.verifyThreads);
-    this.placeCaps = capIdsIn(this.limiter, PLACE_CAPS);
+    this.keyCaps = { place: capIdsIn(this.limiter, PLACE_CAPS), cancel: capIdsIn(this.limiter, CANCEL_CAPS) };
   }
 
   async listen(): Promise<void> {
@@ -200,22 +213,28 @@ class Edge {
       this.waiting.set(id, { pending, keepAs });
     };
     const orders = listener === CLOB && method === 'POST' ? ORDER_ROUTES.get(url) : undefined;
-    // A single order is checked here in full when this thread knows its key and its market.
-    const check = orders === false && this.setup.placing !== undefined
-      ? { requestId: requestIdOf(req), client: this.setup.placing.perClientCaps.length > 0 ? clientKey(res, this.relay === undefined ? '' : req.getHeader(RELAYED_FOR_HEADER), this.relay) : undefined }
-      : undefined;
-    const prepareThenForward = orders === undefined ? forward : (body: Buffer | undefined): void => {
-      if (body === undefined) return forward(body);
+    // A single order, or a cancel of one, is checked here in full when this thread knows its key
+    // (and the order's market).
+    const checking = this.setup.checking;
+    const route: CheckedRoute | undefined = checking === undefined || listener !== CLOB || url !== '/order' ? undefined
+      : method === 'POST' ? 'place' : method === 'DELETE' ? 'cancel' : undefined;
+    const check = route === undefined ? undefined : {
+      route, requestId: requestIdOf(req),
+      client: checking!.routes[route].perClientCaps.length > 0 ? clientKey(res, this.relay === undefined ? '' : req.getHeader(RELAYED_FOR_HEADER), this.relay) : undefined,
+    };
+    const afterBody = check === undefined && orders === undefined ? forward : (body: Buffer | undefined): void => {
+      // A cancel goes over with no orders prepared: the main thread may then tell this thread its key.
+      if (body === undefined) return forward(body, check?.route === 'cancel' ? [] : undefined);
       this.preparing++;
       const done = (): void => void this.preparing--;
-      if (check === undefined) return void this.prepare(body, orders).then((prepared) => (done(), forward(body, prepared)));
+      if (check === undefined) return void this.prepare(body, orders!).then((prepared) => (done(), forward(body, prepared)));
       // Nothing in a check throws but a defect; then the route sees the request as it came.
-      void this.checkOrder(id, body, headers, check.client, check.requestId, pending, forward).catch(() => forward(body)).finally(done);
+      void this.check(check.route, id, body, headers, check.client, check.requestId, pending, forward).catch(() => forward(body)).finally(done);
     };
     const length = req.getHeader('content-length');
     // A request announces a body by its length or by chunks; one without either has none.
     if ((length === '' || length === '0') && req.getHeader('transfer-encoding') === '') return forward(undefined);
-    readBody(res, pending, length, bodyBytesMax, prepareThenForward);
+    readBody(res, pending, length, bodyBytesMax, afterBody);
   }
 
   /**
@@ -245,46 +264,63 @@ class Edge {
   }
 
   /**
-   * Checks a POST /order in full, as the route would (L2 authentication with a key the main
-   * thread told this thread, the order read and its signature recovered against the token's
-   * market as told, then the route's caps charged in the router's order), and hands the main
-   * thread only the order to place (wire.ts PLACE). Anything it cannot check, or that fails a
-   * check, goes over as the whole request (with what was charged already), and the route answers
-   * it as it answers its own: the same refusals, texts and counts.
+   * Checks a POST /order or a DELETE /order in full, as its route would (L2 authentication with a
+   * key the main thread told this thread; for an order, the order read and its signature
+   * recovered against the token's market as told; for a cancel, its order id; then the route's
+   * caps charged in the router's order), and hands the main thread only what to place or cancel
+   * (wire.ts PLACE, CANCEL). Anything it cannot check, or that fails a check, goes over as the
+   * whole request (with what was charged already), and the route answers it as it answers its
+   * own: the same refusals, texts and counts.
    */
-  private async checkOrder(
-    id: number, body: Buffer, headers: readonly string[], client: Int32Array | undefined, requestId: string, pending: Pending,
+  private async check(
+    route: CheckedRoute, id: number, body: Buffer, headers: readonly string[], client: Int32Array | undefined, requestId: string, pending: Pending,
     forward: (body: Buffer, prepared?: string[], charged?: number) => void,
   ): Promise<void> {
-    const placing = this.setup.placing!;
+    const checking = this.setup.checking!;
     const header = (name: string): string => {
       for (let at = 0; at < headers.length; at += 2) if (headers[at] === name) return headers[at + 1]!;
       return '';
     };
+    const nowMs = Date.now();
     let key: ApiKeyRecord;
-    let order: SignedOrder;
     try {
-      key = authenticateL2(readL2HeadersOf(header), 'POST', '/order', body, Math.floor(Date.now() / 1000), placing.authWindowS, (apiKey) => this.apiKeys.get(apiKey));
-      order = await readSignedOrder(JSON.parse(body.toString('utf8')), {
-        key, ...this.setup.orderDomains, token: (tokenId) => this.tokens.get(tokenId),
-        recover: (digest, signature) => this.verifier.recover(digest, signature),
-      }, Date.now());
+      key = authenticateL2(readL2HeadersOf(header), route === 'place' ? 'POST' : 'DELETE', '/order', body, Math.floor(nowMs / 1000), checking.authWindowS, (apiKey) => this.apiKeys.get(apiKey));
     } catch {
-      return forward(body, await this.prepare(body, false));
+      return forward(body, route === 'place' ? await this.prepare(body, false) : []);
     }
-    const { place, token } = order;
-    const prepared = [place.orderId, token.market.negRisk ? '1' : '0', place.account];
-    if (client !== undefined && this.limiter.charge(placing.perClientCaps, client) > 0) return forward(body, prepared, CHARGED.none);
-    if (placing.sharedCaps.length > 0 && this.limiter.charge(placing.sharedCaps, ALL_CLIENTS) > 0) return forward(body, prepared, CHARGED.client);
-    if (this.placeCaps.length > 0 && this.limiter.charge(this.placeCaps, key.address) > 0) return forward(body, prepared, CHARGED.shared);
+    const credentials = [key.apiKey, key.secretBytes, key.passphrase] as const;
+    let message: Value[];
+    let prepared: string[];
+    if (route === 'place') {
+      let order: SignedOrder;
+      try {
+        order = await readSignedOrder(JSON.parse(body.toString('utf8')), {
+          key, ...this.setup.orderDomains, token: (tokenId) => this.tokens.get(tokenId),
+          recover: (digest, signature) => this.verifier.recover(digest, signature),
+        }, nowMs);
+      } catch {
+        return forward(body, await this.prepare(body, false));
+      }
+      const { place, token } = order;
+      const { market } = token;
+      prepared = [place.orderId, market.negRisk ? '1' : '0', place.account];
+      message = [
+        Up.Place, id, requestId, ...credentials, order.tokenId, market.negRisk, market.conditionId, token.outcome, market.tickUnits, market.minSizeMicros,
+        place.account, place.orderId, place.side, place.orderType, place.priceUnits, place.sizeMicros, place.expirationMs, place.postOnly,
+      ];
+    } else {
+      const orderId = cancelledOrderId(body);
+      prepared = [];
+      if (orderId === undefined) return forward(body, prepared);
+      message = [Up.Cancel, id, requestId, ...credentials, orderId];
+    }
+    const caps = checking.routes[route];
+    if (client !== undefined && this.limiter.charge(caps.perClientCaps, client) > 0) return forward(body, prepared, CHARGED.none);
+    if (caps.sharedCaps.length > 0 && this.limiter.charge(caps.sharedCaps, ALL_CLIENTS) > 0) return forward(body, prepared, CHARGED.client);
+    const keyCaps = this.keyCaps[route];
+    if (keyCaps.length > 0 && this.limiter.charge(keyCaps, key.address) > 0) return forward(body, prepared, CHARGED.shared);
     if (pending.closed) return;
-    const { market } = token;
-    const sent = this.link.send([
-      Up.Place, id, requestId, key.apiKey, key.secretBytes, key.passphrase, order.tokenId, market.negRisk, market.conditionId, token.outcome,
-      market.tickUnits, market.minSizeMicros, place.account, place.orderId, place.side, place.orderType, place.priceUnits, place.sizeMicros,
-      place.expirationMs, place.postOnly,
-    ], WAITING_REQUEST_BYTES_MAX);
-    if (!sent) return pending.reply(busy);
+    if (!this.link.send(message, WAITING_REQUEST_BYTES_MAX)) return pending.reply(busy);
     this.waiting.set(id, { pending, keepAs: undefined, fallBack: () => forward(body, prepared, CHARGED.all) });
   }
 

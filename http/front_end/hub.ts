@@ -24,11 +24,11 @@ import type { EdgeSetup, FromEdge } from './edge.js';
 import type { Value } from './codec.js';
 import { allocateLink, Link, type Message } from './link.js';
 import { keysOf, StandInApp, StandInRequest, StandInResponse, StandInSocket, type ThreadSide } from './stand_in.js';
-import { Down, LISTENERS, Up, type ListenerName } from './wire.js';
+import { Down, LISTENERS, Up, type CheckedRoute, type CheckingSetup, type ListenerName } from './wire.js';
 import type { ApiKeyRecord } from '../auth/l2.js';
 import type { Reply } from '../respond.js';
 import type { RouteMetrics } from '../metrics.js';
-import type { CheckedOrder, OrderDomains, OrderToken, PreparedOrder, PreparedOrders } from '../trading/order_request.js';
+import type { CheckedCancel, CheckedOrder, OrderDomains, OrderToken, PreparedOrder, PreparedOrders } from '../trading/order_request.js';
 import { write } from '../respond.js';
 import type { OrderType, Side } from '../../engine/command.js';
 
@@ -84,9 +84,8 @@ class EdgeThread implements ThreadSide {
   requestsServed = 0;
   /** Order signatures it recovered that placements used (for /metrics). */
   recovered = 0;
-  /** Orders it checked in full that were placed here, and those it was told to hand over whole (for /metrics). */
-  placed = 0;
-  fellBack = 0;
+  /** Requests it checked in full, per route: placed or cancelled here, or told to hand over whole (for /metrics). */
+  readonly checks: Record<CheckedRoute, { done: number; handedOver: number }> = { place: { done: 0, handedOver: 0 }, cancel: { done: 0, handedOver: 0 } };
   /** Its kernel thread id (Linux), for the per-thread CPU metrics. */
   threadId: number | undefined = undefined;
   worker: Worker | undefined = undefined;
@@ -176,7 +175,8 @@ class EdgeThread implements ThreadSide {
         this.hub.guard(() => found.handler(res as unknown as HttpResponse, req as unknown as HttpRequest), res);
         return;
       }
-      case Up.Place: return this.place(message);
+      case Up.Place: return this.checked('place', message);
+      case Up.Cancel: return this.checked('cancel', message);
       case Up.Aborted: {
         const res = this.requests.get(message[1] as number);
         this.requests.delete(message[1] as number);
@@ -236,45 +236,56 @@ class EdgeThread implements ThreadSide {
   }
 
   /**
-   * An order the thread checked in full (wire.ts PLACE): placed here once its key and market are
-   * confirmed, and answered as POST /order answers; otherwise the thread hands the whole request
-   * over (FALLBACK), told the token's market as it is now.
+   * A POST /order or DELETE /order the thread checked in full (wire.ts PLACE, CANCEL): placed or
+   * cancelled here once its key (and an order's market) are confirmed, and answered as the route
+   * answers; otherwise the thread hands the whole request over (FALLBACK), told an order's token's
+   * market as it is now.
    */
-  private place(message: Message): void {
-    const placing = this.hub.placing;
+  private checked(route: CheckedRoute, message: Message): void {
+    const checking = this.hub.checking;
     this.requestsServed++;
-    const [, id, requestId, apiKey, secret, passphrase, tokenId, negRisk, conditionId, outcome, tickUnits, minSizeMicros,
-      account, orderId, side, orderType, priceUnits, sizeMicros, expirationMs, postOnly] = message as [
-      number, number, string, string, Uint8Array, string, string, boolean, string, number, number, number,
-      string, string, number, number, number, number, number, boolean];
+    const id = message[1] as number;
+    const requestId = message[2] as string;
+    const key = { apiKey: message[3] as string, secret: message[4] as Uint8Array, passphrase: message[5] as string };
+    const counts = this.checks[route];
     const fallBack = (): void => {
       this.requests.delete(id);
-      this.fellBack++;
+      counts.handedOver++;
       this.link.send([Down.Fallback, id]);
     };
-    if (placing === undefined) return fallBack();
+    if (checking === undefined) return fallBack();
     const startedMs = performance.now();
     const res = new StandInResponse(this, id, NO_PEER, '', undefined);
     this.requests.set(id, res);
-    const checked: CheckedOrder = {
-      apiKey, secret, passphrase, tokenId, outcome, market: { negRisk, conditionId, tickUnits, minSizeMicros },
-      place: { account, orderId, marketKey: conditionId, outcome, side: side as Side, orderType: orderType as OrderType, priceUnits, sizeMicros, expirationMs, postOnly },
-    };
     const answer = (reply: Reply): void => {
       write(res as unknown as HttpResponse, reply, false, requestId);
-      placing.metrics?.record(reply.status, startedMs);
+      checking.metrics[route]?.record(reply.status, startedMs);
     };
-    placing.place(checked).then((reply) => {
+    let run: Promise<Reply | undefined>;
+    let tokenId = '';
+    if (route === 'place') {
+      const [,,,,,, token, negRisk, conditionId, outcome, tickUnits, minSizeMicros, account, orderId, side, orderType, priceUnits, sizeMicros, expirationMs, postOnly] = message as [
+        number, number, string, string, Uint8Array, string, string, boolean, string, number, number, number,
+        string, string, number, number, number, number, number, boolean];
+      tokenId = token;
+      run = checking.place({
+        ...key, tokenId, outcome, market: { negRisk, conditionId, tickUnits, minSizeMicros },
+        place: { account, orderId, marketKey: conditionId, outcome, side: side as Side, orderType: orderType as OrderType, priceUnits, sizeMicros, expirationMs, postOnly },
+      });
+    } else {
+      run = checking.cancel({ ...key, orderId: message[6] as string });
+    }
+    run.then((reply) => {
       if (reply !== undefined) {
-        this.placed++;
-        // The signature the thread recovered (as a prepared one the route uses: Preparations.used).
-        this.recovered++;
+        counts.done++;
+        // An order's signature the thread recovered (as a prepared one the route uses: Preparations.used).
+        if (route === 'place') this.recovered++;
         return answer(reply);
       }
-      const token = placing.token(tokenId);
+      const token = route === 'place' ? checking.token(tokenId) : undefined;
       if (token !== undefined) this.teachToken(tokenId, token);
       fallBack();
-    }, (error: unknown) => answer(placing.fail(error, requestId)));
+    }, (error: unknown) => answer(checking.fail(error, requestId)));
   }
 
   /** The thread is gone: its requests' clients are gone with it, and so are its sockets. */
@@ -308,20 +319,18 @@ export interface FrontEndsOptions {
   readonly verifyThreads: number;
 }
 
-/** What a thread needs to check a POST /order itself, and what the main thread does with one it checked. */
-export interface Placing {
-  /** The seconds an L2 timestamp may be off (AUTH_WINDOW_S), and POST /order's caps (router.ts capIdsOf). */
-  readonly authWindowS: number;
-  readonly perClientCaps: readonly number[];
-  readonly sharedCaps: readonly number[];
+/** What a thread needs to check POST /order and DELETE /order itself, and what the main thread does with what it checked. */
+export interface Checking extends CheckingSetup {
   /** Places a checked order (order_routes.ts placeChecked): its answer, or undefined to hand the request over. */
   place(checked: CheckedOrder): Promise<Reply | undefined>;
-  /** The answer to what placing threw, as the CLOB listener answers errors. */
+  /** Cancels a checked cancel (order_routes.ts cancelChecked): its answer, or undefined to hand the request over. */
+  cancel(checked: CheckedCancel): Promise<Reply | undefined>;
+  /** The answer to what placing or cancelling threw, as the CLOB listener answers errors. */
   fail(error: unknown, requestId: string): Reply;
   /** A token's market as it is now. */
   token(tokenId: string): OrderToken | undefined;
-  /** POST /order's metrics. */
-  readonly metrics: RouteMetrics | undefined;
+  /** Each route's metrics. */
+  readonly metrics: Readonly<Record<CheckedRoute, RouteMetrics | undefined>>;
 }
 
 /** The front-end threads beside the main thread, and the stand-in apps their requests run on. */
@@ -332,8 +341,8 @@ export class FrontEnds {
   readonly log: Logger;
   /** Where the reads a thread answered itself are counted (set once the metrics exist; undefined with METRICS=off). */
   metrics: Metrics | undefined = undefined;
-  /** Orders a thread checks in full itself (POST /order), and how they are placed here: set before start(); undefined: none. */
-  placing: Placing | undefined = undefined;
+  /** What threads check in full themselves, and how it is placed or cancelled here: set before start(); undefined: nothing. */
+  checking: Checking | undefined = undefined;
 
   constructor(readonly options: FrontEndsOptions) {
     this.log = options.log;
@@ -378,7 +387,7 @@ export class FrontEnds {
       index: thread.index, host: this.options.host, ports: LISTENERS.map((name) => ports[name]), link: thread.memory, bodyTimeoutMs: this.options.bodyTimeoutMs,
       buckets: this.options.buckets, caps: this.options.caps, bookVersions: this.options.bookVersions, orderDomains: this.options.orderDomains,
       verifyThreads: this.options.verifyThreads,
-      ...(this.placing === undefined ? {} : { placing: { authWindowS: this.placing.authWindowS, perClientCaps: this.placing.perClientCaps, sharedCaps: this.placing.sharedCaps } }),
+      ...(this.checking === undefined ? {} : { checking: { authWindowS: this.checking.authWindowS, routes: this.checking.routes } }),
       ...(this.options.relaySecret === undefined ? {} : { relaySecret: this.options.relaySecret }),
     };
     const worker = new Worker(new URL('./edge.js', import.meta.url), { workerData: setup });
@@ -457,10 +466,8 @@ export class FrontEnds {
   }
 
   /** Requests each front end handed over so far (the main thread's own are not counted here), and its thread. */
-  served(): { frontEnd: number; requests: number; threadId: number | undefined; placed: number; fellBack: number }[] {
-    return this.threads.map((thread) => ({
-      frontEnd: thread.index, requests: thread.requestsServed, threadId: thread.threadId, placed: thread.placed, fellBack: thread.fellBack,
-    }));
+  served(): { frontEnd: number; requests: number; threadId: number | undefined; checks: EdgeThread['checks'] }[] {
+    return this.threads.map((thread) => ({ frontEnd: thread.index, requests: thread.requestsServed, threadId: thread.threadId, checks: thread.checks }));
   }
 
   /** Order signatures the threads recovered that placements used. */

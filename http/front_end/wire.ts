@@ -10,6 +10,8 @@
 //            account, order id, side, order type, price, size, expiration, post only
 //                                    a POST /order the thread checked in full (authenticated, read, signature
 //                                    recovered, caps charged): placed if its key and market are still those
+//   CANCEL   id, request id, api key, secret, passphrase, order id
+//                                    a DELETE /order the thread checked in full: cancelled if its key is still that
 //   ABORTED  id                      the client went away before its answer
 //   UPGRADE  id, url, query, headers, peer address bytes, peer address text     (the CLOB listener's /ws/…)
 //   WS_MESSAGE id, data, isBinary
@@ -34,10 +36,19 @@
 //   END      id, code, reason / CLOSE id
 //   PUBLISH  topic, data, isBinary   to every socket of the front end that follows the topic
 //   FLUSH    token                   send what SERVED holds now, then FLUSHED (a scrape of /metrics)
-export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, Place: 5, WsClosed: 6, Dropped: 7, Served: 8, Flushed: 9 } as const;
+export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, Place: 5, WsClosed: 6, Dropped: 7, Served: 8, Flushed: 9, Cancel: 23 } as const;
 
 export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17, Keys: 18, Flush: 19, Token: 20, ApiKey: 21, Fallback: 22 } as const;
 
 /** The listeners in the order a REQUEST names them. */
 export const LISTENERS = ['clob', 'catalog', 'data'] as const;
 export type ListenerName = (typeof LISTENERS)[number];
+
+/** The routes a thread checks in full itself: POST /order ('place') and DELETE /order ('cancel'). */
+export type CheckedRoute = 'place' | 'cancel';
+
+/** What a thread needs to check them: the L2 window (AUTH_WINDOW_S) and each route's caps (router.ts capIdsOf). */
+export interface CheckingSetup {
+  readonly authWindowS: number;
+  readonly routes: Readonly<Record<CheckedRoute, { readonly perClientCaps: readonly number[]; readonly sharedCaps: readonly number[] }>>;
+}

@@ -45,12 +45,21 @@ export function sameMarket(token: OrderToken, seen: OrderToken): boolean {
  * thread instead of its request: the key it authenticated it with, and the market it checked it
  * against, for the main thread to confirm (trading/order_routes.ts placeChecked).
  */
-export interface CheckedOrder extends OrderToken {
+export interface CheckedOrder extends CheckedKey, OrderToken {
+  readonly tokenId: string;
+  readonly place: PlaceOrder;
+}
+
+/** The key a front-end thread authenticated a request with, for the main thread to confirm. */
+export interface CheckedKey {
   readonly apiKey: string;
   readonly secret: Uint8Array;
   readonly passphrase: string;
-  readonly tokenId: string;
-  readonly place: PlaceOrder;
+}
+
+/** A cancel of one order a front-end thread checked in full (DELETE /order). */
+export interface CheckedCancel extends CheckedKey {
+  readonly orderId: string;
 }
 
 export interface OrderContext extends OrderDomains {

@@ -17,7 +17,7 @@ import { CANCEL_CAPS, PLACE_CAPS, type AccountCharge } from '../rate_limit.js';
 import { CHARGED, route, type Route } from '../router.js';
 import type { TradingClient, TradeResult } from './client.js';
 import { ShardUnavailable } from './shards.js';
-import { BATCH_ORDERS_MAX, ORDER_ID_PATTERN, readSignedOrder, type CheckedOrder, type OrderContext, type PreparedOrders, type SignedOrder, type TokenPlace, sameMarket } from './order_request.js';
+import { BATCH_ORDERS_MAX, ORDER_ID_PATTERN, readSignedOrder, type CheckedCancel, type CheckedKey, type CheckedOrder, type OrderContext, type PreparedOrders, type SignedOrder, type TokenPlace, sameMarket } from './order_request.js';
 
 /** Ids in one DELETE /orders (contract §4). */
 export const CANCEL_IDS_MAX = 1000;
@@ -96,14 +96,27 @@ function orderContext(deps: OrderRouteDeps, key: ApiKeyRecord): OrderContext {
  * the whole request over, and the route checks it again).
  */
 export async function placeChecked(deps: OrderRouteDeps, checked: CheckedOrder): Promise<Reply | undefined> {
-  const key = deps.keys.lookup(checked.apiKey);
+  const key = confirmedKey(deps, checked);
   const token = deps.token(checked.tokenId);
   const { place } = checked;
-  if (key === undefined || !key.secretBytes.equals(checked.secret) || key.passphrase !== checked.passphrase || key.address !== place.account) return undefined;
+  if (key === undefined || key.address !== place.account) return undefined;
   if (token === undefined || !sameMarket(token, checked)) return undefined;
   const placement = placementOf({ orderId: place.orderId, tokenId: checked.tokenId, place, token }, await deps.client.placeOrder(place));
   if (typeof placement === 'string') throw badRequest(placement);
   return json(placement);
+}
+
+/** A DELETE /order a front-end thread checked in full: as placeChecked, for a cancel. */
+export async function cancelChecked(deps: OrderRouteDeps, checked: CheckedCancel): Promise<Reply | undefined> {
+  const key = confirmedKey(deps, checked);
+  if (key === undefined) return undefined;
+  return json(cancelAnswer((await deps.client.cancelOrder(key.address, checked.orderId)).events));
+}
+
+/** The key a thread authenticated with, when it is still the main thread's (not revoked, the same secret and passphrase). */
+function confirmedKey(deps: OrderRouteDeps, checked: CheckedKey): ApiKeyRecord | undefined {
+  const key = deps.keys.lookup(checked.apiKey);
+  return key !== undefined && key.secretBytes.equals(checked.secret) && key.passphrase === checked.passphrase ? key : undefined;
 }
 
 /** One order of a body: `index` is its place there, which a front-end thread's preparations follow. */
@@ -197,7 +210,9 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
       request: { type: 'object', properties: { orderID: requestRef('OrderId') }, required: ['orderID'] }, response: cancelled,
       handler: async (context): Promise<Reply> => {
         const key = authenticate(deps, context);
-        deps.chargeCancel(key, 1);
+        // A thread that checked the cancel in full has charged the key's caps already.
+        if (context.charged !== CHARGED.all) deps.chargeCancel(key, 1);
+        (context.prepared as PreparedOrders | undefined)?.authenticated(key);
         if (!isObject(context.body)) throw badRequest('body must be {"orderID": "..."}');
         const orderId = orderIdOf(context.body['orderID']);
         return json(cancelAnswer((await deps.client.cancelOrder(key.address, orderId)).events));

@@ -167,18 +167,19 @@ test('a thread recovers the signatures of the orders it takes, and every connect
   }
 });
 
-/** clobd_front_end_orders_total summed over the threads, by outcome. */
-async function ordersChecked(server: RunningServer): Promise<{ placed: number; handedOver: number }> {
+/** clobd_front_end_checked_total of a route ('POST /order', 'DELETE /order') summed over the threads, by outcome. */
+async function checkedOn(server: RunningServer, route: string): Promise<{ done: number; handedOver: number }> {
   const metrics = await request<string>(`${server.urls.clob}/metrics`);
-  const counts = { placed: 0, handedOver: 0 };
-  for (const match of metrics.text.matchAll(/^clobd_front_end_orders_total\{front_end="\d+",outcome="(\w+)"\} (\d+)$/gm)) {
-    if (match[1] === 'placed') counts.placed += Number(match[2]);
-    else counts.handedOver += Number(match[2]);
+  const counts = { done: 0, handedOver: 0 };
+  for (const match of metrics.text.matchAll(/^clobd_front_end_checked_total\{front_end="\d+",route="([^"]+)",outcome="(\w+)"\} (\d+)$/gm)) {
+    if (match[1] !== route) continue;
+    if (match[2] === 'done') counts.done += Number(match[3]);
+    else counts.handedOver += Number(match[3]);
   }
   return counts;
 }
 
-test('a thread checks a POST /order in full itself: placed once with the route\'s answer, caps exact, a revoked key refused at once', async () => {
+test('a thread checks a POST /order and a DELETE /order in full itself: done once with the route\'s answer, caps exact, a revoked key refused at once', async () => {
   const dir = temporaryDataDir();
   const capsFile = join(dir, 'caps.json');
   writeFileSync(capsFile, JSON.stringify({ 'POST /order burst': { requests: 60, windowSeconds: 600 } }));
@@ -205,11 +206,24 @@ test('a thread checks a POST /order in full itself: placed once with the route\'
       const refused = await send(agent, server.urls.clob, alice, 'POST', '/order', unfunded.body);
       assert.deepEqual([refused.status, refused.body], [400, { error: 'not enough balance / allowance' }]);
     }
-    const checked = await ordersChecked(server);
-    assert.ok(checked.placed > 0, 'the threads placed orders they checked');
-    assert.equal(checked.handedOver, 0);
+    const placing = await checkedOn(server, 'POST /order');
+    assert.ok(placing.done > 0, 'the threads placed orders they checked');
+    assert.equal(placing.handedOver, 0);
     const open = await send(agents[0]!, server.urls.clob, alice, 'GET', '/data/orders');
-    assert.equal((open.body as { data: unknown[] }).data.length, 2 * agents.length, 'each order placed once');
+    const ids = (open.body as { data: { id: string }[] }).data.map((order) => order.id);
+    assert.equal(ids.length, 2 * agents.length, 'each order placed once');
+    // Each order cancelled on a connection other than the one that placed it, twice: once done, then not.
+    for (const [index, orderId] of ids.slice(0, agents.length).entries()) {
+      const agent = agents[(index + 5) % agents.length]!;
+      const cancelled = await send(agent, server.urls.clob, alice, 'DELETE', '/order', { orderID: orderId });
+      assert.deepEqual(cancelled.body, { canceled: [orderId], not_canceled: {} });
+      const again = await send(agent, server.urls.clob, alice, 'DELETE', '/order', { orderID: orderId });
+      assert.deepEqual((again.body as { canceled: string[] }).canceled, []);
+      assert.equal(Object.keys((again.body as { not_canceled: Record<string, string> }).not_canceled)[0], orderId);
+    }
+    const badId = await send(agents[1]!, server.urls.clob, alice, 'DELETE', '/order', { orderID: '' });
+    assert.equal(badId.status, 400);
+    assert.ok((await checkedOn(server, 'DELETE /order')).done > 0, 'the threads cancelled orders they checked');
 
     // A key revoked on one connection is refused on every other at once, though the threads knew
     // it: they check the order and hand it over, and the route refuses it.
@@ -218,18 +232,21 @@ test('a thread checks a POST /order in full itself: placed once with the route\'
     for (const agent of agents) {
       const after = await send(agent, server.urls.clob, alice, 'POST', '/order', alice.placementBody({ ...rest, salt: salt++ }).body);
       assert.deepEqual([after.status, after.body], [401, { error: 'Unauthorized/Invalid api key' }]);
+      const cancel = await send(agent, server.urls.clob, alice, 'DELETE', '/order', { orderID: ids.at(-1)! });
+      assert.deepEqual([cancel.status, cancel.body], [401, { error: 'Unauthorized/Invalid api key' }]);
     }
-    assert.ok((await ordersChecked(server)).handedOver > 0, 'the threads handed the revoked key\'s orders over');
+    assert.ok((await checkedOn(server, 'POST /order')).handedOver > 0, 'the threads handed the revoked key\'s orders over');
+    assert.ok((await checkedOn(server, 'DELETE /order')).handedOver > 0, 'and its cancels');
 
     // The cap is exact across threads, whichever thread charged it: Bob's 24 warm-up orders (the
     // threads learn his key) leave 36 of 60, and a flood of 50 places exactly those.
     for (let round = 0; round < 2; round++) {
       for (const agent of agents) assert.equal((await send(agent, server.urls.clob, bob, 'POST', '/order', bob.placementBody({ ...rest, salt: salt++ }).body)).status, 200);
     }
-    const placedBefore = (await ordersChecked(server)).placed;
+    const placedBefore = (await checkedOn(server, 'POST /order')).done;
     const flood = await Promise.all(Array.from({ length: 50 }, (_, index) => send(agents[index % agents.length]!, server.urls.clob, bob, 'POST', '/order', bob.placementBody({ ...rest, salt: salt++ }).body)));
     assert.deepEqual([flood.filter((answer) => answer.status === 200).length, flood.filter((answer) => answer.status === 429).length], [36, 14]);
-    assert.ok((await ordersChecked(server)).placed > placedBefore, 'the flood went through the threads\' own checks');
+    assert.ok((await checkedOn(server, 'POST /order')).done > placedBefore, 'the flood went through the threads\' own checks');
     for (const agent of agents) agent.destroy();
   } finally {
     await server.stop();
