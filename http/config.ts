@@ -44,7 +44,7 @@ export interface Config {
   readonly demoFlowRate: number;
   /** The seed of the demo flow's random choices (DEMO_FLOW_SEED). */
   readonly demoFlowSeed: number;
-  /** clobd's own: piscina threads that check order signatures, in all (shared among the front ends: auth/verifier.ts verifyThreadsEach); 0 checks them on the front ends. */
+  /** clobd's own: piscina threads that check order signatures (with several front ends, divided among them, rounded up: auth/verifier.ts verifyThreadsEach); 0 checks them on the front ends. */
   readonly verifyThreads: number;
   /** clobd's own: the compatibility listener for underscore header names (see compat_proxy.ts); undefined = off. */
   readonly compatPort: number | undefined;

@@ -357,7 +357,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       authWindowS: config.authWindowS, routes: { place: capsOf('POST'), cancel: capsOf('DELETE') },
       place: (checked) => placeChecked(orders, checked), cancel: (checked) => cancelChecked(orders, checked), token: trading.token,
       metrics: { place: metrics?.route('clob', 'POST', '/order'), cancel: metrics?.route('clob', 'DELETE', '/order') },
-      fail: (error, requestId) => errorReply(tables.clob.style, error, log, '/order', requestId),
+      fail: (error, requestId) => errorReply(tables.clob.style, error, log, '/order', requestId), lifecycle,
     };
   }
   const wanted: Record<ListenerName, number> = { clob: config.clobPort, catalog: config.catalogPort, data: config.dataPort };

@@ -21,8 +21,8 @@ export interface SignatureVerifier {
 }
 
 /**
- * The pool threads each front end gets: VERIFY_THREADS is the total, shared evenly among the
- * FRONT_ENDS threads (each recovers the signatures of the orders it takes), at least one each
+ * The pool threads each front-end thread gets (each recovers the signatures of the orders it
+ * takes): VERIFY_THREADS divided among the FRONT_ENDS threads, rounded up, so at least one each
  * unless it is 0.
  */
 export function verifyThreadsEach(total: number, frontEnds: number): number {

@@ -26,9 +26,10 @@ import { authenticateL2, readL2HeadersOf, type ApiKeyRecord } from '../auth/l2.j
 import { BATCH_ORDERS_MAX, ORDER_ID_PATTERN, prepareOrder, readSignedOrder, type OrderDomains, type OrderToken, type SignedOrder } from '../trading/order_request.js';
 import type { Value } from './codec.js';
 import { Link, type LinkMemory, type Message } from './link.js';
-import { Down, LISTENERS, Up, type CheckedRoute, type CheckingSetup } from './wire.js';
+import { Down, FORGET_KEY, LISTENERS, Up, type CheckedRoute, type CheckingSetup } from './wire.js';
 
 const CLOB = LISTENERS.indexOf('clob');
+const NOTHING = (): void => undefined;
 
 /** The order id of a DELETE /order body ({"orderID": "..."}), or undefined where the route would refuse it. */
 function cancelledOrderId(body: Buffer): string | undefined {
@@ -205,6 +206,8 @@ class Edge {
     const { headers, peer, peerText } = captured(res, req);
     const pending = new Pending(res, this.lifecycle, undefined, 0, '', () => {
       if (this.waiting.delete(id)) this.link.send([Up.Aborted, id]);
+      // Nothing answers it now: it is no longer in flight, and a stop does not wait for it.
+      pending.replyWith(NOTHING, 0);
     });
     pending.work();
     const forward = (body: Buffer | undefined, prepared?: string[], charged: number = CHARGED.none): void => {
@@ -227,9 +230,8 @@ class Edge {
       if (body === undefined) return forward(body, check?.route === 'cancel' ? [] : undefined);
       this.preparing++;
       const done = (): void => void this.preparing--;
-      if (check === undefined) return void this.prepare(body, orders!).then((prepared) => (done(), forward(body, prepared)));
-      // Nothing in a check throws but a defect; then the route sees the request as it came.
-      void this.check(check.route, id, body, headers, check.client, check.requestId, pending, forward).catch(() => forward(body)).finally(done);
+      if (check === undefined) return void this.prepare(body, url, headers, orders!).then((prepared) => (done(), forward(body, prepared)));
+      void this.check(check.route, id, body, headers, check.client, check.requestId, pending, forward).finally(done);
     };
     const length = req.getHeader('content-length');
     // A request announces a body by its length or by chunks; one without either has none.
@@ -245,7 +247,9 @@ class Edge {
    * of a token this thread has not been told about, one it cannot read, or one its pool refused
    * (full), is left to the main thread, which refuses or places it as usual.
    */
-  private async prepare(body: Buffer, list: boolean): Promise<string[]> {
+  private async prepare(body: Buffer, url: string, headers: readonly string[], list: boolean): Promise<string[]> {
+    // Only for a request its credentials authenticate: no one else costs this thread a recovery.
+    if (this.authenticated(headers, 'POST', url, body, Date.now()) === undefined) return [];
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));
@@ -276,52 +280,70 @@ class Edge {
     route: CheckedRoute, id: number, body: Buffer, headers: readonly string[], client: Int32Array | undefined, requestId: string, pending: Pending,
     forward: (body: Buffer, prepared?: string[], charged?: number) => void,
   ): Promise<void> {
-    const checking = this.setup.checking!;
+    // How far the caps are charged, for whatever hands the request over (a defect's too).
+    let charged: number = CHARGED.none;
+    try {
+      const checking = this.setup.checking!;
+      const nowMs = Date.now();
+      // In the route's order: authentication, the caps, then the body (a request that fails
+      // authentication costs this thread no recovery, and one over its caps none either).
+      const key = this.authenticated(headers, route === 'place' ? 'POST' : 'DELETE', '/order', body, nowMs);
+      if (key === undefined) return forward(body, [], charged);
+      const caps = checking.routes[route];
+      if (client !== undefined && this.limiter.charge(caps.perClientCaps, client) > 0) return forward(body, [], charged);
+      charged = CHARGED.client;
+      if (caps.sharedCaps.length > 0 && this.limiter.charge(caps.sharedCaps, ALL_CLIENTS) > 0) return forward(body, [], charged);
+      charged = CHARGED.shared;
+      const keyCaps = this.keyCaps[route];
+      if (keyCaps.length > 0 && this.limiter.charge(keyCaps, key.address) > 0) return forward(body, [], charged);
+      charged = CHARGED.all;
+      const credentials = [key.apiKey, key.secretBytes, key.passphrase] as const;
+      let message: Value[];
+      let prepared: string[] = [];
+      if (route === 'place') {
+        let order: SignedOrder;
+        try {
+          order = await readSignedOrder(JSON.parse(body.toString('utf8')), {
+            key, ...this.setup.orderDomains, token: (tokenId) => this.tokens.get(tokenId),
+            recover: (digest, signature) => this.verifier.recover(digest, signature),
+          }, nowMs);
+        } catch {
+          // The route refuses it with its own text (or places an order of a token this thread
+          // was not told about).
+          return forward(body, [], charged);
+        }
+        const { place, token } = order;
+        const { market } = token;
+        prepared = [place.orderId, market.negRisk ? '1' : '0', place.account];
+        message = [
+          Up.Place, id, requestId, ...credentials, order.tokenId, market.negRisk, market.conditionId, token.outcome, market.tickUnits, market.minSizeMicros,
+          place.account, place.orderId, place.side, place.orderType, place.priceUnits, place.sizeMicros, place.expirationMs, place.postOnly,
+        ];
+      } else {
+        const orderId = cancelledOrderId(body);
+        if (orderId === undefined) return forward(body, [], charged);
+        message = [Up.Cancel, id, requestId, ...credentials, orderId];
+      }
+      if (pending.closed) return;
+      if (!this.link.send(message, WAITING_REQUEST_BYTES_MAX)) return pending.reply(busy);
+      this.waiting.set(id, { pending, keepAs: undefined, fallBack: () => forward(body, prepared, CHARGED.all) });
+    } catch {
+      // Nothing above throws but a defect; then the route sees the request, with what was charged.
+      forward(body, [], charged);
+    }
+  }
+
+  /** The key a request's L2 credentials authenticate among those this thread was told, as the route checks them; undefined otherwise. */
+  private authenticated(headers: readonly string[], method: string, path: string, body: Buffer, nowMs: number): ApiKeyRecord | undefined {
     const header = (name: string): string => {
       for (let at = 0; at < headers.length; at += 2) if (headers[at] === name) return headers[at + 1]!;
       return '';
     };
-    const nowMs = Date.now();
-    let key: ApiKeyRecord;
     try {
-      key = authenticateL2(readL2HeadersOf(header), route === 'place' ? 'POST' : 'DELETE', '/order', body, Math.floor(nowMs / 1000), checking.authWindowS, (apiKey) => this.apiKeys.get(apiKey));
+      return authenticateL2(readL2HeadersOf(header), method, path, body, Math.floor(nowMs / 1000), this.setup.checking?.authWindowS ?? 0, (apiKey) => this.apiKeys.get(apiKey));
     } catch {
-      return forward(body, route === 'place' ? await this.prepare(body, false) : []);
+      return undefined;
     }
-    const credentials = [key.apiKey, key.secretBytes, key.passphrase] as const;
-    let message: Value[];
-    let prepared: string[];
-    if (route === 'place') {
-      let order: SignedOrder;
-      try {
-        order = await readSignedOrder(JSON.parse(body.toString('utf8')), {
-          key, ...this.setup.orderDomains, token: (tokenId) => this.tokens.get(tokenId),
-          recover: (digest, signature) => this.verifier.recover(digest, signature),
-        }, nowMs);
-      } catch {
-        return forward(body, await this.prepare(body, false));
-      }
-      const { place, token } = order;
-      const { market } = token;
-      prepared = [place.orderId, market.negRisk ? '1' : '0', place.account];
-      message = [
-        Up.Place, id, requestId, ...credentials, order.tokenId, market.negRisk, market.conditionId, token.outcome, market.tickUnits, market.minSizeMicros,
-        place.account, place.orderId, place.side, place.orderType, place.priceUnits, place.sizeMicros, place.expirationMs, place.postOnly,
-      ];
-    } else {
-      const orderId = cancelledOrderId(body);
-      prepared = [];
-      if (orderId === undefined) return forward(body, prepared);
-      message = [Up.Cancel, id, requestId, ...credentials, orderId];
-    }
-    const caps = checking.routes[route];
-    if (client !== undefined && this.limiter.charge(caps.perClientCaps, client) > 0) return forward(body, prepared, CHARGED.none);
-    if (caps.sharedCaps.length > 0 && this.limiter.charge(caps.sharedCaps, ALL_CLIENTS) > 0) return forward(body, prepared, CHARGED.client);
-    const keyCaps = this.keyCaps[route];
-    if (keyCaps.length > 0 && this.limiter.charge(keyCaps, key.address) > 0) return forward(body, prepared, CHARGED.shared);
-    if (pending.closed) return;
-    if (!this.link.send(message, WAITING_REQUEST_BYTES_MAX)) return pending.reply(busy);
-    this.waiting.set(id, { pending, keepAs: undefined, fallBack: () => forward(body, prepared, CHARGED.all) });
   }
 
   /**
@@ -459,6 +481,11 @@ class Edge {
         remember(this.apiKeys, apiKey, { apiKey, address, secretBytes: Buffer.from(secret), passphrase }, KEYS_KNOWN_MAX);
         return;
       }
+      case Down.Forget: {
+        if (message[1] === FORGET_KEY) this.apiKeys.delete(message[2] as string);
+        else this.tokens.delete(message[2] as string);
+        return;
+      }
       case Down.Fallback: {
         const id = message[1] as number;
         const waiting = this.waiting.get(id);
@@ -546,11 +573,13 @@ class Edge {
     for (const socket of this.listening.splice(0)) uws.us_listen_socket_close(socket);
     const deadline = Date.now() + DRAIN_MS;
     while (this.lifecycle.inFlight > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    await this.verifier.close();
     for (const ws of [...this.sockets.values()]) ws.end(1001, 'server stopping');
     // Every connection closed too (idle keep-alive ones included): a uWS socket still open when
     // the thread exits aborts the process.
     for (const app of this.apps) (app as unknown as { close(): void }).close();
+    // Its pool last: the process must not exit with a socket open, and the hub ends this thread
+    // a second after its drain.
+    await this.verifier.close();
     this.flushServed();
     this.link.stop();
   }

@@ -24,12 +24,14 @@ import type { EdgeSetup, FromEdge } from './edge.js';
 import type { Value } from './codec.js';
 import { allocateLink, Link, type Message } from './link.js';
 import { keysOf, StandInApp, StandInRequest, StandInResponse, StandInSocket, type ThreadSide } from './stand_in.js';
-import { Down, LISTENERS, Up, type CheckedRoute, type CheckingSetup, type ListenerName } from './wire.js';
+import { Down, FORGET_KEY, FORGET_TOKEN, LISTENERS, Up, type CheckedRoute, type CheckingSetup, type ListenerName } from './wire.js';
 import type { ApiKeyRecord } from '../auth/l2.js';
 import type { Reply } from '../respond.js';
 import type { RouteMetrics } from '../metrics.js';
 import type { CheckedCancel, CheckedOrder, OrderDomains, OrderToken, PreparedOrder, PreparedOrders } from '../trading/order_request.js';
-import { write } from '../respond.js';
+import type { Unconfirmed } from '../trading/order_routes.js';
+import { write, type Lifecycle } from '../respond.js';
+import { SHUTTING_DOWN } from '../router.js';
 import type { OrderType, Side } from '../../engine/command.js';
 
 const NO_PEER = new Uint8Array(0);
@@ -258,10 +260,14 @@ class EdgeThread implements ThreadSide {
     const res = new StandInResponse(this, id, NO_PEER, '', undefined);
     this.requests.set(id, res);
     const answer = (reply: Reply): void => {
+      if (!res.done) checking.metrics[route]?.record(reply.status, startedMs);
       write(res as unknown as HttpResponse, reply, false, requestId);
-      checking.metrics[route]?.record(reply.status, startedMs);
     };
-    let run: Promise<Reply | undefined>;
+    // As the router: a stopping server takes nothing more, and waits (bounded) for what it took.
+    const { lifecycle } = checking;
+    if (lifecycle.draining) return answer(SHUTTING_DOWN);
+    lifecycle.inFlight++;
+    let run: Promise<Reply | Unconfirmed>;
     let tokenId = '';
     if (route === 'place') {
       const [,,,,,, token, negRisk, conditionId, outcome, tickUnits, minSizeMicros, account, orderId, side, orderType, priceUnits, sizeMicros, expirationMs, postOnly] = message as [
@@ -276,16 +282,27 @@ class EdgeThread implements ThreadSide {
       run = checking.cancel({ ...key, orderId: message[6] as string });
     }
     run.then((reply) => {
-      if (reply !== undefined) {
-        counts.done++;
-        // An order's signature the thread recovered (as a prepared one the route uses: Preparations.used).
-        if (route === 'place') this.recovered++;
-        return answer(reply);
+      if (typeof reply === 'string') {
+        // The thread forgets what changed (or learns the market as it is now), so that it hands
+        // over one request for it, not every one.
+        if (reply === 'key') this.link.send([Down.Forget, FORGET_KEY, key.apiKey]);
+        else {
+          const token = checking.token(tokenId);
+          if (token === undefined) this.link.send([Down.Forget, FORGET_TOKEN, tokenId]);
+          else this.teachToken(tokenId, token);
+        }
+        // Counted again as the request the thread hands over.
+        this.requestsServed--;
+        return fallBack();
       }
-      const token = route === 'place' ? checking.token(tokenId) : undefined;
-      if (token !== undefined) this.teachToken(tokenId, token);
-      fallBack();
-    }, (error: unknown) => answer(checking.fail(error, requestId)));
+      counts.done++;
+      // An order's signature the thread recovered (as a prepared one the route uses: Preparations.used).
+      if (route === 'place') this.recovered++;
+      answer(reply);
+    }, (error: unknown) => {
+      counts.done++;
+      answer(checking.fail(error, requestId));
+    }).finally(() => lifecycle.inFlight--);
   }
 
   /** The thread is gone: its requests' clients are gone with it, and so are its sockets. */
@@ -321,16 +338,18 @@ export interface FrontEndsOptions {
 
 /** What a thread needs to check POST /order and DELETE /order itself, and what the main thread does with what it checked. */
 export interface Checking extends CheckingSetup {
-  /** Places a checked order (order_routes.ts placeChecked): its answer, or undefined to hand the request over. */
-  place(checked: CheckedOrder): Promise<Reply | undefined>;
-  /** Cancels a checked cancel (order_routes.ts cancelChecked): its answer, or undefined to hand the request over. */
-  cancel(checked: CheckedCancel): Promise<Reply | undefined>;
+  /** Places a checked order (order_routes.ts placeChecked): its answer, or what no longer holds (the request is handed over). */
+  place(checked: CheckedOrder): Promise<Reply | Unconfirmed>;
+  /** Cancels a checked cancel (order_routes.ts cancelChecked): its answer, or what no longer holds. */
+  cancel(checked: CheckedCancel): Promise<Reply | Unconfirmed>;
   /** The answer to what placing or cancelling threw, as the CLOB listener answers errors. */
   fail(error: unknown, requestId: string): Reply;
   /** A token's market as it is now. */
   token(tokenId: string): OrderToken | undefined;
   /** Each route's metrics. */
   readonly metrics: Readonly<Record<CheckedRoute, RouteMetrics | undefined>>;
+  /** The main thread's listeners' lifecycle: what it takes while it stops. */
+  readonly lifecycle: Lifecycle;
 }
 
 /** The front-end threads beside the main thread, and the stand-in apps their requests run on. */

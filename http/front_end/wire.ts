@@ -30,7 +30,8 @@
 //                                    a token's market: the thread prepares, and checks, its orders from now on
 //   API_KEY  api key, address, secret, passphrase   a key that authenticated a placement: the thread authenticates
 //                                    its next ones itself (the main thread confirms the key with each)
-//   FALLBACK id                      a PLACE whose key or market changed: hand the whole request over
+//   FALLBACK id                      a PLACE or CANCEL whose key or market changed: hand the whole request over
+//   FORGET   what (FORGET_KEY, FORGET_TOKEN), api key or token id   no longer the main thread's: forget it
 //   SEND     id, data, isBinary
 //   SUBSCRIBE id, topic / UNSUBSCRIBE id, topic
 //   END      id, code, reason / CLOSE id
@@ -38,7 +39,11 @@
 //   FLUSH    token                   send what SERVED holds now, then FLUSHED (a scrape of /metrics)
 export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, Place: 5, WsClosed: 6, Dropped: 7, Served: 8, Flushed: 9, Cancel: 23 } as const;
 
-export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17, Keys: 18, Flush: 19, Token: 20, ApiKey: 21, Fallback: 22 } as const;
+export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17, Keys: 18, Flush: 19, Token: 20, ApiKey: 21, Fallback: 22, Forget: 24 } as const;
+
+/** What a FORGET names. */
+export const FORGET_KEY = 0;
+export const FORGET_TOKEN = 1;
 
 /** The listeners in the order a REQUEST names them. */
 export const LISTENERS = ['clob', 'catalog', 'data'] as const;

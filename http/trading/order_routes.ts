@@ -90,26 +90,28 @@ function orderContext(deps: OrderRouteDeps, key: ApiKeyRecord): OrderContext {
   };
 }
 
+/** What of a thread's check no longer holds: the thread then hands the whole request over, and the route checks it again. */
+export type Unconfirmed = 'key' | 'market';
+
 /**
- * The answer to one order a front-end thread checked in full (front_end/edge.ts): its key and its
- * market as the thread saw them are still the main thread's, or undefined (the thread then hands
- * the whole request over, and the route checks it again).
+ * The answer to one order a front-end thread checked in full (front_end/edge.ts), once its key
+ * and its market as the thread saw them are confirmed to be still the main thread's.
  */
-export async function placeChecked(deps: OrderRouteDeps, checked: CheckedOrder): Promise<Reply | undefined> {
+export async function placeChecked(deps: OrderRouteDeps, checked: CheckedOrder): Promise<Reply | Unconfirmed> {
   const key = confirmedKey(deps, checked);
   const token = deps.token(checked.tokenId);
   const { place } = checked;
-  if (key === undefined || key.address !== place.account) return undefined;
-  if (token === undefined || !sameMarket(token, checked)) return undefined;
+  if (key === undefined || key.address !== place.account) return 'key';
+  if (token === undefined || !sameMarket(token, checked)) return 'market';
   const placement = placementOf({ orderId: place.orderId, tokenId: checked.tokenId, place, token }, await deps.client.placeOrder(place));
   if (typeof placement === 'string') throw badRequest(placement);
   return json(placement);
 }
 
 /** A DELETE /order a front-end thread checked in full: as placeChecked, for a cancel. */
-export async function cancelChecked(deps: OrderRouteDeps, checked: CheckedCancel): Promise<Reply | undefined> {
+export async function cancelChecked(deps: OrderRouteDeps, checked: CheckedCancel): Promise<Reply | Unconfirmed> {
   const key = confirmedKey(deps, checked);
-  if (key === undefined) return undefined;
+  if (key === undefined) return 'key';
   return json(cancelAnswer((await deps.client.cancelOrder(key.address, checked.orderId)).events));
 }
 
@@ -192,6 +194,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
         if (body.length > BATCH_ORDERS_MAX) throw badRequest(`at most ${BATCH_ORDERS_MAX} orders per request`);
         deps.chargePlace(key, body.length);
         const preparing = context.prepared as PreparedOrders | undefined;
+        preparing?.authenticated(key);
         const answers = await Promise.all(body.map(async (entry, index) => {
           try {
             return await placeOne(deps, key, entry, preparing, index);

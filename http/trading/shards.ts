@@ -125,23 +125,6 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 class ShardHandle {
   worker: Worker | undefined = undefined;
   commandRing: Ring;
-  /**
-   * A wake-up of the worker is due at the end of this turn of the event loop: the frames written
-   * in one turn (a link's hand-over of many orders, a batch of cancels) cost one futex call, not
-   * one each, and a worker that is awake already costs none.
-   */
-  private wakeScheduled = false;
-  private readonly wakeNow = (): void => {
-    this.wakeScheduled = false;
-    this.commandRing.wakeIfSleeping();
-  };
-
-  /** Wakes the worker at the end of this turn (see wakeScheduled). */
-  wakeAtTurnEnd(): void {
-    if (this.wakeScheduled) return;
-    this.wakeScheduled = true;
-    queueMicrotask(this.wakeNow);
-  }
 
   resultRing: Ring;
   /** Decodes this result ring's answers; a new one with every new ring (and worker). */
@@ -329,8 +312,7 @@ export class ShardPool {
       throw new ShardUnavailable(`shard ${shard} is busy`, 1);
     }
     encodeFrame(frame, ring.view, ring.bytes, claim.offset);
-    ring.publish(claim, length, false);
-    handle.wakeAtTurnEnd();
+    ring.publish(claim, length);
     return new Promise<FrameResult>((resolve, reject) => {
       handle.pending.set(requestId, { resolve, reject, account: frame.command.account, fundMicros, marketKey: frame.marketKey, adopted: false });
     });

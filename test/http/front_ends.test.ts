@@ -226,7 +226,8 @@ test('a thread checks a POST /order and a DELETE /order in full itself: done onc
     assert.ok((await checkedOn(server, 'DELETE /order')).done > 0, 'the threads cancelled orders they checked');
 
     // A key revoked on one connection is refused on every other at once, though the threads knew
-    // it: they check the order and hand it over, and the route refuses it.
+    // it: a thread checks the order and hands it over, the route refuses it, and the thread forgets
+    // the key.
     const revoked = await send(agents[0]!, server.urls.clob, alice, 'DELETE', '/auth/api-key');
     assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
     for (const agent of agents) {
@@ -235,8 +236,11 @@ test('a thread checks a POST /order and a DELETE /order in full itself: done onc
       const cancel = await send(agent, server.urls.clob, alice, 'DELETE', '/order', { orderID: ids.at(-1)! });
       assert.deepEqual([cancel.status, cancel.body], [401, { error: 'Unauthorized/Invalid api key' }]);
     }
-    assert.ok((await checkedOn(server, 'POST /order')).handedOver > 0, 'the threads handed the revoked key\'s orders over');
-    assert.ok((await checkedOn(server, 'DELETE /order')).handedOver > 0, 'and its cancels');
+    // Each thread that knew the key handed one order over and was told to forget the key: the
+    // rest went over whole (12 orders and 12 cancels over 3 threads).
+    const handedOver = (await checkedOn(server, 'POST /order')).handedOver;
+    assert.ok(handedOver >= 1 && handedOver <= 3, `one order handed over per thread, not ${handedOver}`);
+    assert.equal((await checkedOn(server, 'DELETE /order')).handedOver, 0);
 
     // The cap is exact across threads, whichever thread charged it: Bob's 24 warm-up orders (the
     // threads learn his key) leave 36 of 60, and a flood of 50 places exactly those.
