@@ -20,6 +20,16 @@ export interface SignatureVerifier {
   close(): Promise<void>;
 }
 
+/** The refusal of a signature that finds the pool's queue full (503 with Retry-After). */
+export function signaturesBusy(): HttpError {
+  return new HttpError(503, 'signature checks are busy, retry shortly', undefined, [['retry-after', '1']]);
+}
+
+/** Whether `error` is that refusal. */
+export function isSignaturesBusy(error: unknown): boolean {
+  return error instanceof HttpError && error.status === 503 && error.message === 'signature checks are busy, retry shortly';
+}
+
 /**
  * The pool threads each front-end thread gets (each recovers the signatures of the orders it
  * takes): VERIFY_THREADS divided among the FRONT_ENDS threads, rounded up, so at least one each
@@ -116,7 +126,7 @@ export class PoolVerifier implements SignatureVerifier {
 
   recover(digest: Uint8Array, signature: string): Promise<string | undefined> {
     if (this.waiting.length + this.queued >= this.queuedMax) {
-      return Promise.reject(new HttpError(503, 'signature checks are busy, retry shortly', undefined, [['retry-after', '1']]));
+      return Promise.reject(signaturesBusy());
     }
     return new Promise((resolve, reject) => {
       this.waiting.push({ digest, signature, resolve, reject });

@@ -21,12 +21,12 @@ import { CHARGED, requestIdOf, SHUTTING_DOWN } from '../router.js';
 import { ChannelCaps, CLOSE_TOO_MANY_REQUESTS, type SocketKeys } from '../ws/caps.js';
 import { refusalMessage, SOCKET_SETTINGS, WS_PATHS } from '../ws/channels.js';
 import { currentThreadId } from '../../engine/shard/thread_times.js';
-import { makeVerifier, type SignatureVerifier } from '../auth/verifier.js';
+import { isSignaturesBusy, makeVerifier, type SignatureVerifier } from '../auth/verifier.js';
 import { authenticateL2, readL2HeadersOf, type ApiKeyRecord } from '../auth/l2.js';
-import { BATCH_ORDERS_MAX, ORDER_ID_PATTERN, prepareOrder, readSignedOrder, type OrderDomains, type OrderToken, type SignedOrder } from '../trading/order_request.js';
+import { BATCH_ORDERS_MAX, ORDER_ID_PATTERN, prepareOrder, readSignedOrder, SIGNATURES_BUSY, type OrderDomains, type OrderToken, type SignedOrder } from '../trading/order_request.js';
 import type { Value } from './codec.js';
 import { Link, type LinkMemory, type Message } from './link.js';
-import { Down, FORGET_KEY, LISTENERS, Up, type CheckedRoute, type CheckingSetup } from './wire.js';
+import { BUSY, Down, FORGET_KEY, LISTENERS, Up, type CheckedRoute, type CheckingSetup } from './wire.js';
 
 const CLOB = LISTENERS.indexOf('clob');
 const NOTHING = (): void => undefined;
@@ -262,6 +262,7 @@ class Edge {
     const flat: string[] = [];
     for (const prepared of await Promise.all(orders.map((order) => prepareOrder(order, this.setup.orderDomains, negRiskOf, recover)))) {
       if (prepared === undefined) flat.push('', '', '');
+      else if (prepared === SIGNATURES_BUSY) flat.push('', BUSY, '');
       else flat.push(prepared.orderId, prepared.negRisk ? '1' : '0', prepared.signer);
     }
     return flat;
@@ -307,10 +308,10 @@ class Edge {
             key, ...this.setup.orderDomains, token: (tokenId) => this.tokens.get(tokenId),
             recover: (digest, signature) => this.verifier.recover(digest, signature),
           }, nowMs);
-        } catch {
+        } catch (error) {
           // The route refuses it with its own text (or places an order of a token this thread
-          // was not told about).
-          return forward(body, [], charged);
+          // was not told about); or, this thread's pool being full, as the pool refuses.
+          return forward(body, isSignaturesBusy(error) ? ['', BUSY, ''] : [], charged);
         }
         const { place, token } = order;
         const { market } = token;

@@ -24,11 +24,11 @@ import type { EdgeSetup, FromEdge } from './edge.js';
 import type { Value } from './codec.js';
 import { allocateLink, Link, type Message } from './link.js';
 import { keysOf, StandInApp, StandInRequest, StandInResponse, StandInSocket, type ThreadSide } from './stand_in.js';
-import { Down, FORGET_KEY, FORGET_TOKEN, LISTENERS, Up, type CheckedRoute, type CheckingSetup, type ListenerName } from './wire.js';
+import { BUSY, Down, FORGET_KEY, FORGET_TOKEN, LISTENERS, Up, type CheckedRoute, type CheckingSetup, type ListenerName } from './wire.js';
 import type { ApiKeyRecord } from '../auth/l2.js';
 import type { Reply } from '../respond.js';
 import type { RouteMetrics } from '../metrics.js';
-import type { CheckedCancel, CheckedOrder, OrderDomains, OrderToken, PreparedOrder, PreparedOrders } from '../trading/order_request.js';
+import { SIGNATURES_BUSY, type CheckedCancel, type CheckedOrder, type OrderDomains, type OrderToken, type PreparedOrder, type PreparedOrders } from '../trading/order_request.js';
 import type { Unconfirmed } from '../trading/order_routes.js';
 import { write, type Lifecycle } from '../respond.js';
 import { SHUTTING_DOWN } from '../router.js';
@@ -50,12 +50,12 @@ const FLUSH_WAIT_MS = 200;
 
 /** The orders a thread prepared for a request (wire.ts REQUEST), as the order routes read them. */
 class Preparations implements PreparedOrders {
-  readonly orders: (PreparedOrder | undefined)[] = [];
+  readonly orders: (PreparedOrder | typeof SIGNATURES_BUSY | undefined)[] = [];
 
   constructor(private readonly thread: EdgeThread, flat: readonly string[]) {
     for (let at = 0; at + 2 < flat.length; at += 3) {
       const exchange = flat[at + 1]!;
-      this.orders.push(exchange === '' ? undefined : { orderId: flat[at]!, negRisk: exchange === '1', signer: flat[at + 2]! });
+      this.orders.push(exchange === '' ? undefined : exchange === BUSY ? SIGNATURES_BUSY : { orderId: flat[at]!, negRisk: exchange === '1', signer: flat[at + 2]! });
     }
   }
 

@@ -4,7 +4,8 @@
 //
 // Front end → main thread:
 //   REQUEST  id, listener, method, url, query, headers (name, value, name, value …), peer address bytes, peer address text, body,
-//            prepared orders (POST /order and /orders only: order id, exchange, signer, … per order; edge.ts prepare),
+//            prepared orders (POST /order and /orders only: order id, exchange ('1', '0'; '' none; BUSY: the
+//            thread's pool refused it), signer, … per order; edge.ts prepare),
 //            the caps the thread charged already (router.ts CHARGED)
 //   PLACE    id, request id, api key, secret, passphrase, token id, neg risk, condition id, outcome, tick, min size,
 //            account, order id, side, order type, price, size, expiration, post only
@@ -40,6 +41,9 @@
 export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, Place: 5, WsClosed: 6, Dropped: 7, Served: 8, Flushed: 9, Cancel: 23 } as const;
 
 export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17, Keys: 18, Flush: 19, Token: 20, ApiKey: 21, Fallback: 22, Forget: 24 } as const;
+
+/** A prepared order's exchange when the thread's signature pool refused it (full). */
+export const BUSY = 'b';
 
 /** What a FORGET names. */
 export const FORGET_KEY = 0;

@@ -12,6 +12,7 @@ import { OrderType, Side } from '../../engine/command.js';
 import { rejectText } from '../../engine/reject_text.js';
 import { EncodingError, orderDigest, parseUint256, toHex, ZERO_BYTES32, type OrderStruct } from '../auth/eip712.js';
 import type { ApiKeyRecord } from '../auth/l2.js';
+import { isSignaturesBusy, signaturesBusy } from '../auth/verifier.js';
 import { formatUnits } from '../decimal.js';
 import { HttpError, badRequest } from '../errors.js';
 import type { MarketRecord } from '../catalog/model.js';
@@ -184,10 +185,16 @@ export interface PreparedOrder {
   readonly signer: string;
 }
 
+/**
+ * A preparation the thread's signature pool refused, its queue full: the order is refused there
+ * as the pool refuses (503, signature checks are busy), not recovered on the main thread instead.
+ */
+export const SIGNATURES_BUSY = 'busy';
+
 /** The prepared orders of one request, one per order of its body, and how to tell its thread about a token. */
 export interface PreparedOrders {
   /** Per order of the body, in order (one for POST /order); undefined where the thread prepared none. */
-  readonly orders: readonly (PreparedOrder | undefined)[];
+  readonly orders: readonly (PreparedOrder | typeof SIGNATURES_BUSY | undefined)[];
   /** Counts a signature the thread recovered that the placement used. */
   used(): void;
   /** Tells the thread a token's market, so that it prepares (and checks) that token's next orders itself. */
@@ -205,7 +212,7 @@ export interface PreparedOrders {
 export async function prepareOrder(
   body: unknown, domains: OrderDomains, negRiskOf: (tokenId: string) => boolean | undefined,
   recover: (digest: Uint8Array, signature: string) => Promise<string | undefined>,
-): Promise<PreparedOrder | undefined> {
+): Promise<PreparedOrder | typeof SIGNATURES_BUSY | undefined> {
   try {
     const { order, struct } = readOrderBody(body);
     const negRisk = negRiskOf(struct.tokenId);
@@ -213,8 +220,8 @@ export async function prepareOrder(
     if (negRisk === undefined || typeof signature !== 'string') return undefined;
     const digest = orderDigestOf(domains, struct, negRisk);
     return { orderId: toHex(digest), negRisk, signer: (await recover(digest, signature)) ?? '' };
-  } catch {
-    return undefined;
+  } catch (error) {
+    return isSignaturesBusy(error) ? SIGNATURES_BUSY : undefined;
   }
 }
 
@@ -223,7 +230,9 @@ export async function prepareOrder(
  * what a front-end thread worked out for it (prepareOrder), used when it assumed the exchange the
  * token's market trades on; `preparing`: that thread, told of the token when it did not.
  */
-export async function readSignedOrder(body: unknown, context: OrderContext, nowMs: number, prepared?: PreparedOrder, preparing?: PreparedOrders): Promise<SignedOrder> {
+export async function readSignedOrder(
+  body: unknown, context: OrderContext, nowMs: number, prepared?: PreparedOrder | typeof SIGNATURES_BUSY, preparing?: PreparedOrders,
+): Promise<SignedOrder> {
   const { order, owner, orderType, postOnly, side, struct } = readOrderBody(body);
   const token = context.token(struct.tokenId);
   if (token === undefined) throw badRequest('market not found');
@@ -232,15 +241,18 @@ export async function readSignedOrder(body: unknown, context: OrderContext, nowM
     throw badRequest('order.conditionId does not match the token');
   }
   const negRisk = token.market.negRisk;
-  const usable = prepared !== undefined && prepared.negRisk === negRisk;
+  const busy = prepared === SIGNATURES_BUSY;
+  const usable = prepared !== undefined && prepared !== SIGNATURES_BUSY && prepared.negRisk === negRisk;
   const digest = usable ? undefined : orderDigestOf(context, struct, negRisk);
-  const orderId = usable ? prepared.orderId : toHex(digest!);
+  const orderId = usable ? (prepared as PreparedOrder).orderId : toHex(digest!);
   const signature = order['signature'];
   if (typeof signature !== 'string') throw badRequest('order.signature must be a string');
   let signer: string | undefined;
   if (usable) {
     signer = prepared.signer === '' ? undefined : prepared.signer;
     preparing?.used();
+  } else if (busy) {
+    throw signaturesBusy();
   } else {
     signer = await context.recover(digest!, signature);
     preparing?.learn(struct.tokenId, token);

@@ -7,9 +7,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { recoverAddress } from '../../../http/auth/recover.js';
-import { verifyThreadsEach } from '../../../http/auth/verifier.js';
+import { signaturesBusy, verifyThreadsEach } from '../../../http/auth/verifier.js';
+import { HttpError } from '../../../http/errors.js';
 import type { MarketRecord } from '../../../http/catalog/model.js';
-import { prepareOrder, readSignedOrder, type OrderContext, type OrderToken, type PreparedOrder, type PreparedOrders } from '../../../http/trading/order_request.js';
+import { prepareOrder, readSignedOrder, SIGNATURES_BUSY, type OrderContext, type OrderToken, type PreparedOrder, type PreparedOrders } from '../../../http/trading/order_request.js';
 import { CHAIN_ID, DOMAIN_NAME, EXCHANGE_ADDRESS, NEG_RISK_EXCHANGE_ADDRESS, Trader } from './trader.js';
 
 const PLAIN_TOKEN = '1001';
@@ -27,8 +28,10 @@ const markets = new Map([[PLAIN_TOKEN, market(false)], [NEG_RISK_TOKEN, market(t
 const told = new Map([[PLAIN_TOKEN, false], [NEG_RISK_TOKEN, true]]);
 
 /** A thread's preparation, recovering on the calling thread. */
-function prepare(placed: unknown, negRiskOf: (tokenId: string) => boolean | undefined): Promise<PreparedOrder | undefined> {
-  return prepareOrder(placed, domains, negRiskOf, (digest, signature) => Promise.resolve(recoverAddress(digest, signature)));
+async function prepare(placed: unknown, negRiskOf: (tokenId: string) => boolean | undefined): Promise<PreparedOrder | undefined> {
+  const prepared = await prepareOrder(placed, domains, negRiskOf, (digest, signature) => Promise.resolve(recoverAddress(digest, signature)));
+  assert.notEqual(prepared, SIGNATURES_BUSY);
+  return prepared as PreparedOrder | undefined;
 }
 
 /** The main thread's context; `recover` counts what it recovered itself. */
@@ -51,7 +54,7 @@ function body(tokenId: string, options: { negRisk?: boolean; signer?: Trader } =
 }
 
 /** A request's preparations, recording what the main thread used and told. */
-function preparing(orders: (PreparedOrder | undefined)[]): PreparedOrders & { usedCount: number; learned: [string, boolean][] } {
+function preparing(orders: (PreparedOrder | typeof SIGNATURES_BUSY | undefined)[]): PreparedOrders & { usedCount: number; learned: [string, boolean][] } {
   const made = {
     orders, usedCount: 0, learned: [] as [string, boolean][],
     used: () => void made.usedCount++,
@@ -119,4 +122,20 @@ test('a prepared signature that recovered nobody, or someone else, is refused as
 
 test('the signature pool threads are shared evenly among the front ends, at least one each unless none', () => {
   assert.deepEqual([[16, 4], [8, 3], [2, 2], [1, 3], [2, 1], [0, 4]].map(([total, frontEnds]) => verifyThreadsEach(total!, frontEnds!)), [4, 3, 1, 1, 2, 0]);
+});
+
+test('an order a thread\'s full pool refused is refused as the pool refuses (503, retry), not recovered on the main thread', async () => {
+  const { body: placed } = body(PLAIN_TOKEN);
+  const full = await prepareOrder(placed, domains, (id) => told.get(id), () => Promise.reject(signaturesBusy()));
+  assert.equal(full, SIGNATURES_BUSY);
+  const made = context();
+  const prepared = preparing([SIGNATURES_BUSY]);
+  await assert.rejects(readSignedOrder(placed, made, Date.now(), SIGNATURES_BUSY, prepared), (error: unknown) => {
+    assert.ok(error instanceof HttpError);
+    assert.deepEqual([error.status, error.message, error.headers], [503, 'signature checks are busy, retry shortly', [['retry-after', '1']]]);
+    return true;
+  });
+  assert.equal(made.recovered, 0);
+  // The order's own 400s come first, as with one front end.
+  await assert.rejects(readSignedOrder({ ...placed, owner: 7 }, made, Date.now(), SIGNATURES_BUSY, prepared), /owner must be a string/);
 });
