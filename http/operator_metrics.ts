@@ -153,7 +153,7 @@ export function operatorMetrics(
   orderMetrics(metrics, trading);
   metrics.gauge({
     name: 'clobd_signatures_recovered_total',
-    help: 'Order signatures recovered, by where: on the signature pool, on the main thread (a lone signature in its turn of the event loop, or VERIFY_THREADS=0), or by the other front-end threads (FRONT_ENDS: each recovers, on its own pool, the orders of the requests it takes).',
+    help: 'Order signatures recovered, by where: on the signature pool, on the main thread (a lone signature in its turn of the event loop, or VERIFY_THREADS=0), or by the front-end threads (FRONT_ENDS > 1: each recovers, on its own pool, the orders of the requests it takes).',
     type: 'counter', samples: () => [
       [{ where: 'pool' }, verifier.recovered.pool], [{ where: 'front_end' }, verifier.recovered.frontEnd],
       ...(frontEnds === undefined ? [] : [[{ where: 'front_end_threads' }, frontEnds.signaturesRecovered()] as [{ where: string }, number]]),

@@ -44,6 +44,7 @@ import { engineMarketState, syncCatalogFlags } from './trading/catalog_flags.js'
 import { openDemo, seedDemo } from './trading/demo.js';
 import { heartbeatRoutes, Heartbeats } from './trading/heartbeats.js';
 import { cancelChecked, orderRoutes, placeChecked, type OrderRouteDeps } from './trading/order_routes.js';
+import type { OrderDomains } from './trading/order_request.js';
 import { engineOptionsOf, startTrading, type TradingRuntime } from './trading/runtime.js';
 import { assertNativeUws, listenExclusive, listenShared, probeUnderscoreHeaderNames, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
 import { FrontEnds } from './front_end/hub.js';
@@ -134,12 +135,15 @@ function marketDataRoutes(store: CatalogStore, trading: TradingRuntime, tokenBoo
   ];
 }
 
+/** The domains orders are signed in, as the order routes and the front-end threads take them. */
+function orderDomainsOf(config: Config): OrderDomains {
+  return { chainId: config.chainId, domainName: config.orderDomainName, exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress };
+}
+
 /** What the order routes use, and what orders a front-end thread checked in full are placed with (front_end/hub.ts). */
 function orderDeps(config: Config, keys: ApiKeyStore, trading: TradingRuntime, verifier: SignatureVerifier, limiter: RateLimiter, now: () => number): OrderRouteDeps {
   return {
-    client: trading.client, keys, authWindowS: config.authWindowS, chainId: config.chainId, domainName: config.orderDomainName,
-    exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress, token: trading.token,
-    verifier, now,
+    client: trading.client, keys, authWindowS: config.authWindowS, domains: orderDomainsOf(config), token: trading.token, verifier, now,
     chargePlace: accountCharge(limiter, PLACE_CAPS),
     chargeCancel: accountCharge(limiter, CANCEL_CAPS),
   };
@@ -318,7 +322,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       // The read model shares its books' versions exactly when FRONT_ENDS > 1 (runtime.ts).
       dropped: (socket) => channels.dropped(socket), bookVersions: trading.marketData.versions!.buffer,
       verifyThreads: verifyThreadsEach(config.verifyThreads, config.frontEnds),
-      orderDomains: { chainId: config.chainId, domainName: config.orderDomainName, exchangeAddress: config.exchangeAddress, negRiskExchangeAddress: config.negRiskExchangeAddress },
+      orderDomains: orderDomainsOf(config),
       ...(relay === undefined ? {} : { relaySecret: relay.secret }),
     }), (f) => f.stop())
     : undefined;

@@ -23,10 +23,13 @@ import { refusalMessage, SOCKET_SETTINGS, WS_PATHS } from '../ws/channels.js';
 import { currentThreadId } from '../../engine/shard/thread_times.js';
 import { isSignaturesBusy, makeVerifier, type SignatureVerifier } from '../auth/verifier.js';
 import { authenticateL2, readL2HeadersOf, type ApiKeyRecord } from '../auth/l2.js';
-import { BATCH_ORDERS_MAX, ORDER_ID_PATTERN, prepareOrder, readSignedOrder, SIGNATURES_BUSY, type OrderDomains, type OrderToken, type SignedOrder } from '../trading/order_request.js';
+import {
+  BATCH_ORDERS_MAX, isObject, isOrderId, prepareOrder, readSignedOrder, SIGNATURES_BUSY, type OrderDomains, type OrderToken, type SignedOrder,
+} from '../trading/order_request.js';
+import { firstHeader } from './stand_in.js';
 import type { Value } from './codec.js';
 import { Link, type LinkMemory, type Message } from './link.js';
-import { BUSY, Down, FORGET_KEY, LISTENERS, Up, type CheckedRoute, type CheckingSetup } from './wire.js';
+import { Down, FORGET_KEY, LISTENERS, preparedEntry, Up, type CheckedRoute, type CheckingSetup } from './wire.js';
 
 const CLOB = LISTENERS.indexOf('clob');
 const NOTHING = (): void => undefined;
@@ -35,9 +38,8 @@ const NOTHING = (): void => undefined;
 function cancelledOrderId(body: Buffer): string | undefined {
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-    const orderId = (parsed as Record<string, unknown>)['orderID'];
-    return typeof orderId === 'string' && ORDER_ID_PATTERN.test(orderId) ? orderId : undefined;
+    const orderId = isObject(parsed) ? parsed['orderID'] : undefined;
+    return isOrderId(orderId) ? orderId : undefined;
   } catch {
     return undefined;
   }
@@ -259,13 +261,7 @@ class Edge {
     const orders = list ? (Array.isArray(parsed) ? parsed.slice(0, BATCH_ORDERS_MAX) : []) : [parsed];
     const negRiskOf = (tokenId: string): boolean | undefined => this.tokens.get(tokenId)?.market.negRisk;
     const recover = (digest: Uint8Array, signature: string): Promise<string | undefined> => this.verifier.recover(digest, signature);
-    const flat: string[] = [];
-    for (const prepared of await Promise.all(orders.map((order) => prepareOrder(order, this.setup.orderDomains, negRiskOf, recover)))) {
-      if (prepared === undefined) flat.push('', '', '');
-      else if (prepared === SIGNATURES_BUSY) flat.push('', BUSY, '');
-      else flat.push(prepared.orderId, prepared.negRisk ? '1' : '0', prepared.signer);
-    }
-    return flat;
+    return (await Promise.all(orders.map((order) => prepareOrder(order, this.setup.orderDomains, negRiskOf, recover)))).flatMap(preparedEntry);
   }
 
   /**
@@ -311,11 +307,11 @@ class Edge {
         } catch (error) {
           // The route refuses it with its own text (or places an order of a token this thread
           // was not told about); or, this thread's pool being full, as the pool refuses.
-          return forward(body, isSignaturesBusy(error) ? ['', BUSY, ''] : [], charged);
+          return forward(body, isSignaturesBusy(error) ? preparedEntry(SIGNATURES_BUSY) : [], charged);
         }
         const { place, token } = order;
         const { market } = token;
-        prepared = [place.orderId, market.negRisk ? '1' : '0', place.account];
+        prepared = preparedEntry({ orderId: place.orderId, negRisk: market.negRisk, signer: place.account });
         message = [
           Up.Place, id, requestId, ...credentials, order.tokenId, market.negRisk, market.conditionId, token.outcome, market.tickUnits, market.minSizeMicros,
           place.account, place.orderId, place.side, place.orderType, place.priceUnits, place.sizeMicros, place.expirationMs, place.postOnly,
@@ -336,12 +332,8 @@ class Edge {
 
   /** The key a request's L2 credentials authenticate among those this thread was told, as the route checks them; undefined otherwise. */
   private authenticated(headers: readonly string[], method: string, path: string, body: Buffer, nowMs: number): ApiKeyRecord | undefined {
-    const header = (name: string): string => {
-      for (let at = 0; at < headers.length; at += 2) if (headers[at] === name) return headers[at + 1]!;
-      return '';
-    };
     try {
-      return authenticateL2(readL2HeadersOf(header), method, path, body, Math.floor(nowMs / 1000), this.setup.checking?.authWindowS ?? 0, (apiKey) => this.apiKeys.get(apiKey));
+      return authenticateL2(readL2HeadersOf((name) => firstHeader(headers, name)), method, path, body, Math.floor(nowMs / 1000), this.setup.checking?.authWindowS ?? 0, (apiKey) => this.apiKeys.get(apiKey));
     } catch {
       return undefined;
     }

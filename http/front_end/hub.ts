@@ -15,7 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log.js';
-import type { Metrics } from '../metrics.js';
+import type { Metrics, RouteMetrics } from '../metrics.js';
 import type { Cap } from '../rate_limit.js';
 import type { Publisher } from '../ws/channels.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.js';
@@ -24,13 +24,12 @@ import type { EdgeSetup, FromEdge } from './edge.js';
 import type { Value } from './codec.js';
 import { allocateLink, Link, type Message } from './link.js';
 import { keysOf, StandInApp, StandInRequest, StandInResponse, StandInSocket, type ThreadSide } from './stand_in.js';
-import { BUSY, Down, FORGET_KEY, FORGET_TOKEN, LISTENERS, Up, type CheckedRoute, type CheckingSetup, type ListenerName } from './wire.js';
+import { Down, FORGET_KEY, FORGET_TOKEN, LISTENERS, preparedEntries, Up, type CheckedRoute, type CheckingSetup, type ListenerName } from './wire.js';
 import type { ApiKeyRecord } from '../auth/l2.js';
-import type { Reply } from '../respond.js';
-import type { RouteMetrics } from '../metrics.js';
-import { SIGNATURES_BUSY, type CheckedCancel, type CheckedOrder, type OrderDomains, type OrderToken, type PreparedOrder, type PreparedOrders } from '../trading/order_request.js';
+import type { SIGNATURES_BUSY } from '../trading/order_request.js';
+import type { CheckedCancel, CheckedOrder, OrderDomains, OrderToken, PreparedOrder, PreparedOrders } from '../trading/order_request.js';
 import type { Unconfirmed } from '../trading/order_routes.js';
-import { write, type Lifecycle } from '../respond.js';
+import { write, type Lifecycle, type Reply } from '../respond.js';
 import { SHUTTING_DOWN } from '../router.js';
 import type { OrderType, Side } from '../../engine/command.js';
 
@@ -50,13 +49,10 @@ const FLUSH_WAIT_MS = 200;
 
 /** The orders a thread prepared for a request (wire.ts REQUEST), as the order routes read them. */
 class Preparations implements PreparedOrders {
-  readonly orders: (PreparedOrder | typeof SIGNATURES_BUSY | undefined)[] = [];
+  readonly orders: (PreparedOrder | typeof SIGNATURES_BUSY | undefined)[];
 
   constructor(private readonly thread: EdgeThread, flat: readonly string[]) {
-    for (let at = 0; at + 2 < flat.length; at += 3) {
-      const exchange = flat[at + 1]!;
-      this.orders.push(exchange === '' ? undefined : exchange === BUSY ? SIGNATURES_BUSY : { orderId: flat[at]!, negRisk: exchange === '1', signer: flat[at + 2]! });
-    }
+    this.orders = preparedEntries(flat);
   }
 
   used(): void {
@@ -245,7 +241,6 @@ class EdgeThread implements ThreadSide {
    */
   private checked(route: CheckedRoute, message: Message): void {
     const checking = this.hub.checking;
-    this.requestsServed++;
     const id = message[1] as number;
     const requestId = message[2] as string;
     const key = { apiKey: message[3] as string, secret: message[4] as Uint8Array, passphrase: message[5] as string };
@@ -259,7 +254,9 @@ class EdgeThread implements ThreadSide {
     const startedMs = performance.now();
     const res = new StandInResponse(this, id, NO_PEER, '', undefined);
     this.requests.set(id, res);
+    // Counted as a request this thread took when answered here (one handed over counts as its REQUEST).
     const answer = (reply: Reply): void => {
+      this.requestsServed++;
       if (!res.done) checking.metrics[route]?.record(reply.status, startedMs);
       write(res as unknown as HttpResponse, reply, false, requestId);
     };
@@ -291,8 +288,6 @@ class EdgeThread implements ThreadSide {
           if (token === undefined) this.link.send([Down.Forget, FORGET_TOKEN, tokenId]);
           else this.teachToken(tokenId, token);
         }
-        // Counted again as the request the thread hands over.
-        this.requestsServed--;
         return fallBack();
       }
       counts.done++;

@@ -116,6 +116,15 @@ export class StandInApp {
   }
 }
 
+/**
+ * The value of the first header of `name` in a captured list (name, value, …), or '': as uWS's
+ * getHeader answers (client_address.ts relies on the first).
+ */
+export function firstHeader(headers: readonly string[], name: string): string {
+  for (let at = 0; at < headers.length; at += 2) if (headers[at] === name) return headers[at + 1]!;
+  return '';
+}
+
 /** A request a thread handed over, as route handlers read one. */
 export class StandInRequest {
   params: string[] = [];
@@ -128,9 +137,7 @@ export class StandInRequest {
   ) {}
 
   getHeader(name: string): string {
-    // The first of its name, as uWS answers (client_address.ts relies on it).
-    for (let at = 0; at < this.headers.length; at += 2) if (this.headers[at] === name) return this.headers[at + 1]!;
-    return '';
+    return firstHeader(this.headers, name);
   }
 
   getUrl(): string { return this.url; }

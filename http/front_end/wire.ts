@@ -38,12 +38,31 @@
 //   END      id, code, reason / CLOSE id
 //   PUBLISH  topic, data, isBinary   to every socket of the front end that follows the topic
 //   FLUSH    token                   send what SERVED holds now, then FLUSHED (a scrape of /metrics)
+import { SIGNATURES_BUSY, type PreparedOrder } from '../trading/order_request.js';
+
 export const Up = { Request: 1, Aborted: 2, Upgrade: 3, WsMessage: 4, Place: 5, WsClosed: 6, Dropped: 7, Served: 8, Flushed: 9, Cancel: 23 } as const;
 
 export const Down = { Answer: 10, Upgraded: 11, Send: 12, Subscribe: 13, Unsubscribe: 14, End: 15, Close: 16, Publish: 17, Keys: 18, Flush: 19, Token: 20, ApiKey: 21, Fallback: 22, Forget: 24 } as const;
 
 /** A prepared order's exchange when the thread's signature pool refused it (full). */
-export const BUSY = 'b';
+const BUSY = 'b';
+
+/** One order's preparation as REQUEST carries it: its id, its exchange ('1', '0'; '' none; BUSY) and its signer. */
+export function preparedEntry(prepared: PreparedOrder | typeof SIGNATURES_BUSY | undefined): string[] {
+  if (prepared === undefined) return ['', '', ''];
+  if (prepared === SIGNATURES_BUSY) return ['', BUSY, ''];
+  return [prepared.orderId, prepared.negRisk ? '1' : '0', prepared.signer];
+}
+
+/** A REQUEST's preparations, per order of its body (preparedEntry's inverse). */
+export function preparedEntries(flat: readonly string[]): (PreparedOrder | typeof SIGNATURES_BUSY | undefined)[] {
+  const orders: (PreparedOrder | typeof SIGNATURES_BUSY | undefined)[] = [];
+  for (let at = 0; at + 2 < flat.length; at += 3) {
+    const exchange = flat[at + 1]!;
+    orders.push(exchange === '' ? undefined : exchange === BUSY ? SIGNATURES_BUSY : { orderId: flat[at]!, negRisk: exchange === '1', signer: flat[at + 2]! });
+  }
+  return orders;
+}
 
 /** What a FORGET names. */
 export const FORGET_KEY = 0;

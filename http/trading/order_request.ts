@@ -84,12 +84,18 @@ export const BATCH_ORDERS_MAX = 15;
 export const ORDER_TYPES: Readonly<Record<string, OrderType>> = { GTC: OrderType.GTC, GTD: OrderType.GTD, FOK: OrderType.FOK, FAK: OrderType.FAK };
 /** An order id a cancel names: printable ASCII, 1–128 characters (the ids made here are 0x and 64 hex digits). */
 export const ORDER_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
+
+/** Whether `value` is an order id a cancel may name (ORDER_ID_PATTERN). */
+export function isOrderId(value: unknown): value is string {
+  return typeof value === 'string' && ORDER_ID_PATTERN.test(value);
+}
 /** `order.expiration`: unix seconds as at most 15 digits (a JSON number is read through its text). */
 export const EXPIRATION_PATTERN = /^[0-9]{1,15}$/;
 const MICROS_DECIMALS = 6;
 const PRICE_DECIMALS = 4;
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not null, not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

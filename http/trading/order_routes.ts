@@ -17,7 +17,10 @@ import { CANCEL_CAPS, PLACE_CAPS, type AccountCharge } from '../rate_limit.js';
 import { CHARGED, route, type Route } from '../router.js';
 import type { TradingClient, TradeResult } from './client.js';
 import { ShardUnavailable } from './shards.js';
-import { BATCH_ORDERS_MAX, ORDER_ID_PATTERN, readSignedOrder, type CheckedCancel, type CheckedKey, type CheckedOrder, type OrderContext, type PreparedOrders, type SignedOrder, type TokenPlace, sameMarket } from './order_request.js';
+import {
+  BATCH_ORDERS_MAX, isObject, isOrderId, readSignedOrder, sameMarket,
+  type CheckedCancel, type CheckedKey, type CheckedOrder, type OrderContext, type OrderDomains, type PreparedOrders, type SignedOrder, type TokenPlace,
+} from './order_request.js';
 
 /** Ids in one DELETE /orders (contract §4). */
 export const CANCEL_IDS_MAX = 1000;
@@ -26,10 +29,7 @@ export interface OrderRouteDeps {
   readonly client: TradingClient;
   readonly keys: ApiKeyStore;
   readonly authWindowS: number;
-  readonly chainId: number;
-  readonly domainName: string;
-  readonly exchangeAddress: string;
-  readonly negRiskExchangeAddress: string;
+  readonly domains: OrderDomains;
   readonly token: (tokenId: string) => TokenPlace | undefined;
   readonly verifier: SignatureVerifier;
   readonly now: () => number;
@@ -83,11 +83,7 @@ function placementOf(order: SignedOrder, result: TradeResult): Placement | strin
 }
 
 function orderContext(deps: OrderRouteDeps, key: ApiKeyRecord): OrderContext {
-  return {
-    key, chainId: deps.chainId, domainName: deps.domainName, exchangeAddress: deps.exchangeAddress,
-    negRiskExchangeAddress: deps.negRiskExchangeAddress, token: deps.token,
-    recover: (digest, signature) => deps.verifier.recover(digest, signature),
-  };
+  return { key, ...deps.domains, token: deps.token, recover: (digest, signature) => deps.verifier.recover(digest, signature) };
 }
 
 /** What of a thread's check no longer holds: the thread then hands the whole request over, and the route checks it again. */
@@ -103,16 +99,25 @@ export async function placeChecked(deps: OrderRouteDeps, checked: CheckedOrder):
   const { place } = checked;
   if (key === undefined || key.address !== place.account) return 'key';
   if (token === undefined || !sameMarket(token, checked)) return 'market';
-  const placement = placementOf({ orderId: place.orderId, tokenId: checked.tokenId, place, token }, await deps.client.placeOrder(place));
+  return placementReply(placementOf({ orderId: place.orderId, tokenId: checked.tokenId, place, token }, await deps.client.placeOrder(place)));
+}
+
+/** POST /order's answer: the placement, or the 400 of its refusal's text. */
+function placementReply(placement: Placement | string): Reply {
   if (typeof placement === 'string') throw badRequest(placement);
   return json(placement);
+}
+
+/** DELETE /order's answer: the caller's cancel of one order. */
+async function cancelOne(deps: OrderRouteDeps, address: string, orderId: string): Promise<Reply> {
+  return json(cancelAnswer((await deps.client.cancelOrder(address, orderId)).events));
 }
 
 /** A DELETE /order a front-end thread checked in full: as placeChecked, for a cancel. */
 export async function cancelChecked(deps: OrderRouteDeps, checked: CheckedCancel): Promise<Reply | Unconfirmed> {
   const key = confirmedKey(deps, checked);
   if (key === undefined) return 'key';
-  return json(cancelAnswer((await deps.client.cancelOrder(key.address, checked.orderId)).events));
+  return cancelOne(deps, key.address, checked.orderId);
 }
 
 /** The key a thread authenticated with, when it is still the main thread's (not revoked, the same secret and passphrase). */
@@ -148,14 +153,8 @@ function cancelAnswer(events: readonly EngineEvent[], answer: CancelAnswer = { c
   return answer;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function orderIdOf(value: unknown): string {
-  if (typeof value !== 'string' || !ORDER_ID_PATTERN.test(value)) {
-    throw badRequest('invalid order id');
-  }
+  if (!isOrderId(value)) throw badRequest('invalid order id');
   return value;
 }
 
@@ -174,9 +173,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
         // A thread that checked the order in full has charged the key's caps already.
         if (context.charged !== CHARGED.all) deps.chargePlace(key, 1);
         preparing?.authenticated(key);
-        const placement = await placeOne(deps, key, context.body, preparing, 0);
-        if (typeof placement === 'string') throw badRequest(placement);
-        return json(placement);
+        return placementReply(await placeOne(deps, key, context.body, preparing, 0));
       },
     }),
     route({
@@ -217,8 +214,7 @@ export function orderRoutes(deps: OrderRouteDeps): Route[] {
         if (context.charged !== CHARGED.all) deps.chargeCancel(key, 1);
         (context.prepared as PreparedOrders | undefined)?.authenticated(key);
         if (!isObject(context.body)) throw badRequest('body must be {"orderID": "..."}');
-        const orderId = orderIdOf(context.body['orderID']);
-        return json(cancelAnswer((await deps.client.cancelOrder(key.address, orderId)).events));
+        return cancelOne(deps, key.address, orderIdOf(context.body['orderID']));
       },
     }),
     route({

@@ -11,7 +11,7 @@ import { json, type Reply } from '../respond.js';
 import { requestRef } from '../request_schemas.js';
 import { arrayOf, ok, ref, type Responses } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
-import { ORDER_ID_PATTERN } from './order_request.js';
+import { isOrderId, ORDER_ID_PATTERN } from './order_request.js';
 
 /** Most order ids one POST /orders-scoring names, and notification ids one DELETE /notifications names. */
 export const SCORING_IDS_MAX = 500;
@@ -86,7 +86,7 @@ export function polymarketRoutes(deps: L2Deps): Route[] {
         const body = context.body;
         if (!Array.isArray(body)) throw badRequest('body must be an array of order ids');
         if (body.length > SCORING_IDS_MAX) throw badRequest(`at most ${SCORING_IDS_MAX} order ids per request`);
-        for (const id of body) if (typeof id !== 'string' || !ORDER_ID_PATTERN.test(id)) throw badRequest('invalid order id');
+        for (const id of body) if (!isOrderId(id)) throw badRequest('invalid order id');
         return json(Object.fromEntries((body as string[]).map((id) => [id, false])));
       },
     }),

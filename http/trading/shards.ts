@@ -125,7 +125,6 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 class ShardHandle {
   worker: Worker | undefined = undefined;
   commandRing: Ring;
-
   resultRing: Ring;
   /** Decodes this result ring's answers; a new one with every new ring (and worker). */
   answers = new AnswerDecoder();
