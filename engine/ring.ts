@@ -184,25 +184,28 @@ export class Ring {
    * Blocks the calling thread until a frame is published or `timeoutMs` passes, after polling
    * for up to `spinUs` microseconds: a frame that comes within the spin costs no sleep and no
    * wake-up (~30 µs on this VM). Only for threads that may block (workers), never the
-   * event-loop thread. False only once `timeoutMs` has passed without a frame.
+   * event-loop thread. False once `timeoutMs` has passed without a frame, or once `until` holds
+   * (something else the thread waits for, whose producer wakes it with wakeConsumer).
    */
-  waitForFrame(spinUs: number, timeoutMs: number): boolean {
+  waitForFrame(spinUs: number, timeoutMs: number, until?: () => boolean): boolean {
     const started = performance.now();
     const spinEnd = started + spinUs / 1000;
     // The clock is read once per SPIN_POLLS polls (a poll of an empty ring takes ~7 ns).
     do {
       for (let poll = 0; poll < SPIN_POLLS; poll++) if (this.peek() !== undefined) return true;
+      if (until?.() === true) return false;
     } while (performance.now() < spinEnd);
     const deadline = started + timeoutMs;
     for (;;) {
       Atomics.store(this.control, sleepIndex, 1);
-      if (this.peek() !== undefined) {
+      if (this.peek() !== undefined || until?.() === true) {
         Atomics.store(this.control, sleepIndex, 0);
-        return true;
+        return this.peek() !== undefined;
       }
       Atomics.wait(this.control, sleepIndex, 1, Math.max(0, deadline - performance.now()));
       Atomics.store(this.control, sleepIndex, 0);
       if (this.peek() !== undefined) return true;
+      if (until?.() === true) return false;
       // Woken without a frame: a producer's late wake-up meant for an earlier sleep.
       if (performance.now() >= deadline) return false;
     }

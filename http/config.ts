@@ -64,7 +64,25 @@ export interface Config {
   readonly backupMbPerS: number;
   /** uWS front-end threads serving every listener (the main thread is the first; http/front_end/). */
   readonly frontEnds: number;
+  /** clobd's own: the replicated journal on NATS JetStream (http/replication/); undefined: none. */
+  readonly replication: ReplicationConfig | undefined;
 }
+
+/** REPLICATION's modes: an order is answered once its batch is in JetStream (sync) or once it is on the local disk (async). */
+export type ReplicationMode = 'sync' | 'async';
+
+export interface ReplicationConfig {
+  /** NATS server URLs (NATS, comma-separated). */
+  readonly servers: readonly string[];
+  readonly mode: ReplicationMode;
+  /** The stream's replicas (NATS_REPLICAS); undefined: 3 when the server is in a cluster, 1 when it is alone. */
+  readonly replicas: number | undefined;
+  /** The stream's name and its subjects' first token (NATS_STREAM). */
+  readonly stream: string;
+}
+
+/** Most replicas JetStream keeps of a stream. */
+export const NATS_REPLICAS_MAX = 5;
 
 export class ConfigError extends Error {}
 
@@ -144,6 +162,10 @@ const settings = {
   keyCacheEntries: setting('KEY_CACHE_ENTRIES'),
   backupMbPerS: setting('BACKUP_MB_PER_S'),
   frontEnds: setting('FRONT_ENDS'),
+  nats: setting('NATS'),
+  replication: setting('REPLICATION'),
+  natsReplicas: setting('NATS_REPLICAS'),
+  natsStream: setting('NATS_STREAM'),
 } as const;
 
 const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
@@ -219,6 +241,26 @@ function demoFlowRate(read: Source): number {
   return value;
 }
 
+/** NATS and its companions; without NATS, any of the others is a mistake worth saying. */
+function replication(read: Source): ReplicationConfig | undefined {
+  const servers = (read(settings.nats) ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  if (servers.length === 0) {
+    for (const companion of [settings.replication, settings.natsReplicas, settings.natsStream]) {
+      if ((read(companion) ?? '') !== '') throw new ConfigError(`${companion.env} needs NATS (the NATS servers' URLs)`);
+    }
+    return undefined;
+  }
+  for (const server of servers) {
+    if (!/^(nats|tls):\/\/[^\s/]+$|^[^\s/:]+:\d+$/.test(server)) throw new ConfigError(`NATS must list nats://host:port URLs, comma-separated, got "${server}"`);
+  }
+  const mode = read(settings.replication) || 'sync';
+  if (mode !== 'sync' && mode !== 'async') throw new ConfigError(`REPLICATION must be sync or async, got "${mode}"`);
+  const replicas = (read(settings.natsReplicas) ?? '') === '' ? undefined : integer(read, settings.natsReplicas, 1, 1, NATS_REPLICAS_MAX);
+  const stream = read(settings.natsStream) || 'clobd';
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(stream)) throw new ConfigError(`NATS_STREAM must be 1 to 32 letters, digits, _ or -, got "${stream}"`);
+  return { servers, mode, replicas, stream };
+}
+
 function onOff(read: Source, source: Setting): boolean {
   const raw = read(source) ?? 'on';
   if (raw === 'on' || raw === '1' || raw === 'true') return true;
@@ -277,6 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     keyCacheEntries: integer(read, settings.keyCacheEntries, KEY_CACHE_ENTRIES_DEFAULT, 1, KEY_CACHE_ENTRIES_LIMIT),
     backupMbPerS: integer(read, settings.backupMbPerS, 0, 0, 1_000_000),
     frontEnds: integer(read, settings.frontEnds, frontEndsDefault(), 1, FRONT_ENDS_MAX),
+    replication: replication(read),
   };
   return Object.freeze(config);
 }

@@ -2,6 +2,7 @@
 // (postMessage carries control only) and the ring layouts. Answers on the result ring are
 // encoded by answer_codec.ts.
 import type { AccountsView, BookView, MarketView } from '../reads.js';
+import type { JournalFeedSetup } from './journal_feed.js';
 import type { RingLayout } from '../ring.js';
 import type { EngineOptions } from '../state.js';
 
@@ -30,6 +31,11 @@ export interface ShardWorkerData {
    * its own), since they were committed; the others were not, and the front end refuses them.
    */
   readonly unanswered: UnansweredCommands | undefined;
+  /**
+   * With a replicated journal (REPLICATION): where each committed batch goes, and what the
+   * stream holds. Its ACKED word starts at the last batch the stream holds of this shard.
+   */
+  readonly journalFeed: JournalFeedSetup | undefined;
 }
 
 export interface UnansweredCommands {

@@ -29,6 +29,25 @@ function* framesOf(entry: Uint8Array, batch: number): Generator<[DataView, numbe
   }
 }
 
+/**
+ * Applies journal entry `batch` to `core`, frame by frame (decoded into `frame`), through the
+ * code that runs live; returns how many frames it held. Recovery replays the store's entries so,
+ * and a replicated journal's reader (http/replication/) the stream's.
+ */
+export function replayEntry(core: ShardCore, entry: Buffer, batch: number, frame: Frame, replayed: ReplayObserver = () => undefined): number {
+  let frames = 0;
+  for (const [view, offset, length] of framesOf(entry, batch)) {
+    try {
+      decodeFrame(frame, view, entry, offset, length);
+    } catch (error) {
+      throw new RangeError(`journal entry ${batch} holds a frame that does not decode (${(error as Error).message})`);
+    }
+    replayed(frame, core.apply(frame), batch, core);
+    frames++;
+  }
+  return frames;
+}
+
 /** Sees each replayed frame, its outcome and the batch it was journaled in, on the core being rebuilt. */
 export type ReplayObserver = (frame: Frame, outcome: FrameOutcome, batch: number, core: ShardCore) => void;
 
@@ -49,17 +68,7 @@ export function recoverCore(
   const snapshotBatch = snapshot?.head.batch ?? 0;
   const frame = new Frame(new Command());
   let replayedFrames = 0;
-  for (const [batch, entry] of store.journalAfter(snapshotBatch)) {
-    for (const [view, offset, length] of framesOf(entry, batch)) {
-      try {
-        decodeFrame(frame, view, entry, offset, length);
-      } catch (error) {
-        throw new RangeError(`journal entry ${batch} holds a frame that does not decode (${(error as Error).message})`);
-      }
-      replayed(frame, core.apply(frame), batch, core);
-      replayedFrames++;
-    }
-  }
+  for (const [batch, entry] of store.journalAfter(snapshotBatch)) replayedFrames += replayEntry(core, entry, batch, frame, replayed);
   const figures = { lastBatch: store.lastBatch(), snapshotBatch, replayedFrames, loadMs: loaded - started, replayMs: performance.now() - loaded };
   return { core, figures };
 }

@@ -124,6 +124,11 @@ export class ShardStore {
   private recoveryPoint: { readonly id: number; readonly batch: number } | undefined;
   /** Whether the last commit left something to prune (true at start: a crash may have). */
   private pruning = true;
+  /**
+   * Journal entries after this batch are kept whatever a snapshot covers: a replicated journal
+   * (engine/shard/replica_feed.ts) has not taken them yet, and they are sent again from here.
+   */
+  private journalKeptAfter = Number.POSITIVE_INFINITY;
 
   constructor(dataDir: string, shard: number) {
     this.path = join(dataDir, shardStoreName(shard));
@@ -295,6 +300,14 @@ export class ShardStore {
     }
   }
 
+  /**
+   * Keeps every journal entry after `batch` from pruning (the replicated journal took the rest);
+   * entries a snapshot covers that are kept now are pruned after the next snapshot.
+   */
+  keepJournalAfter(batch: number): void {
+    this.journalKeptAfter = batch;
+  }
+
   /** Journal entries after `batch`, oldest first. */
   *journalAfter(batch: number): Generator<[number, Buffer]> {
     for (const { key, value } of this.journal.getRange({ start: batch + 1 })) yield [key, value];
@@ -410,7 +423,7 @@ export class ShardStore {
     }
     let removed = 0;
     const ranges: [Database<unknown, Key>, Key][] = [
-      [this.journal as Database<unknown, Key>, point.batch + 1],
+      [this.journal as Database<unknown, Key>, Math.min(point.batch, this.journalKeptAfter) + 1],
       [this.balanceChanges as Database<unknown, Key>, point.batch + 1],
       [this.snapshots as Database<unknown, Key>, [point.id]],
     ];

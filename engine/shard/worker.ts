@@ -19,6 +19,7 @@ import { FRAGMENT_MARK, writeAnswer } from './answer_stream.js';
 import { ShardCounters } from './counters.js';
 import { recordFinishedOrders } from './finished_orders.js';
 import { decodeFrame, Frame } from './frame.js';
+import { JournalFeed } from './journal_feed.js';
 import {
   type AccountData, type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus,
   type ShardWorkerData, HOLD, SPIN_US, STORAGE_FAILED_EXIT, KILLED_EXIT,
@@ -36,6 +37,8 @@ const YIELD_EVERY_MS = 10;
 const SNAPSHOT_CHUNKS_PER_BATCH = 2;
 /** Longest sleep of a backup's hold before looking at the kill switch and the time again. */
 const HOLD_WAIT_MS = 5;
+/** How long a stop waits for the replicated journal to take what it committed before answering it. */
+const STOP_STREAM_WAIT_MS = 20_000;
 
 const data = workerData as ShardWorkerData;
 const port = parentPort!;
@@ -45,6 +48,8 @@ const store = new ShardStore(data.dataDir, data.shard);
 const frame = new Frame(new Command());
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const answers = new AnswerWriter();
+/** The replicated journal's feed (journal_feed.ts), when replication is on. */
+const feed = data.journalFeed === undefined ? undefined : new JournalFeed(data.journalFeed);
 
 let core!: ShardCore;
 let batch = 0;
@@ -263,16 +268,23 @@ function commitOpenBatch(): void {
     // batch's commands were not executed, and the front end answers them 503, unless the disk
     // holds the batch after all (a sync that failed after its pages were in): then they were,
     // and they are answered.
+    // (With a synchronous replicated journal they are answered by the next worker, which sends
+    // the batch to the stream first.)
     if (journal.length > 0 && store.lastBatch() === batch) {
-      writeAnswers(closed);
+      if (feed?.sync !== true) writeAnswers(closed);
       storageFailed('commit reported a failure after it was written', error, []);
     }
     storageFailed('commit failed', error, closed.requestIds());
   }
+  const journaled = journal.length > 0;
+  if (feed !== undefined && journaled) feed.send(batch, journal.bytes.subarray(0, journal.length));
   journal.length = 0;
   counters.recordCommit(closed.answerStarts.length, (performance.now() - commitStarted) / 1000);
   countBooks();
-  writeAnswers(closed);
+  // REPLICATION=sync: the answers wait for the stream to hold the batch, and a batch that
+  // journaled nothing (duplicates, malformed frames) waits behind the batches before it.
+  if (feed?.sync === true && (journaled || feed.holding())) holdAnswers(closed);
+  else writeAnswers(closed);
   framesSinceSnapshot += closed.journaledFrames;
   if (framesSinceSnapshot >= data.snapshotEveryFrames && !store.snapshotPending()) startSnapshot();
 }
@@ -284,12 +296,35 @@ function startSnapshot(): void {
 
 /** Writes a batch's answers to the result ring, in order, and forgets them. */
 function writeAnswers(closed: OpenBatch): void {
-  for (let index = 0; index < closed.answerStarts.length; index++) {
-    const start = closed.answerStarts[index]!;
-    const answer = answers.slice(start, closed.answerEnds[index]! - start);
-    writeAnswer(resultRing, answer, 0, answer.length, waitForReader);
-  }
+  writeAnswerRanges(answers.slice(0, answers.end()), closed.answerStarts, closed.answerEnds);
   answers.reset();
+}
+
+/** Writes the answers at [starts[i], ends[i]) of `bytes` to the result ring, in order. */
+function writeAnswerRanges(bytes: Buffer, starts: readonly number[], ends: readonly number[]): void {
+  for (let index = 0; index < starts.length; index++) writeAnswer(resultRing, bytes, starts[index]!, ends[index]! - starts[index]!, waitForReader);
+}
+
+/** REPLICATION=sync: keeps the batch's answers until the stream holds batch `batch` (the last journaled one). */
+function holdAnswers(closed: OpenBatch): void {
+  feed!.hold(batch, answers.slice(0, answers.end()), closed.answerStarts, closed.answerEnds);
+  answers.reset();
+}
+
+/**
+ * Between batches, with a replicated journal: writes the held answers the stream now holds;
+ * lets the store prune what the stream holds; waits while too much waits for the stream; and
+ * ends the worker once another server appended to the shard's subject (it took over as primary):
+ * nothing this one commits from then on is in the replicated history, and its held answers are
+ * refused.
+ */
+function tendFeed(feed: JournalFeed): void {
+  if (feed.fenced()) {
+    storageFailed('another server took over this shard\'s replicated journal (it is the primary now)', new Error('fenced'), feed.heldRequestIds());
+  }
+  feed.release(writeAnswerRanges);
+  store.keepJournalAfter(feed.acked());
+  feed.waitForRoom(endIfKilled);
 }
 
 /**
@@ -380,9 +415,11 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 
 async function loop(): Promise<void> {
   let lastYield = performance.now();
+  const releasable = feed?.sync === true ? (): boolean => feed.releasable() || feed.fenced() : undefined;
   while (!stopping) {
     endIfKilled();
-    if (commandRing.waitForFrame(SPIN_US, IDLE_WAIT_MS)) {
+    if (feed !== undefined) tendFeed(feed);
+    if (commandRing.waitForFrame(SPIN_US, IDLE_WAIT_MS, releasable)) {
       drain();
       commitOpenBatch();
     } else if (store.snapshotPending()) {
@@ -396,8 +433,15 @@ async function loop(): Promise<void> {
   }
   // Stop: answer what is already in the ring, then leave a snapshot so the next start is quick.
   while (commandRing.peek() !== undefined) {
+    if (feed !== undefined) tendFeed(feed);
     drain();
     commitOpenBatch();
+  }
+  // What the stream has not taken within the wait stays unanswered: the front end tells those
+  // clients to read their orders' status.
+  if (feed !== undefined) {
+    feed.waitFor(batch, STOP_STREAM_WAIT_MS, endIfKilled);
+    if (!feed.fenced()) feed.release(writeAnswerRanges);
   }
   // A snapshot still being written is finished first; then one of the state as it stops, so the
   // next start replays nothing.
@@ -411,14 +455,42 @@ async function loop(): Promise<void> {
   port.close();
 }
 
+/**
+ * After recovery, with a replicated journal: sends the stream every committed batch it lacks
+ * (the previous worker's, or this data directory's before replication was on). A stream that
+ * holds more of this shard than the data directory means this server is not the primary it
+ * was: it must not serve.
+ */
+function sendUnstreamed(feed: JournalFeed): void {
+  const streamed = feed.acked();
+  if (streamed > batch) {
+    storageFailed('the replicated journal is ahead of this data directory', new Error(
+      `the stream holds batch ${streamed} of shard ${data.shard}, this data directory only ${batch}: another server was the primary since; start this one from that primary's data`,
+    ), []);
+  }
+  store.keepJournalAfter(streamed);
+  let expected = streamed + 1;
+  for (const [entryBatch, bytes] of store.journalAfter(streamed)) {
+    // A stream that began later than this data directory starts at its first entry; a gap inside it would break it.
+    if (entryBatch !== expected && streamed > 0) {
+      storageFailed('the replicated journal cannot be completed', new Error(`the stream holds shard ${data.shard} up to batch ${streamed}, and this data directory pruned batch ${expected}`), []);
+    }
+    feed.send(entryBatch, bytes);
+    expected = entryBatch + 1;
+  }
+}
+
 const recovery = recover();
 countBooks();
 post({
   type: 'recovered', marketKeys: [...core.marketKeys], netFunding: [...core.netFunding], recovery, threadId: currentThreadId(), answered: answeredAgain,
 });
+if (feed !== undefined) sendUnstreamed(feed);
 // The dead worker's committed commands are answered now (the front end reads the ring from
 // 'recovered' on), whether or not this worker can serve: reading the journal needs no room.
-writeAnswers(open);
+// With a synchronous replicated journal, once the stream holds them.
+if (feed?.sync === true) holdAnswers(open);
+else writeAnswers(open);
 open = new OpenBatch();
 // A write before serving: a disk that is still full (or failing) keeps the shard down instead of
 // taking orders that could not be committed.

@@ -14,6 +14,7 @@ import type { TokenPlace } from './order_request.js';
 import { STORAGE_FAILED_EXIT } from '../../engine/shard/protocol.js';
 import { shardStoreName } from '../../engine/shard/store.js';
 import { DataDirDamaged, messageOf, problem } from '../data_dir/damage.js';
+import { Replication } from '../replication/replication.js';
 import { ShardPool, ShardStartFailed } from './shards.js';
 import { Treasury } from './treasury.js';
 
@@ -29,6 +30,8 @@ export interface TradingRuntime {
   readonly accountData: AccountData;
   /** The public feeds, read from the shards' stores. */
   readonly feeds: FeedReader;
+  /** The replicated journal, when NATS is set. */
+  readonly replication: Replication | undefined;
   /** Registers every market with an order book that its shard does not know yet. */
   openMarkets(markets: readonly MarketRecord[]): Promise<void>;
   /** The market and outcome of a tradable token id. */
@@ -63,8 +66,15 @@ function startFailure(dataDir: string, error: unknown): unknown {
 export async function startTrading(
   config: Config, log: Logger, markets: readonly MarketRecord[], now: () => number, adopting = false, recovered?: (pool: ShardPool) => Promise<void>,
 ): Promise<TradingRuntime> {
-  const treasury = new Treasury(config.dataDir, config.shards, adopting);
-  const pool = new ShardPool({ dataDir: config.dataDir, shards: config.shards, engine: engineOptionsOf(config) }, treasury, log);
+  const replication = config.replication === undefined ? undefined : await Replication.start(config.replication, config.shards, log);
+  let treasury: Treasury;
+  try {
+    treasury = new Treasury(config.dataDir, config.shards, adopting);
+  } catch (error) {
+    await replication?.stop();
+    throw error;
+  }
+  const pool = new ShardPool({ dataDir: config.dataDir, shards: config.shards, engine: engineOptionsOf(config), replication }, treasury, log);
   const marketData = new MarketData(pool, log, now, config.frontEnds > 1);
   pool.observe(marketData);
   const accountData = new AccountData(pool, log, config.accountOrderHistory);
@@ -74,6 +84,7 @@ export async function startTrading(
     await recovered?.(pool);
   } catch (error) {
     await pool.abort();
+    await replication?.stop();
     await treasury.close();
     throw startFailure(config.dataDir, error);
   }
@@ -104,11 +115,12 @@ export async function startTrading(
   }, EXPIRY_TICK_MS);
   timer.unref();
   return {
-    client, pool, treasury, marketData, accountData, feeds, openMarkets,
+    client, pool, treasury, marketData, accountData, feeds, replication, openMarkets,
     token: (tokenId) => tokens.get(tokenId),
     async stop() {
       clearInterval(timer);
       await pool.stop();
+      await replication?.stop();
       await treasury.close();
       await feeds.close();
     },

@@ -22,8 +22,10 @@ import {
   type ShardRead, type ShardStatus, type ShardWorkerData,
 } from '../../engine/shard/protocol.js';
 import type { EngineOptions } from '../../engine/state.js';
+import type { JournalFeedSetup } from '../../engine/shard/journal_feed.js';
 import { HttpError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { Replication } from '../replication/replication.js';
 import type { Treasury } from './treasury.js';
 
 /** Why a command could not be handed to its shard: a 503 with Retry-After at the edge. */
@@ -78,6 +80,8 @@ export interface ShardPoolOptions {
   readonly engine: EngineOptions;
   readonly snapshotEveryFrames?: number;
   readonly batchFramesMax?: number;
+  /** The replicated journal (http/replication/): each worker feeds it its committed batches. */
+  readonly replication?: Replication | undefined;
 }
 
 interface Pending {
@@ -433,15 +437,32 @@ export class ShardPool {
     });
   }
 
-  private spawn(handle: ShardHandle, buffers: { command: SharedArrayBuffer; result: SharedArrayBuffer }): Promise<void> {
+  /**
+   * Starts a worker on `buffers`; with a replicated journal, once the replication thread has
+   * attached the shard (it reads what the stream holds of it first: a NATS that cannot be reached
+   * keeps the shard down until it can).
+   */
+  private async spawn(handle: ShardHandle, buffers: { command: SharedArrayBuffer; result: SharedArrayBuffer }): Promise<void> {
+    const journalFeed = await this.options.replication?.attach(handle.index, buffers.command, COMMAND_LAYOUT);
+    if (this.closed || handle.stopping) {
+      journalFeed?.port.close();
+      return;
+    }
+    return this.startWorker(handle, buffers, journalFeed);
+  }
+
+  private startWorker(handle: ShardHandle, buffers: { command: SharedArrayBuffer; result: SharedArrayBuffer }, journalFeed: JournalFeedSetup | undefined): Promise<void> {
     const data: ShardWorkerData = {
       shard: handle.index, dataDir: this.options.dataDir, commandRing: buffers.command, resultRing: buffers.result,
       commandLayout: COMMAND_LAYOUT, resultLayout: RESULT_LAYOUT, engine: this.options.engine,
       snapshotEveryFrames: this.options.snapshotEveryFrames ?? 500_000, batchFramesMax: this.options.batchFramesMax ?? 4096,
       counters: handle.counters.buffer, killSwitch: (handle.killSwitch = new Int32Array(new SharedArrayBuffer(4))).buffer as SharedArrayBuffer,
       unanswered: handle.unanswered.size === 0 ? undefined : { afterBatch: handle.startBatch, requestIds: [...handle.unanswered.keys()] },
+      journalFeed,
     };
-    const worker = new Worker(new URL('../../engine/shard/worker.js', import.meta.url), { workerData: data });
+    const worker = new Worker(new URL('../../engine/shard/worker.js', import.meta.url), {
+      workerData: data, transferList: journalFeed === undefined ? [] : [journalFeed.port],
+    });
     handle.worker = worker;
     handle.errorMessage = '';
     return new Promise<void>((resolve, reject) => {

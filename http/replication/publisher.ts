@@ -1,0 +1,281 @@
+// The replication thread (REPLICATION with NATS): appends every shard's committed batches to the
+// JetStream stream, in order, and tells each shard, in shared memory, the last batch the stream
+// holds (engine/shard/journal_feed.ts). Its own thread, with its own event loop, so neither the
+// shards (which block between frames) nor the front end (the state's thread) spend time on NATS.
+//
+// Per shard, one message is in flight at a time: whatever the shard committed meanwhile goes
+// out together in the next one (up to messageBytesMax), so a slower stream gets larger messages
+// instead of a longer queue. Each message expects the subject's last sequence to be the one this
+// thread appended last (Nats-Expected-Last-Subject-Sequence): if another server appended to the
+// subject since (it took over as primary), the append is refused and the shard is FENCED; its
+// answers are never released. Each message has an id (Nats-Msg-Id), so an append retried after
+// a lost acknowledgement is taken once. An append that fails otherwise (a NATS node down, the
+// stream electing a leader) is retried, with a growing pause, until it is taken.
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import { DiscardPolicy, jetstream, jetstreamManager, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { Ring, type RingLayout } from '../../engine/ring.js';
+import { FEED_STATE, FEED_WORDS, type JournalEntry } from '../../engine/shard/journal_feed.js';
+import { encodeEntry, JOURNAL_HEADERS, journalSubject, journalSubjects } from './journal_message.js';
+import {
+  apiErrorCode, JS_ERRORS, PUBLISH_STATS, PUBLISH_STATS_PER_SHARD, type PublisherData, type PublisherMessage, type PublisherReply,
+} from './wire.js';
+
+const data = workerData as PublisherData;
+const port = parentPort!;
+const stats = new Float64Array(data.stats);
+
+/** Pauses between retries of a failed append or read: doubling from the first to the last. */
+const RETRY_FIRST_MS = 50;
+const RETRY_LAST_MS = 2_000;
+/** How long one append may wait for its acknowledgement before it is tried again. */
+const APPEND_TIMEOUT_MS = 5_000;
+/** Bytes of a message's payload: under NATS's max_payload (1 MiB by default), with room for headers. */
+const MESSAGE_BYTES_CAP = 512 * 1024;
+/** JetStream's window for message ids, in which an append tried again is taken once. */
+const DUPLICATE_WINDOW_NS = 120_000_000_000;
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function reply(message: PublisherReply): void {
+  port.postMessage(message);
+}
+
+function log(level: 'info' | 'warn' | 'error', message: string, fields: Record<string, string | number | boolean | null | undefined>): void {
+  reply({ type: 'log', level, message, fields });
+}
+
+/** One shard's subject: its queue of committed entries and what the stream holds. */
+class ShardSubject {
+  readonly subject: string;
+  private readonly words: BigInt64Array;
+  private wake: Ring | undefined;
+  private feed: MessagePort | undefined;
+  private readonly queue: { batch: number; entry: Uint8Array }[] = [];
+  private inFlight: Promise<void> | undefined;
+  /** The stream sequence of the last message on the subject (0: none). */
+  private lastSeq = 0;
+  private fenced = false;
+
+  constructor(readonly shard: number, shared: SharedArrayBuffer, private readonly js: JetStreamClient, private readonly bytesMax: number) {
+    this.subject = journalSubject(data.stream, shard);
+    this.words = new BigInt64Array(shared);
+  }
+
+  /**
+   * A worker starts: what the previous one sent and is still in flight settles first, what it
+   * left queued is dropped (the new worker sends, from its journal, everything after what the
+   * stream holds), and the stream's last batch of the shard is read and written to ACKED.
+   */
+  async attach(feed: MessagePort, wake: SharedArrayBuffer, layout: RingLayout, jsm: JetStreamManager): Promise<number> {
+    this.feed?.close();
+    this.feed = undefined;
+    this.queue.length = 0;
+    await this.inFlight;
+    const last = await retried('read the last journal message of shard ' + this.shard, () => lastMessage(jsm, this.subject));
+    this.lastSeq = last?.seq ?? 0;
+    // A last message that is a part but not the last part: its batch is not whole in the stream.
+    const lastBatch = last === undefined ? 0 : Number(last.header.get(JOURNAL_HEADERS.LAST) || Number(last.header.get(JOURNAL_HEADERS.BATCH)) - 1);
+    this.fenced = false;
+    Atomics.store(this.words, FEED_WORDS.STATE, FEED_STATE.OK);
+    Atomics.store(this.words, FEED_WORDS.ACKED, BigInt(lastBatch));
+    this.wake = new Ring(wake, layout);
+    this.feed = feed;
+    feed.on('message', (entry: JournalEntry) => {
+      this.queue.push({ batch: entry.batch, entry: encodeEntry(entry.batch, entry.bytes) });
+      this.pump();
+    });
+    return lastBatch;
+  }
+
+  /** Resolves once nothing is in flight. */
+  settled(): Promise<void> {
+    return this.inFlight ?? Promise.resolve();
+  }
+
+  detach(): void {
+    this.feed?.close();
+    this.feed = undefined;
+    this.queue.length = 0;
+  }
+
+  private pump(): void {
+    if (this.inFlight !== undefined || this.queue.length === 0 || this.fenced) return;
+    this.inFlight = this.appendNext().finally(() => {
+      this.inFlight = undefined;
+      this.pump();
+    });
+  }
+
+  /** Appends the queue's oldest entries (or the parts of one too long for a message). */
+  private async appendNext(): Promise<void> {
+    const first = this.queue[0]!;
+    if (first.entry.length > this.bytesMax) {
+      this.queue.shift();
+      const count = Math.ceil(first.entry.length / this.bytesMax);
+      for (let part = 1; part <= count; part++) {
+        const payload = first.entry.subarray((part - 1) * this.bytesMax, part * this.bytesMax);
+        if (!await this.append(payload, first.batch, part === count ? first.batch : undefined, `${part}/${count}`)) return;
+      }
+      this.acked(first.batch);
+      return;
+    }
+    let bytes = 0;
+    let taken = 0;
+    while (taken < this.queue.length && bytes + this.queue[taken]!.entry.length <= this.bytesMax) bytes += this.queue[taken++]!.entry.length;
+    const entries = this.queue.splice(0, taken);
+    const payload = new Uint8Array(bytes);
+    let at = 0;
+    for (const { entry } of entries) {
+      payload.set(entry, at);
+      at += entry.length;
+    }
+    const lastBatch = entries[entries.length - 1]!.batch;
+    if (await this.append(payload, first.batch, lastBatch, undefined)) this.acked(lastBatch);
+  }
+
+  /** One message, tried until the stream takes it; false once the subject is fenced. */
+  private async append(payload: Uint8Array, firstBatch: number, lastBatch: number | undefined, part: string | undefined): Promise<boolean> {
+    const header = headers();
+    header.set(JOURNAL_HEADERS.BATCH, String(firstBatch));
+    if (lastBatch !== undefined) header.set(JOURNAL_HEADERS.LAST, String(lastBatch));
+    if (part !== undefined) header.set(JOURNAL_HEADERS.PART, part);
+    const msgID = `${this.shard}.${firstBatch}${lastBatch === undefined || lastBatch === firstBatch ? '' : `-${lastBatch}`}${part === undefined ? '' : `.${part}`}`;
+    const at = this.shard * PUBLISH_STATS_PER_SHARD;
+    let pauseMs = RETRY_FIRST_MS;
+    for (;;) {
+      try {
+        const ack = await this.js.publish(this.subject, payload, {
+          msgID, headers: header, timeout: APPEND_TIMEOUT_MS, expect: { lastSubjectSequence: this.lastSeq },
+        });
+        this.lastSeq = ack.seq;
+        stats[at + PUBLISH_STATS.MESSAGES]!++;
+        stats[at + PUBLISH_STATS.BYTES]! += payload.length;
+        if (pauseMs > RETRY_FIRST_MS) log('info', 'replicated journal appends again', { shard: this.shard });
+        return true;
+      } catch (error) {
+        if (apiErrorCode(error) === JS_ERRORS.WRONG_LAST_SEQUENCE) {
+          this.fence(error);
+          return false;
+        }
+        stats[at + PUBLISH_STATS.RETRIES]!++;
+        if (pauseMs === RETRY_FIRST_MS) log('warn', 'replicated journal append failed; retrying', { shard: this.shard, error: messageOf(error) });
+        await delay(pauseMs);
+        pauseMs = Math.min(RETRY_LAST_MS, pauseMs * 2);
+      }
+    }
+  }
+
+  private acked(batch: number): void {
+    Atomics.store(this.words, FEED_WORDS.ACKED, BigInt(batch));
+    Atomics.notify(this.words, FEED_WORDS.ACKED);
+    this.wake?.wakeConsumer();
+  }
+
+  private fence(error: unknown): void {
+    this.fenced = true;
+    this.queue.length = 0;
+    Atomics.store(this.words, FEED_WORDS.STATE, FEED_STATE.FENCED);
+    Atomics.notify(this.words, FEED_WORDS.ACKED);
+    this.wake?.wakeConsumer();
+    log('error', 'another server appended to this shard\'s replicated journal: this server is no longer its primary', { shard: this.shard, error: messageOf(error) });
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The subject's last message, or undefined when it has none. */
+async function lastMessage(jsm: JetStreamManager, subject: string): Promise<{ seq: number; header: { get(name: string): string } } | undefined> {
+  try {
+    const message = await jsm.streams.getMessage(data.stream, { last_by_subj: subject });
+    if (message === null) return undefined;
+    return { seq: message.seq, header: { get: (name) => message.header?.get(name) ?? '' } };
+  } catch (error) {
+    if (apiErrorCode(error) === JS_ERRORS.NO_MESSAGE) return undefined;
+    throw error;
+  }
+}
+
+/** Runs `attempt` until it succeeds, pausing longer after each failure (logged once). */
+async function retried<T>(what: string, attempt: () => Promise<T>): Promise<T> {
+  let pauseMs = RETRY_FIRST_MS;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (pauseMs === RETRY_FIRST_MS) log('warn', `could not ${what}; retrying`, { error: messageOf(error) });
+      await delay(pauseMs);
+      pauseMs = Math.min(RETRY_LAST_MS, pauseMs * 2);
+    }
+  }
+}
+
+/** Creates the stream, or checks that the one there takes the journal's subjects. */
+async function ensureStream(nc: NatsConnection, jsm: JetStreamManager): Promise<number> {
+  const replicas = data.replicas ?? (nc.info?.cluster === undefined ? 1 : 3);
+  try {
+    const info = await jsm.streams.info(data.stream);
+    if (!info.config.subjects.includes(journalSubjects(data.stream))) {
+      throw new Error(`the NATS stream ${data.stream} exists without the subject ${journalSubjects(data.stream)}: it is not clobd's (NATS_STREAM names another)`);
+    }
+    return info.config.num_replicas;
+  } catch (error) {
+    if (apiErrorCode(error) !== JS_ERRORS.STREAM_NOT_FOUND) throw error;
+  }
+  await jsm.streams.add({
+    name: data.stream, subjects: [journalSubjects(data.stream)], num_replicas: replicas, storage: StorageType.File,
+    discard: DiscardPolicy.Old, duplicate_window: DUPLICATE_WINDOW_NS,
+  });
+  return replicas;
+}
+
+async function main(): Promise<void> {
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let replicas: number;
+  try {
+    nc = await connect({ servers: [...data.servers], name: 'clobd', maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: data.connectTimeoutMs });
+    jsm = await jetstreamManager(nc, { timeout: APPEND_TIMEOUT_MS });
+    replicas = await ensureStream(nc, jsm);
+  } catch (error) {
+    reply({ type: 'failed', message: `cannot use NATS JetStream at ${data.servers.join(', ')}: ${messageOf(error)}` });
+    port.close();
+    return;
+  }
+  const js = jetstream(nc, { timeout: APPEND_TIMEOUT_MS });
+  const bytesMax = Math.min(MESSAGE_BYTES_CAP, Math.max(1024, (nc.info?.max_payload ?? 1 << 20) - 16 * 1024));
+  const subjects = new Map<number, ShardSubject>();
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect') log(status.type === 'disconnect' ? 'warn' : 'info', `NATS ${status.type}`, { server: status.server });
+    }
+  })();
+  port.on('message', (message: PublisherMessage) => {
+    switch (message.type) {
+      case 'attach': {
+        let subject = subjects.get(message.shard);
+        if (subject === undefined) subjects.set(message.shard, subject = new ShardSubject(message.shard, message.shared, js, bytesMax));
+        subject.attach(message.feed, message.wake, message.layout, jsm).then(
+          (batch) => reply({ type: 'attached', shard: message.shard, batch }),
+          (error: unknown) => reply({ type: 'attach-failed', shard: message.shard, message: messageOf(error) }),
+        );
+        break;
+      }
+      case 'stop':
+        void Promise.race([Promise.all([...subjects.values()].map((subject) => subject.settled())), delay(APPEND_TIMEOUT_MS)]).then(async () => {
+          for (const subject of subjects.values()) subject.detach();
+          await nc.drain().catch(() => undefined);
+          reply({ type: 'stopped' });
+          port.close();
+        });
+        break;
+      default:
+        break;
+    }
+  });
+  reply({ type: 'ready', replicas, messageBytesMax: bytesMax });
+}
+
+await main();

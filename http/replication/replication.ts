@@ -1,0 +1,125 @@
+// The front end's handle on the replicated journal (NATS set): it starts the replication thread
+// (publisher.ts), attaches each shard worker to it as the worker starts, and reads what the
+// thread counts. The shards feed the thread directly (engine/shard/journal_feed.ts); nothing of
+// the order path passes through the front end's thread.
+import { MessageChannel, Worker } from 'node:worker_threads';
+import type { RingLayout } from '../../engine/ring.js';
+import { FEED_STATE, FEED_WORD_COUNT, FEED_WORDS, type JournalFeedSetup } from '../../engine/shard/journal_feed.js';
+import type { ReplicationConfig, ReplicationMode } from '../config.js';
+import type { Logger } from '../log.js';
+import { PUBLISH_STATS, PUBLISH_STATS_PER_SHARD, type PublisherData, type PublisherMessage, type PublisherReply } from './wire.js';
+
+/** How long the start waits for NATS before it fails. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** Most bytes of committed entries a shard lets wait for the stream before it waits itself. */
+export const FEED_BYTES_MAX = 64 * 1024 * 1024;
+
+/** The start could not use NATS: the server does not start (its message says why). */
+export class ReplicationUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReplicationUnavailable';
+  }
+}
+
+interface Waiting {
+  readonly resolve: (batch: number) => void;
+  readonly reject: (error: Error) => void;
+}
+
+export class Replication {
+  /** Each shard's JournalFeed words, kept across its workers. */
+  private readonly words: BigInt64Array[];
+  private readonly stats: Float64Array;
+  private readonly attaching = new Map<number, Waiting>();
+  private stopped: Promise<void> | undefined;
+
+  private constructor(
+    readonly mode: ReplicationMode, readonly replicas: number, readonly stream: string, private readonly thread: Worker,
+    private readonly shared: SharedArrayBuffer[], stats: SharedArrayBuffer, private readonly log: Logger,
+  ) {
+    this.words = shared.map((buffer) => new BigInt64Array(buffer));
+    this.stats = new Float64Array(stats);
+    thread.on('message', (message: PublisherReply) => this.onMessage(message));
+  }
+
+  /** Starts the replication thread and waits until the stream is there; throws ReplicationUnavailable. */
+  static async start(config: ReplicationConfig, shards: number, log: Logger): Promise<Replication> {
+    const stats = new SharedArrayBuffer(shards * PUBLISH_STATS_PER_SHARD * 8);
+    const data: PublisherData = { servers: config.servers, stream: config.stream, replicas: config.replicas, connectTimeoutMs: CONNECT_TIMEOUT_MS, stats };
+    const thread = new Worker(new URL('./publisher.js', import.meta.url), { workerData: data });
+    const ready = await new Promise<Extract<PublisherReply, { type: 'ready' }>>((resolve, reject) => {
+      const onMessage = (message: PublisherReply): void => {
+        if (message.type === 'ready') resolve(message);
+        else if (message.type === 'failed') reject(new ReplicationUnavailable(message.message));
+        else return;
+        thread.off('message', onMessage);
+      };
+      thread.on('message', onMessage);
+      thread.once('error', (error) => reject(new ReplicationUnavailable(`the replication thread failed: ${error.message}`)));
+      thread.once('exit', (code) => reject(new ReplicationUnavailable(`the replication thread exited (${code}) before NATS was ready`)));
+    }).catch(async (error: unknown) => {
+      await thread.terminate();
+      throw error;
+    });
+    const shared = Array.from({ length: shards }, () => new SharedArrayBuffer(FEED_WORD_COUNT * 8));
+    log.info('replicated journal ready', { servers: config.servers.join(','), stream: config.stream, replicas: ready.replicas, mode: config.mode });
+    return new Replication(config.mode, ready.replicas, config.stream, thread, shared, stats, log);
+  }
+
+  /**
+   * A worker of `shard` is about to start on `commandRing`: the thread finishes with the previous
+   * worker's entries, reads the stream's last batch of the shard, and the worker gets its feed.
+   */
+  async attach(shard: number, commandRing: SharedArrayBuffer, layout: RingLayout): Promise<JournalFeedSetup> {
+    const channel = new MessageChannel();
+    const shared = this.shared[shard]!;
+    const attached = new Promise<number>((resolve, reject) => this.attaching.set(shard, { resolve, reject }));
+    this.thread.postMessage({ type: 'attach', shard, feed: channel.port2, shared, wake: commandRing, layout } satisfies PublisherMessage, [channel.port2]);
+    await attached;
+    return { port: channel.port1, shared, sync: this.mode === 'sync', bytesMax: FEED_BYTES_MAX };
+  }
+
+  /** The last batch of `shard` the stream holds, as the thread last wrote it. */
+  acked(shard: number): number {
+    return Number(Atomics.load(this.words[shard]!, FEED_WORDS.ACKED));
+  }
+
+  /** Whether another server appended to the shard's subject since this one attached it. */
+  fenced(shard: number): boolean {
+    return Atomics.load(this.words[shard]!, FEED_WORDS.STATE) === FEED_STATE.FENCED;
+  }
+
+  /** The thread's counters for `shard`: messages appended, their bytes, appends tried again. */
+  counts(shard: number): { messages: number; bytes: number; retries: number } {
+    const at = shard * PUBLISH_STATS_PER_SHARD;
+    return { messages: this.stats[at + PUBLISH_STATS.MESSAGES]!, bytes: this.stats[at + PUBLISH_STATS.BYTES]!, retries: this.stats[at + PUBLISH_STATS.RETRIES]! };
+  }
+
+  /** After the shards stopped: appends what is in flight, then ends the thread. */
+  stop(): Promise<void> {
+    this.stopped ??= new Promise<void>((resolve) => {
+      this.thread.once('exit', () => resolve());
+      this.thread.postMessage({ type: 'stop' } satisfies PublisherMessage);
+    });
+    return this.stopped;
+  }
+
+  private onMessage(message: PublisherReply): void {
+    switch (message.type) {
+      case 'attached':
+      case 'attach-failed': {
+        const waiting = this.attaching.get(message.shard);
+        this.attaching.delete(message.shard);
+        if (message.type === 'attached') waiting?.resolve(message.batch);
+        else waiting?.reject(new ReplicationUnavailable(`shard ${message.shard} could not attach to the replicated journal: ${message.message}`));
+        break;
+      }
+      case 'log':
+        this.log[message.level](message.message, message.fields);
+        break;
+      default:
+        break;
+    }
+  }
+}

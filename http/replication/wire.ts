@@ -1,0 +1,47 @@
+// What the front end and the replication thread (publisher.ts) say to each other.
+import type { MessagePort } from 'node:worker_threads';
+import type { RingLayout } from '../../engine/ring.js';
+
+export interface PublisherData {
+  readonly servers: readonly string[];
+  readonly stream: string;
+  /** NATS_REPLICAS; undefined: 3 when the server is in a cluster, 1 alone. */
+  readonly replicas: number | undefined;
+  readonly connectTimeoutMs: number;
+  /** A Float64Array of PUBLISH_STATS_PER_SHARD counters per shard, written by the thread. */
+  readonly stats: SharedArrayBuffer;
+}
+
+/** Front end → replication thread. */
+export type PublisherMessage =
+  // A shard worker starts: `feed` is the worker's port for its entries, `shared` its
+  // JournalFeed words (engine/shard/journal_feed.ts), `wake` its command ring (woken on acks).
+  | {
+    readonly type: 'attach'; readonly shard: number; readonly feed: MessagePort; readonly shared: SharedArrayBuffer;
+    readonly wake: SharedArrayBuffer; readonly layout: RingLayout;
+  }
+  // Appends what is in flight (for a few seconds at most), then closes the connection.
+  | { readonly type: 'stop' };
+
+/** Replication thread → front end. */
+export type PublisherReply =
+  | { readonly type: 'ready'; readonly replicas: number; readonly messageBytesMax: number }
+  | { readonly type: 'failed'; readonly message: string }
+  // The stream's last batch of the shard (written to its ACKED word too).
+  | { readonly type: 'attached'; readonly shard: number; readonly batch: number }
+  | { readonly type: 'attach-failed'; readonly shard: number; readonly message: string }
+  | { readonly type: 'log'; readonly level: 'info' | 'warn' | 'error'; readonly message: string; readonly fields: Record<string, string | number | boolean | null | undefined> }
+  | { readonly type: 'stopped' };
+
+/** Counters per shard in PublisherData.stats. */
+export const PUBLISH_STATS = { MESSAGES: 0, BYTES: 1, RETRIES: 2 } as const;
+export const PUBLISH_STATS_PER_SHARD = 3;
+
+/** JetStream's error codes (err_code) this code tells apart. */
+export const JS_ERRORS = { NO_MESSAGE: 10037, STREAM_NOT_FOUND: 10059, WRONG_LAST_SEQUENCE: 10071 } as const;
+
+/** A JetStream API error's err_code (JetStreamApiError.code), or undefined for any other error. */
+export function apiErrorCode(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && error.name.endsWith('Error') && typeof code === 'number' ? code : undefined;
+}
