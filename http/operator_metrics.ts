@@ -10,6 +10,7 @@ import type { FrontEnds } from './front_end/hub.js';
 import type { LiveChannels } from './ws/channels.js';
 import { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate_limit.js';
+import type { Replication } from './replication/replication.js';
 import type { TradingRuntime } from './trading/runtime.js';
 
 function shardMetrics(metrics: Metrics, trading: TradingRuntime): void {
@@ -67,6 +68,36 @@ function shardMetrics(metrics: Metrics, trading: TradingRuntime): void {
   metrics.gauge({
     name: 'clobd_shard_collateral_micros', help: 'Collateral the shard holds (free, reserved and in sets), in micros.', type: 'gauge',
     samples: () => perShard((shard) => counters(shard).collateralMicros),
+  });
+}
+
+/** The replicated journal (NATS set): what the stream holds of each shard, and what it cost to get it there. */
+function replicationMetrics(metrics: Metrics, trading: TradingRuntime, replication: Replication): void {
+  const shards = Array.from({ length: trading.pool.count }, (_, shard) => shard);
+  const perShard = (read: (shard: number) => number): [{ shard: number }, number][] => shards.map((shard) => [{ shard }, read(shard)]);
+  metrics.gauge({
+    name: 'clobd_replication_stream_batch', help: 'The last batch of the shard the replicated journal (the JetStream stream) holds.', type: 'gauge',
+    samples: () => perShard((shard) => replication.acked(shard)),
+  });
+  metrics.gauge({
+    name: 'clobd_replication_lag_batches', help: 'Batches the shard committed that the replicated journal does not hold yet (with REPLICATION=sync their answers wait for it).', type: 'gauge',
+    samples: () => perShard((shard) => Math.max(0, trading.pool.counters(shard).lastBatch - replication.acked(shard))),
+  });
+  metrics.gauge({
+    name: 'clobd_replication_messages_total', help: 'Messages appended to the replicated journal for the shard (each holds one or more batches, or a part of one).', type: 'counter',
+    samples: () => perShard((shard) => replication.counts(shard).messages),
+  });
+  metrics.gauge({
+    name: 'clobd_replication_bytes_total', help: 'Bytes of the shard\'s journal entries appended to the replicated journal.', type: 'counter',
+    samples: () => perShard((shard) => replication.counts(shard).bytes),
+  });
+  metrics.gauge({
+    name: 'clobd_replication_retries_total', help: 'Appends to the replicated journal tried again (a NATS node down, the stream electing its leader, a lost acknowledgement).', type: 'counter',
+    samples: () => perShard((shard) => replication.counts(shard).retries),
+  });
+  metrics.gauge({
+    name: 'clobd_replication_fenced', help: '1 once another server appended to the shard\'s replicated journal (it took over as primary): the shard stops.', type: 'gauge',
+    samples: () => perShard((shard) => (replication.fenced(shard) ? 1 : 0)),
   });
 }
 
@@ -134,6 +165,7 @@ export function operatorMetrics(
 ): Metrics {
   const metrics = new Metrics();
   shardMetrics(metrics, trading);
+  if (trading.replication !== undefined) replicationMetrics(metrics, trading, trading.replication);
   threadMetrics(metrics, trading, frontEnds);
   if (frontEnds !== undefined) {
     metrics.gauge({

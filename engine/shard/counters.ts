@@ -17,7 +17,8 @@ const COMMIT_SECONDS = 2;
 const RESTING_ORDERS = 3;
 const OPEN_INTEREST_MICROS = 4;
 const COLLATERAL_MICROS = 5;
-const COMMANDS_BUCKETS = 6;
+const LAST_BATCH = 6;
+const COMMANDS_BUCKETS = 7;
 const SECONDS_BUCKETS = COMMANDS_BUCKETS + COMMANDS_PER_COMMIT_BOUNDS.length + 1;
 const WORDS = SECONDS_BUCKETS + COMMIT_SECONDS_BOUNDS.length + 1;
 
@@ -58,6 +59,15 @@ export class ShardCounters {
     words[COMMIT_SECONDS]! += seconds;
     words[COMMANDS_BUCKETS + bucketOf(COMMANDS_PER_COMMIT_BOUNDS, commands)]!++;
     words[SECONDS_BUCKETS + bucketOf(COMMIT_SECONDS_BOUNDS, seconds)]!++;
+  }
+
+  /** The last batch the shard committed (or recovered to). */
+  recordBatch(batch: number): void {
+    this.words[LAST_BATCH] = batch;
+  }
+
+  get lastBatch(): number {
+    return this.words[LAST_BATCH]!;
   }
 
   /** The books as the latest commit (or recovery) left them. */

@@ -65,6 +65,7 @@ function endIfKilled(): void {
 
 /** The books' size for the operator, after recovery and after every commit (O(markets)). */
 function countBooks(): void {
+  counters.recordBatch(batch);
   const stats = core.engine.stats();
   counters.recordBooks(stats.ordersLive, stats.openInterestMicros, stats.supplyMicros);
 }

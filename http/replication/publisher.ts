@@ -73,9 +73,8 @@ class ShardSubject {
     this.queue.length = 0;
     await this.inFlight;
     const last = await retried('read the last journal message of shard ' + this.shard, () => lastMessage(jsm, this.subject));
+    const lastBatch = last === undefined ? 0 : streamedBatch(last.header, this.subject);
     this.lastSeq = last?.seq ?? 0;
-    // A last message that is a part but not the last part: its batch is not whole in the stream.
-    const lastBatch = last === undefined ? 0 : Number(last.header.get(JOURNAL_HEADERS.LAST) || Number(last.header.get(JOURNAL_HEADERS.BATCH)) - 1);
     this.fenced = false;
     Atomics.store(this.words, FEED_WORDS.STATE, FEED_STATE.OK);
     Atomics.store(this.words, FEED_WORDS.ACKED, BigInt(lastBatch));
@@ -180,6 +179,19 @@ class ShardSubject {
     this.wake?.wakeConsumer();
     log('error', 'another server appended to this shard\'s replicated journal: this server is no longer its primary', { shard: this.shard, error: messageOf(error) });
   }
+}
+
+/**
+ * The last batch whole in the stream, from the subject's last message: its LAST, or the batch
+ * before its BATCH when it is a part but not the last part. A message without them was not
+ * appended by clobd: the subject is not this server's to append to.
+ */
+function streamedBatch(header: { get(name: string): string }, subject: string): number {
+  const last = header.get(JOURNAL_HEADERS.LAST);
+  if (/^\d+$/.test(last)) return Number(last);
+  const first = header.get(JOURNAL_HEADERS.BATCH);
+  if (/^\d+$/.test(first)) return Number(first) - 1;
+  throw new Error(`the last message on ${subject} was not appended by a clobd primary (it has no ${JOURNAL_HEADERS.BATCH} header)`);
 }
 
 function messageOf(error: unknown): string {

@@ -102,6 +102,8 @@ interface Pending {
 export interface StorageFailure {
   readonly message: string;
   readonly sinceMs: number;
+  /** The shard does not retry: it stays down until the server is started again (the replicated journal refused it). */
+  readonly final?: boolean;
 }
 
 /** A worker that lived less than this before dying counts as failing again: its restart waits longer. */
@@ -287,7 +289,9 @@ export class ShardPool {
     const retryAfterS = Math.max(1, Math.ceil((handle.restartAtMs - Date.now()) / 1000));
     const failure = handle.storageFailure;
     return new ShardUnavailable(
-      failure === undefined ? `shard ${handle.index} is restarting` : `shard ${handle.index} cannot write to its storage (${failure.message}); it retries by itself`,
+      failure === undefined ? `shard ${handle.index} is restarting`
+        : failure.final === true ? `shard ${handle.index} is down: ${failure.message}`
+          : `shard ${handle.index} cannot write to its storage (${failure.message}); it retries by itself`,
       retryAfterS,
     );
   }
@@ -622,8 +626,16 @@ export class ShardPool {
     handle.restartTimer = setTimeout(() => {
       handle.restartTimer = undefined;
       if (this.closed || handle.stopping) return;
-      // A restart that fails is logged, and retried, by onExit.
-      this.spawn(handle, handle.renewRings()).catch(() => undefined);
+      // A worker that fails to start is logged, and restarted, by onExit; a shard the replicated
+      // journal refuses to attach (another server appended to it) stays down, and says why.
+      this.spawn(handle, handle.renewRings()).catch((error: unknown) => {
+        if (handle.worker !== undefined) return;
+        const message = error instanceof Error ? error.message : String(error);
+        handle.storageFailure = { message, sinceMs: handle.storageFailure?.sinceMs ?? Date.now(), final: true };
+        this.log.error('shard cannot restart', { shard: handle.index, error: message });
+        // No worker will answer what the dead one took: those clients must not wait for it.
+        this.refuseUnanswered(handle, `shard ${handle.index} cannot start again (${message}): read the order's status to learn whether it was executed`);
+      });
     }, delayMs);
   }
 
