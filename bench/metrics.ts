@@ -78,11 +78,19 @@ function non200(result: LoadResult): number {
 export type Spelling = (headers: Readonly<Record<string, string>>) => Record<string, string>;
 
 /**
+ * Called with the server's CLOB URL right before the measured orders and right after them, while
+ * the server still runs: a suite's own reading of the server over the measured phase (its
+ * counters on /metrics, say).
+ */
+export type PhaseProbe = (clobUrl: string, moment: 'before' | 'after') => Promise<void>;
+
+/**
  * One server: enrol, the setup orders, a warm-up, then the measured orders in a closed loop, every
  * order's headers as `spell` writes them.
  */
 export async function orderRun(
   env: Readonly<Record<string, string>>, sizes: OrderSizes, signed: Signed | undefined, spell: Spelling = (headers) => ({ ...headers }), script?: string,
+  probe?: PhaseProbe,
 ): Promise<{ run: OrderRun; signed: Signed }> {
   const exchange = await startExchange(sizes.markets, SHARDS, env, [], SHARDS, script);
   try {
@@ -98,6 +106,7 @@ export async function orderRun(
     };
     await send(made.setup, plan.setup, 0, made.setup.length);
     await send(made.orders, plan.orders, 0, sizes.warmupOrders);
+    await probe?.(url, 'before');
     const pid = exchange.server.pid;
     const mainBefore = threadCpuSeconds(pid).get(pid) ?? 0;
     const cpuBefore = exchange.server.cpuSeconds();
@@ -106,6 +115,7 @@ export async function orderRun(
     const mainSeconds = (threadCpuSeconds(pid).get(pid) ?? 0) - mainBefore;
     const cpuSeconds = exchange.server.cpuSeconds() - cpuBefore;
     const threadsAfter = await serverThreadCpu(url);
+    await probe?.(url, 'after');
     const frontEndSeconds = threadsBefore === undefined || threadsAfter === undefined ? mainSeconds : threadsAfter.frontEnds - threadsBefore.frontEnds;
     const statelessSeconds = threadsBefore === undefined || threadsAfter === undefined ? frontEndSeconds : frontEndSeconds + threadsAfter.others - threadsBefore.others;
     return {

@@ -11,6 +11,7 @@ import { benchHeaders, printHeaders } from './headers.js';
 import { benchLimits, printSwitch } from './limits.js';
 import { benchMetrics, printMetrics } from './metrics.js';
 import { benchMarket, printMarket } from './market.js';
+import { benchReplication, printReplication } from './replication.js';
 import { benchWs, printWs } from './ws.js';
 
 /**
@@ -73,6 +74,11 @@ const suites: Record<string, Suite> = {
     const figures = await benchWs(quick);
     if (asJson) console.log(JSON.stringify({ suite: 'ws', ...figures }));
     else printWs(figures);
+  },
+  replication: async (quick, asJson) => {
+    const figures = await benchReplication(quick);
+    if (asJson) console.log(JSON.stringify({ suite: 'replication', ...figures }));
+    else printReplication(figures);
   },
   engine: async (_quick, _asJson, options) => {
     await runScript('./engine/run.js', options, SERVER_NODE_FLAGS);

@@ -66,6 +66,8 @@ export interface Config {
   readonly frontEnds: number;
   /** clobd's own: the replicated journal on NATS JetStream (http/replication/); undefined: none. */
   readonly replication: ReplicationConfig | undefined;
+  /** clobd's own: the CLOB URL clients reach this server at (a replica names it while this one is the primary); undefined: http://HOST:PORT. */
+  readonly advertiseUrl: string | undefined;
 }
 
 /** REPLICATION's modes: an order is answered once its batch is in JetStream (sync) or once it is on the local disk (async). */
@@ -166,6 +168,7 @@ const settings = {
   replication: setting('REPLICATION'),
   natsReplicas: setting('NATS_REPLICAS'),
   natsStream: setting('NATS_STREAM'),
+  advertiseUrl: setting('ADVERTISE_URL'),
 } as const;
 
 const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
@@ -239,6 +242,13 @@ function demoFlowRate(read: Source): number {
     throw new ConfigError(`DEMO_FLOW_RATE must be a number of orders a second from 0 to ${DEMO_FLOW_RATE_MAX}, got "${raw}"`);
   }
   return value;
+}
+
+function advertiseUrl(read: Source): string | undefined {
+  const raw = read(settings.advertiseUrl) ?? '';
+  if (raw === '') return undefined;
+  if (!/^https?:\/\/[^\s/]+(\/\S*)?$/.test(raw)) throw new ConfigError(`ADVERTISE_URL must be an http:// or https:// URL, got "${raw}"`);
+  return raw.replace(/\/$/, '');
 }
 
 /** NATS and its companions; without NATS, any of the others is a mistake worth saying. */
@@ -320,6 +330,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: ReadonlyMap<string, st
     backupMbPerS: integer(read, settings.backupMbPerS, 0, 0, 1_000_000),
     frontEnds: integer(read, settings.frontEnds, frontEndsDefault(), 1, FRONT_ENDS_MAX),
     replication: replication(read),
+    advertiseUrl: advertiseUrl(read),
   };
   return Object.freeze(config);
 }

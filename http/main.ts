@@ -58,7 +58,7 @@ async function holdAll(config: Config): Promise<{ dir: DataDirLock; ports: PortH
   throw new InUse(problems.join('; '));
 }
 
-async function serve(config: Config, log: Logger): Promise<void> {
+async function serve(config: Config, log: Logger, following = false): Promise<void> {
   // A signal that arrives during the start is kept, and acted on as soon as it can be.
   let stopSignal: string | undefined;
   let stopNow: ((signal: string) => void) | undefined;
@@ -87,7 +87,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     process.exit(0);
   }
   log.info('data_dir_walked', { inspectMs, ...walk });
-  const server = await startServer(config, log, { inspection });
+  const server = await startServer(config, log, { inspection, following });
   const compatPort = server.compatUrl === undefined ? undefined : Number(new URL(server.compatUrl).port);
   const boundPorts: Record<string, number | undefined> = { PORT: server.ports.clob, CATALOG_PORT: server.ports.catalog, DATA_PORT: server.ports.data, COMPAT_PORT: compatPort };
   await held.ports.adopt(wantedPorts(config).flatMap(({ setting, port }) => {
@@ -170,6 +170,10 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
   const [command = 'serve', ...rest] = positional;
   if (command === 'serve') return serve(config, log);
+  if (command === 'follow') {
+    if (config.replication === undefined) throw new ConfigError('usage: follow --nats nats://host:port[,...] (a replica follows the primary\'s replicated journal on NATS)');
+    return serve(config, log, true);
+  }
   if (command === 'import') return runImport(config, rest[0]);
   if (command === 'verify') {
     process.stdout.write(`${await runVerify(config)}\n`);
@@ -188,7 +192,7 @@ async function main(): Promise<void> {
     for (const path of await writeReference(rest[0])) process.stdout.write(`wrote ${path}\n`);
     return;
   }
-  throw new ConfigError(`unknown command "${command}" (expected serve, verify, import <file>, backup <directory>, restore <backup> [<data directory>] or docs <directory>)`);
+  throw new ConfigError(`unknown command "${command}" (expected serve, follow, verify, import <file>, backup <directory>, restore <backup> [<data directory>] or docs <directory>)`);
 }
 
 main().catch((error: unknown) => {

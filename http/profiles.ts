@@ -1,6 +1,7 @@
 // Public profiles of addresses (contract §8: PUT /admin/profiles/{address}), shown on the public
 // fill and activity feeds. An address without one gets a stable pseudonym derived from it, so
 // feeds never show an empty name.
+import type { ChangeLog } from './replication/state_changes.js';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { type Database, type RootDatabase } from 'lmdb';
@@ -31,6 +32,8 @@ export function pseudonymOf(address: string): string {
 export class ProfileStore {
   private readonly root: RootDatabase;
   private readonly profiles: Database<Profile, string>;
+  /** Where committed changes go (the primary's replicated journal); undefined without one. */
+  changes: ChangeLog | undefined = undefined;
 
   constructor(dataDir: string) {
     const path = join(dataDir, PROFILES_STORE);
@@ -49,6 +52,7 @@ export class ProfileStore {
     const key = address.toLowerCase();
     const next: Profile = { ...this.get(key), ...fields };
     this.root.transactionSync(() => this.profiles.putSync(key, next));
+    this.changes?.record({ kind: 'profile', address: key, profile: { ...next } });
     return next;
   }
 

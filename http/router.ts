@@ -125,6 +125,16 @@ export interface Listener {
   readonly limits?: { readonly limiter: RateLimiter; readonly caps: readonly string[] };
   /** Set on the listener the compatibility relay fronts: its requests' address is the relay's client. */
   readonly relay?: RelayTrust;
+  /** With a replicated journal (http/replication/routes.ts): what a replica refuses, and what a primary answers only once replicated. */
+  readonly replicated?: ReplicatedRouting;
+}
+
+/** How a route answers on a server with a replicated journal. */
+export interface ReplicatedRouting {
+  /** Makes the answer a replica gives instead of serving the route (undefined: it serves it). */
+  refusal(method: Method, path: string): (() => Reply) | undefined;
+  /** What a primary waits for before it answers the route (undefined: nothing). */
+  settle(method: Method, path: string): (() => Promise<void> | undefined) | undefined;
 }
 
 export interface Route {
@@ -346,6 +356,8 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       }, REFUSAL_DELAY_MS);
     };
 
+    const refusal = listener.replicated?.refusal(spec.method, spec.path);
+    const settle = listener.replicated?.settle(spec.method, spec.path);
     const finish = (
       res: HttpResponse, pending: Pending | undefined, context: Context<ParamsOf<Q>, ParamsOf<P>>, cacheKey: string, version: number, startedMs: number,
     ): void => {
@@ -355,6 +367,13 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         result = spec.handler(context);
       } catch (error) {
         result = fail(error, requestId);
+      }
+      // A change a synchronous primary made is answered once the replicated journal holds it.
+      if (settle !== undefined) {
+        result = Promise.resolve(result).then(async (reply) => {
+          await settle();
+          return reply;
+        });
       }
       if (result instanceof Promise) {
         const later = pending ?? new Pending(res, listener.lifecycle, metrics, startedMs, requestId);
@@ -375,6 +394,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       const startedMs = metrics === undefined ? 0 : performance.now();
       const requestId = requestIdOf(req);
       if (listener.lifecycle.draining) return answer(res, SHUTTING_DOWN, startedMs, requestId);
+      if (refusal !== undefined) return answer(res, refusal(), startedMs, requestId);
       const relayed = readsRelay ? req.getHeader(RELAYED_FOR_HEADER) : '';
       let address: Int32Array | undefined;
       // What a front-end thread charged before it handed the request over is not charged again.

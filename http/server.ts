@@ -48,6 +48,9 @@ import type { OrderDomains } from './trading/order_request.js';
 import { engineOptionsOf, startTrading, type TradingRuntime } from './trading/runtime.js';
 import { assertNativeUws, listenExclusive, listenShared, probeUnderscoreHeaderNames, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
 import { FrontEnds } from './front_end/hub.js';
+import { Replication } from './replication/replication.js';
+import { primaryRouting, replicaRouting } from './replication/routes.js';
+import { ChangeFollower } from './replication/state_follower.js';
 
 export type ListenerName = 'clob' | 'catalog' | 'data';
 
@@ -72,6 +75,12 @@ export interface ServerOptions {
   readonly now?: () => number;
   /** The data directory as main.ts inspected it just before (and walked), so the start does not read every page again. */
   readonly inspection?: Inspection;
+  /**
+   * A read-only replica (`follow`, NATS set): its shards and stores apply what the primary
+   * appends to the replicated journal; it serves every read and refuses every change, naming
+   * the primary (http/replication/).
+   */
+  readonly following?: boolean;
 }
 
 const drainWaitMs = 5_000;
@@ -267,17 +276,31 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const dataDir = await openDataDir(config.dataDir, config.shards, options.inspection);
   const storesMs = performance.now() - checkStarted;
   const adopting = dataDir.state === 'adopting';
+  const following = options.following === true;
+  // The replicated journal first: every change the stores commit from here on goes to it (a
+  // primary's), or comes from it (a replica's). Closed last: what the stores committed while
+  // stopping is appended.
+  const replicationConfig = config.replication;
+  const replication = replicationConfig === undefined ? undefined
+    : resources.add(await resources.guard(() => Replication.start(replicationConfig, config.shards, log)), (r) => r.stop());
+  const changes = replication === undefined || following ? undefined : await resources.guard(() => replication.recordChanges());
   const store = resources.add(CatalogStore.open(config.dataDir), (r) => r.close());
-  const demoState = config.seedDemo ? await resources.guard(() => seedDemo(store, config.dataDir, now(), log)) : undefined;
+  store.changes = changes;
+  // A replica's catalog is the primary's: it seeds nothing of its own.
+  const demoState = config.seedDemo && !following ? await resources.guard(() => seedDemo(store, config.dataDir, now(), log)) : undefined;
   const keys = resources.add(await resources.guard(() => new ApiKeyStore(config.dataDir, { adopting, cacheEntries: config.keyCacheEntries })), (r) => r.close());
+  keys.changes = changes;
   const profiles = resources.add(new ProfileStore(config.dataDir), (r) => r.close());
+  profiles.changes = changes;
   const trading = resources.add(await resources.guard(() => startTrading(
     config, log, store.allMarkets(), now, adopting, (pool) => checkBackupState(config.dataDir, pool, engineOptionsOf(config)),
+    { replication, changes, following },
   )), (r) => r.stop());
   // Before anything is served: the shards, the treasury and the key store agree. Only then is
-  // a new or adopted directory recorded.
+  // a new or adopted directory recorded. (A replica's stores follow the primary's one change at
+  // a time, and may stand between two that belong together.)
   const agreementStarted = performance.now();
-  await resources.guard(() => checkAgreement(config.dataDir, trading, keys));
+  if (!following) await resources.guard(() => checkAgreement(config.dataDir, trading, keys));
   if (adopting) {
     trading.treasury.stampChecksums();
     keys.stampChecksums();
@@ -285,8 +308,20 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   dataDir.writeRecord();
   acceptBackup(config.dataDir, log);
   log.info('data_dir_checked', { state: dataDir.state, storesMs, agreementMs: performance.now() - agreementStarted });
-  const demo = await resources.guard(() => openDemo({ config, store, keys, trading, now, log }, demoState));
-  syncCatalogFlags(store, trading, now(), log);
+  const demo = following ? undefined : await resources.guard(() => openDemo({ config, store, keys, trading, now, log }, demoState));
+  if (!following) syncCatalogFlags(store, trading, now(), log);
+  // A replica applies the primary's own changes as they come, and learns from them where the primary is.
+  let primaryUrl = '';
+  if (following && replication !== undefined) {
+    const follower = resources.add(new ChangeFollower(replication.followChanges(), { catalog: store, keys, treasury: trading.treasury, profiles }, {
+      catalogChanged: () => trading.openMarkets(store.allMarkets()),
+      primary: (url) => {
+        primaryUrl = url;
+      },
+    }, log), (f) => f.stop());
+    follower.start();
+  }
+  const replicated = replication === undefined ? undefined : following ? replicaRouting(() => primaryUrl) : primaryRouting(replication);
   const verifier: SignatureVerifier = resources.add(
     // With front-end threads the main thread takes no connections: the threads recover their
     // orders' signatures, and what reaches it whole (the relay's, a thread's hand-over) is recovered here.
@@ -351,7 +386,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   }
   // The threads check a POST /order and a DELETE /order in full themselves, on the process's clock
   // only (a server started on another clock, in tests of time, checks every one here).
-  if (frontEnds !== undefined && options.now === undefined) {
+  if (frontEnds !== undefined && options.now === undefined && !following) {
     const capsOf = (method: string): { perClientCaps: number[]; sharedCaps: number[] } => {
       const found = tables.clob.routes.find((entry) => entry.method === method && entry.path === '/order')!;
       const ids = capIdsOf(limiter, [...tables.clob.caps, ...found.limits]);
@@ -387,6 +422,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       const listener = {
         name, style: tables[name].style, log, lifecycle, ...(metrics === undefined ? {} : { metrics }), limits: { limiter, caps: tables[name].caps },
         ...(name === 'clob' && relay !== undefined ? { relay } : {}),
+        ...(replicated === undefined ? {} : { replicated }),
       };
       mount(app, tables[name].routes, listener);
       if (frontEnds !== undefined) {
@@ -431,6 +467,8 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     compatUrl = url(proxy.port);
     log.info('compat_listening', { url: compatUrl });
   }
+  // Where trading goes: replicas name it to clients they refuse.
+  changes?.record({ kind: 'primary', url: config.advertiseUrl ?? url(ports.clob) });
   // Last, so it stops first: the flow's step in flight is answered before anything closes.
   const demoFlow = await resources.guard(() => demo?.startFlow());
   if (demoFlow !== undefined) resources.add(demoFlow, (flow) => flow.stop());

@@ -71,6 +71,9 @@ export class AnswerWriter extends ByteWriter {
     this.u32(outcome.requestId);
     this.f64(outcome.timeMs);
     this.i32(outcome.market);
+    this.str(outcome.marketKey);
+    this.str(outcome.fundedAccount);
+    this.f64(outcome.fundedMicros);
     this.text16(outcome.error);
     this.u32(outcome.credits.length);
     for (const [address, micros] of outcome.credits) {
@@ -215,6 +218,9 @@ export class AnswerDecoder extends ByteReader {
     const requestId = this.u32();
     const timeMs = this.f64();
     const market = this.i32();
+    const marketKey = this.str();
+    const fundedAccount = this.str();
+    const fundedMicros = this.f64();
     const error = this.text16();
     const credits: [string, number][] = [];
     for (let count = this.u32(); count > 0; count--) credits.push([this.str(), this.f64()]);
@@ -232,7 +238,7 @@ export class AnswerDecoder extends ByteReader {
     const balances: BalanceEvent[] = [];
     for (let count = this.u32(); count > 0; count--) balances.push(this.balance());
     if (this.at !== end) throw new Error(`answer of ${length} bytes decoded ${this.at - offset}`);
-    return { requestId, timeMs, error, market, credits, events, balances, redemptions };
+    return { requestId, timeMs, error, market, marketKey, fundedAccount, fundedMicros, credits, events, balances, redemptions };
   }
 
   private balance(): BalanceEvent {

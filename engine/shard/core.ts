@@ -51,6 +51,14 @@ export interface FrameOutcome {
   readonly credits: [string, number][];
   /** AddMarket: the market's engine index. */
   readonly market: number;
+  /** AddMarket: the market's key ('' otherwise): a replica learns its markets from the answers. */
+  readonly marketKey: string;
+  /**
+   * The collateral the frame brought into the shard (its fundMicros) and whose it is ('' and 0
+   * when none): a replica's treasury follows the shard's funding from the answers.
+   */
+  readonly fundedAccount: string;
+  readonly fundedMicros: number;
   /** ResolveMarket: every holder's shares as the market resolved. */
   readonly redemptions: Redemption[];
 }
@@ -77,7 +85,7 @@ function isFrontEndKind(kind: number): boolean {
 
 /** An outcome that changed nothing: a refusal (`error`) or an AddMarket of a known key. */
 export function emptyOutcome(requestId: number, timeMs: number, error: string, market = -1): FrameOutcome {
-  return { requestId, timeMs, error, credits: [], market, redemptions: [] };
+  return { requestId, timeMs, error, credits: [], market, marketKey: '', fundedAccount: '', fundedMicros: 0, redemptions: [] };
 }
 
 export class ShardCore {
@@ -141,7 +149,7 @@ export class ShardCore {
     let market = -1;
     if (command.kind === CommandKind.AddMarket) {
       const known = this.marketByKey.get(frame.marketKey);
-      if (known !== undefined) return emptyOutcome(frame.requestId, command.timeMs, '', known);
+      if (known !== undefined) return { ...emptyOutcome(frame.requestId, command.timeMs, '', known), marketKey: frame.marketKey };
       market = this.marketKeys.length;
       command.market = market;
     }
@@ -171,7 +179,11 @@ export class ShardCore {
       this.marketByKey.set(frame.marketKey, market);
     }
     this.sweep(command, commandTo, credits);
-    return { requestId: frame.requestId, timeMs: command.timeMs, error: '', credits, market, redemptions };
+    return {
+      requestId: frame.requestId, timeMs: command.timeMs, error: '', credits, market,
+      marketKey: command.kind === CommandKind.AddMarket ? frame.marketKey : '',
+      fundedAccount: frame.fundMicros > 0 ? command.account : '', fundedMicros: frame.fundMicros, redemptions,
+    };
   }
 
   private run(command: Command): void {

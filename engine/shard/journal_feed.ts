@@ -26,6 +26,24 @@ export interface JournalFeedSetup {
   readonly bytesMax: number;
 }
 
+/**
+ * What a replica's shard worker needs to follow the replicated journal (ShardWorkerData.following):
+ * the replication thread posts it the primary's batches (JournalEntry messages) from the one
+ * after the worker's last (which the worker posts first, as a FollowFrom), and the worker
+ * writes each batch it applied to the ACKED word, which the thread reads to send no more than a
+ * bounded number ahead.
+ */
+export interface JournalFollowSetup {
+  readonly port: MessagePort;
+  readonly shared: SharedArrayBuffer;
+}
+
+/** A following worker's first message: the last batch it holds, after which the thread starts. */
+export interface FollowFrom {
+  readonly type: 'from';
+  readonly batch: number;
+}
+
 /** The shared words: [ACKED] the last batch the stream holds; [STATE] a FEED_STATE. */
 export const FEED_WORDS = { ACKED: 0, STATE: 1 } as const;
 export const FEED_WORD_COUNT = 2;

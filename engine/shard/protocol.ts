@@ -2,7 +2,7 @@
 // (postMessage carries control only) and the ring layouts. Answers on the result ring are
 // encoded by answer_codec.ts.
 import type { AccountsView, BookView, MarketView } from '../reads.js';
-import type { JournalFeedSetup } from './journal_feed.js';
+import type { JournalFeedSetup, JournalFollowSetup } from './journal_feed.js';
 import type { RingLayout } from '../ring.js';
 import type { EngineOptions } from '../state.js';
 
@@ -36,6 +36,12 @@ export interface ShardWorkerData {
    * stream holds. Its ACKED word starts at the last batch the stream holds of this shard.
    */
   readonly journalFeed: JournalFeedSetup | undefined;
+  /**
+   * A replica (`follow`): the worker takes no commands; it applies the primary's batches from
+   * the replicated journal, commits each under the primary's batch number, and answers them to
+   * the front end's read models as if they were its own.
+   */
+  readonly following: JournalFollowSetup | undefined;
 }
 
 export interface UnansweredCommands {

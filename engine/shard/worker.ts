@@ -19,13 +19,13 @@ import { FRAGMENT_MARK, writeAnswer } from './answer_stream.js';
 import { ShardCounters } from './counters.js';
 import { recordFinishedOrders } from './finished_orders.js';
 import { decodeFrame, Frame } from './frame.js';
-import { JournalFeed } from './journal_feed.js';
+import { FEED_WORDS, JournalFeed, type FollowFrom, type JournalEntry, type JournalFollowSetup } from './journal_feed.js';
 import {
   type AccountData, type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus,
   type ShardWorkerData, HOLD, SPIN_US, STORAGE_FAILED_EXIT, KILLED_EXIT,
 } from './protocol.js';
 import type { StoredFill } from './feed_tables.js';
-import { recoverCore } from './recovery.js';
+import { recoverCore, replayEntry } from './recovery.js';
 import { emptyChanges, ShardStore, type BatchChanges } from './store.js';
 import { currentThreadId } from './thread_times.js';
 
@@ -407,12 +407,85 @@ port.on('message', (message: ShardControl) => {
     case 'balances': post({ type: 'balances', token: message.token, balances: core.balances() }); break;
     case 'read': post(answerRead(message.token, message.read)); break;
     case 'pause': holdForBackup(message); break;
-    case 'stop': stopping = true; break;
+    case 'stop':
+      stopping = true;
+      stopFollowing();
+      break;
     default: break;
   }
 });
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Ends `follow` (a replica's worker stops). */
+let stopFollowing: () => void = () => undefined;
+
+/** How often a replica's idle worker looks at the kill switch and writes pending snapshot chunks. */
+const FOLLOW_TICK_MS = 20;
+
+/**
+ * A replica's worker: applies the primary's batches as the replication thread posts them, each
+ * through the code that runs live (recovery's replay), records what each changes on disk as the
+ * primary recorded it, commits it under the primary's batch number, and writes its answers for
+ * the front end's read models. A batch it holds already is skipped; one that skips a number
+ * stops the shard (the stream lost its place, or this data directory is not the primary's).
+ */
+async function follow(setup: JournalFollowSetup): Promise<void> {
+  const words = new BigInt64Array(setup.shared);
+  Atomics.store(words, FEED_WORDS.ACKED, BigInt(batch));
+  const tick = setInterval(() => {
+    endIfKilled();
+    if (store.snapshotPending()) commitStreamed(undefined);
+  }, FOLLOW_TICK_MS);
+  await new Promise<void>((resolve) => {
+    stopFollowing = resolve;
+    setup.port.on('message', (entry: JournalEntry) => {
+      if (stopping) return;
+      endIfKilled();
+      applyStreamed(entry.batch, Buffer.from(entry.bytes.buffer, entry.bytes.byteOffset, entry.bytes.byteLength));
+      Atomics.store(words, FEED_WORDS.ACKED, BigInt(batch));
+      Atomics.notify(words, FEED_WORDS.ACKED);
+    });
+    setup.port.postMessage({ type: 'from', batch } satisfies FollowFrom);
+    if (stopping) resolve();
+  });
+  clearInterval(tick);
+  setup.port.close();
+}
+
+/** Applies the primary's batch `entryBatch` (its journal entry `bytes`) and commits it (see follow). */
+function applyStreamed(entryBatch: number, bytes: Buffer): void {
+  if (entryBatch <= batch) return;
+  if (entryBatch !== batch + 1) {
+    storageFailed('the replicated journal skips batches', new Error(`shard ${data.shard} holds batch ${batch}, and the stream goes on at ${entryBatch}`), []);
+  }
+  replayEntry(core, bytes, entryBatch, frame, (replayed, outcome, _batch, rebuilt) => {
+    if (outcome.error === '') {
+      open.journaledFrames++;
+      record(outcome, rebuilt.events, open.changes);
+    }
+    open.answered(answerOf(replayed.command, outcome, rebuilt.events));
+  });
+  batch = entryBatch;
+  commitStreamed(bytes);
+}
+
+/** Commits the open batch of a replica (`bytes`: the batch's journal entry; none: snapshot chunks only), then writes its answers. */
+function commitStreamed(bytes: Buffer | undefined): void {
+  const closed = open;
+  open = new OpenBatch();
+  const commitStarted = performance.now();
+  try {
+    store.commitBatch(batch, bytes ?? Buffer.alloc(0), closed.changes, SNAPSHOT_CHUNKS_PER_BATCH);
+  } catch (error) {
+    storageFailed('commit failed', error, []);
+  }
+  counters.recordCommit(closed.answerStarts.length, (performance.now() - commitStarted) / 1000);
+  countBooks();
+  writeAnswers(closed);
+  framesSinceSnapshot += closed.journaledFrames;
+  if (framesSinceSnapshot >= data.snapshotEveryFrames && !store.snapshotPending()) startSnapshot();
+}
 
 async function loop(): Promise<void> {
   let lastYield = performance.now();
@@ -444,8 +517,12 @@ async function loop(): Promise<void> {
     feed.waitFor(batch, STOP_STREAM_WAIT_MS, endIfKilled);
     if (!feed.fenced()) feed.release(writeAnswerRanges);
   }
-  // A snapshot still being written is finished first; then one of the state as it stops, so the
-  // next start replays nothing.
+  await finish();
+}
+
+/** A stop's end: a snapshot of the state as it stops, so the next start replays nothing, and the store closed. */
+async function finish(): Promise<void> {
+  // A snapshot still being written is finished first; then one of the state as it stops.
   store.finishSnapshot();
   if (framesSinceSnapshot > 0) {
     startSnapshot();
@@ -501,4 +578,9 @@ try {
   storageFailed('the write before serving failed', error, []);
 }
 post({ type: 'ready' });
-await loop();
+if (data.following === undefined) {
+  await loop();
+} else {
+  await follow(data.following);
+  await finish();
+}

@@ -18,6 +18,7 @@ import { openDurable } from '../../engine/durable_env.js';
 import { checksumOf } from '../data_dir/checksum.js';
 import { KEY_CACHE_ENTRIES_DEFAULT, KeyCache } from './key_cache.js';
 import type { ApiKeyRecord } from './l2.js';
+import type { ChangeLog } from '../replication/state_changes.js';
 
 /** What the client receives (contract §3). */
 export interface ApiCredentials {
@@ -26,7 +27,7 @@ export interface ApiCredentials {
   readonly passphrase: string;
 }
 
-interface StoredKey {
+export interface StoredKey {
   readonly address: string;
   readonly nonce: string;
   readonly secret: string;
@@ -70,6 +71,8 @@ export function padded(secret: string): string {
 }
 
 export class ApiKeyStore {
+  /** Where committed changes go (the primary's replicated journal); undefined without one. */
+  changes: ChangeLog | undefined = undefined;
   private readonly root: RootDatabase;
   private readonly keys: Database<StoredKey, string>;
   private readonly byOwner: Database<string, string>;
@@ -110,7 +113,9 @@ export class ApiKeyStore {
       this.byOwner.putSync(owner, apiKey);
       return true;
     });
-    return made ? { apiKey, secret: padded(stored.secret), passphrase: stored.passphrase } : undefined;
+    if (!made) return undefined;
+    this.changes?.record({ kind: 'key', apiKey, stored });
+    return { apiKey, secret: padded(stored.secret), passphrase: stored.passphrase };
   }
 
   /** The credentials made earlier for (address, nonce). */
@@ -161,7 +166,17 @@ export class ApiKeyStore {
     // then, and may have cached it again. lmdb-js renews its read transaction before it resolves
     // the commit, so from here on a lookup reads the key as gone.
     this.cache.delete(apiKey);
+    if (revoked) this.changes?.record({ kind: 'revoke', apiKey });
     return revoked;
+  }
+
+  /** A replica: stores a key as the primary stored it (again: the same key, unchanged). */
+  async adopt(apiKey: string, stored: StoredKey): Promise<void> {
+    await this.write(() => {
+      this.keys.putSync(apiKey, stored);
+      this.byOwner.putSync(ownerKey(stored.address, stored.nonce), apiKey);
+    });
+    this.cache.delete(apiKey);
   }
 
   /**

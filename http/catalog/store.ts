@@ -3,6 +3,7 @@
 // as the records they point to. Writes are synchronous, durable transactions: when a write
 // returns, it is on disk. Readers see a `version` that every committed write bumps, which is
 // what response caches key on.
+import type { ChangeLog } from '../replication/state_changes.js';
 import { join } from 'node:path';
 import { type Database, type RootDatabase } from 'lmdb';
 import { openDurable } from '../../engine/durable_env.js';
@@ -43,8 +44,13 @@ export const CATALOG_STORE = 'catalog';
 /** Markets the by-condition cache holds before it starts over. */
 const BY_CONDITION_CACHED_MAX = 65_536;
 
+/** The catalog's meta entry where a replica notes the last of the primary's changes it applied (replication/state_changes.ts). */
+const REPLICATED_KEY = 'replicated-change';
+
 export class CatalogStore {
   private versionCounter = 1;
+  /** Where committed changes go (the primary's replicated journal); undefined without one. */
+  changes: ChangeLog | undefined = undefined;
   /**
    * Markets by lower-case condition id as of `byConditionVersion`: the trading path looks one up
    * for every fill and every order event it publishes, and a lookup plus a record read from LMDB
@@ -150,9 +156,16 @@ export class CatalogStore {
     return [...this.tags.getRange().map(({ value }) => value)];
   }
 
-  /** Creates one event with its markets (admin API); the server assigns every id. */
-  createEvent(input: EventInput): EventRecord {
-    const id = this.root.transactionSync(() => this.writeEvent(input, 'create'));
+  /**
+   * Creates one event with its markets (admin API); the server assigns every id. `replicated`:
+   * a replica applies the primary's change number `replicated` (noted in the same transaction).
+   */
+  createEvent(input: EventInput, replicated?: number): EventRecord {
+    const id = this.root.transactionSync(() => {
+      if (replicated !== undefined) this.meta.putSync(REPLICATED_KEY, replicated);
+      return this.writeEvent(input, 'create');
+    });
+    this.changes?.record({ kind: 'event', input });
     this.versionCounter++;
     const created = this.event(id);
     if (created === undefined) throw new Error(`event ${id} missing after commit`);
@@ -171,6 +184,7 @@ export class CatalogStore {
         summary.series += input.series.length;
       }
     });
+    this.changes?.record({ kind: 'import', inputs });
     this.versionCounter++;
     return summary;
   }
@@ -181,8 +195,19 @@ export class CatalogStore {
     if (previous === undefined) throw new Error(`market ${id} does not exist`);
     const record: MarketRecord = { ...previous, ...flags, updatedAtMs: nowMs };
     this.root.transactionSync(() => this.markets.putSync(id, record));
+    this.changes?.record({ kind: 'flags', id, flags, nowMs });
     this.versionCounter++;
     return record;
+  }
+
+  /** A replica: the last of the primary's changes it applied (0: none). */
+  replicated(): number {
+    return this.meta.get(REPLICATED_KEY) ?? 0;
+  }
+
+  /** A replica: notes that it applied the primary's change number `change`. */
+  noteReplicated(change: number): void {
+    this.root.transactionSync(() => this.meta.putSync(REPLICATED_KEY, change));
   }
 
   async close(): Promise<void> {

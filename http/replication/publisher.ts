@@ -15,8 +15,9 @@ import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { DiscardPolicy, jetstream, jetstreamManager, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Ring, type RingLayout } from '../../engine/ring.js';
-import { FEED_STATE, FEED_WORDS, type JournalEntry } from '../../engine/shard/journal_feed.js';
-import { encodeEntry, JOURNAL_HEADERS, journalSubject, journalSubjects } from './journal_message.js';
+import { FEED_STATE, FEED_WORDS, type FollowFrom, type JournalEntry } from '../../engine/shard/journal_feed.js';
+import { encodeEntry, JOURNAL_HEADERS, JournalReader, journalSubject, journalSubjects } from './journal_message.js';
+import { stateSubject } from './state_changes.js';
 import {
   apiErrorCode, JS_ERRORS, PUBLISH_STATS, PUBLISH_STATS_PER_SHARD, type PublisherData, type PublisherMessage, type PublisherReply,
 } from './wire.js';
@@ -58,7 +59,7 @@ class ShardSubject {
   private fenced = false;
 
   constructor(readonly shard: number, shared: SharedArrayBuffer, private readonly js: JetStreamClient, private readonly bytesMax: number) {
-    this.subject = journalSubject(data.stream, shard);
+    this.subject = subjectFor(shard);
     this.words = new BigInt64Array(shared);
   }
 
@@ -67,7 +68,7 @@ class ShardSubject {
    * left queued is dropped (the new worker sends, from its journal, everything after what the
    * stream holds), and the stream's last batch of the shard is read and written to ACKED.
    */
-  async attach(feed: MessagePort, wake: SharedArrayBuffer, layout: RingLayout, jsm: JetStreamManager): Promise<number> {
+  async attach(feed: MessagePort | undefined, wake: SharedArrayBuffer | undefined, layout: RingLayout | undefined, jsm: JetStreamManager): Promise<number> {
     this.feed?.close();
     this.feed = undefined;
     this.queue.length = 0;
@@ -78,13 +79,16 @@ class ShardSubject {
     this.fenced = false;
     Atomics.store(this.words, FEED_WORDS.STATE, FEED_STATE.OK);
     Atomics.store(this.words, FEED_WORDS.ACKED, BigInt(lastBatch));
-    this.wake = new Ring(wake, layout);
+    this.wake = wake === undefined || layout === undefined ? undefined : new Ring(wake, layout);
     this.feed = feed;
-    feed.on('message', (entry: JournalEntry) => {
-      this.queue.push({ batch: entry.batch, entry: encodeEntry(entry.batch, entry.bytes) });
-      this.pump();
-    });
+    feed?.on('message', (entry: JournalEntry) => this.enqueue(entry.batch, entry.bytes));
     return lastBatch;
+  }
+
+  /** Queues a committed batch (a shard's, or the front end's change) to append. */
+  enqueue(batch: number, bytes: Uint8Array): void {
+    this.queue.push({ batch, entry: encodeEntry(batch, bytes) });
+    this.pump();
   }
 
   /** Resolves once nothing is in flight. */
@@ -194,6 +198,84 @@ function streamedBatch(header: { get(name: string): string }, subject: string): 
   throw new Error(`the last message on ${subject} was not appended by a clobd primary (it has no ${JOURNAL_HEADERS.BATCH} header)`);
 }
 
+/** Batches a replica's thread posts a worker ahead of what it applied. */
+const FOLLOW_AHEAD_BATCHES = 64;
+/** Messages one pull of a replica's consumer asks for. */
+const FOLLOW_PULL_MESSAGES = 256;
+
+/**
+ * A replica's shard: reads the shard's subject in order through an ordered consumer and posts
+ * its worker every batch after the one the worker holds, at most FOLLOW_AHEAD_BATCHES ahead of
+ * what it applied (its ACKED word). A worker that starts again gets a new follower.
+ */
+class ShardFollower {
+  private stopped = false;
+  private readonly words: BigInt64Array;
+
+  constructor(readonly shard: number, private readonly feed: MessagePort, shared: SharedArrayBuffer, private readonly js: JetStreamClient) {
+    this.words = new BigInt64Array(shared);
+    feed.once('message', (from: FollowFrom) => {
+      this.run(from.batch).catch((error: unknown) => {
+        if (!this.stopped) log('error', 'replica stopped following the replicated journal', { shard, error: messageOf(error) });
+      });
+    });
+    feed.once('close', () => this.stop());
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private async run(from: number): Promise<void> {
+    const subject = subjectFor(this.shard);
+    let posted = from;
+    // Where to start again after a consumer fails: the message after the last whole entry read.
+    let nextSeq = 1;
+    let reader = new JournalReader();
+    while (!this.stopped) {
+      try {
+        const consumer = await this.js.consumers.get(data.stream, { filter_subjects: subject, opt_start_seq: nextSeq });
+        const messages = await consumer.consume({ max_messages: FOLLOW_PULL_MESSAGES });
+        for await (const message of messages) {
+          if (this.stopped) break;
+          for (const entry of reader.read(message.data, message.headers?.get(JOURNAL_HEADERS.PART))) {
+            if (entry.batch <= posted) continue;
+            await this.roomFor(entry.batch);
+            if (this.stopped) break;
+            const bytes = new Uint8Array(entry.bytes);
+            this.feed.postMessage({ batch: entry.batch, bytes } satisfies JournalEntry, [bytes.buffer]);
+            posted = entry.batch;
+          }
+          // Resumed only between entries: a part is read again from its entry's first part.
+          const part = message.headers?.get(JOURNAL_HEADERS.PART) ?? '';
+          if (part === '' || /^(\d+)\/\1$/.test(part)) nextSeq = message.seq + 1;
+        }
+        messages.stop();
+      } catch (error) {
+        if (this.stopped) return;
+        log('warn', 'replica\'s journal consumer failed; reading again', { shard: this.shard, error: messageOf(error) });
+        reader = new JournalReader();
+        await delay(RETRY_LAST_MS);
+      }
+    }
+  }
+
+  /** Waits until the worker applied all but FOLLOW_AHEAD_BATCHES before `batch`. */
+  private async roomFor(batch: number): Promise<void> {
+    for (;;) {
+      const applied = Atomics.load(this.words, FEED_WORDS.ACKED);
+      if (this.stopped || batch - Number(applied) <= FOLLOW_AHEAD_BATCHES) return;
+      const waited = Atomics.waitAsync(this.words, FEED_WORDS.ACKED, applied, 100);
+      if (waited.async) await waited.value;
+    }
+  }
+}
+
+/** A shard's subject, or (index `data.shards`) the front end's changes'. */
+function subjectFor(index: number): string {
+  return index === data.shards ? stateSubject(data.stream) : journalSubject(data.stream, index);
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -227,17 +309,18 @@ async function retried<T>(what: string, attempt: () => Promise<T>): Promise<T> {
 /** Creates the stream, or checks that the one there takes the journal's subjects. */
 async function ensureStream(nc: NatsConnection, jsm: JetStreamManager): Promise<number> {
   const replicas = data.replicas ?? (nc.info?.cluster === undefined ? 1 : 3);
+  const subjects = [journalSubjects(data.stream), stateSubject(data.stream)];
   try {
     const info = await jsm.streams.info(data.stream);
-    if (!info.config.subjects.includes(journalSubjects(data.stream))) {
-      throw new Error(`the NATS stream ${data.stream} exists without the subject ${journalSubjects(data.stream)}: it is not clobd's (NATS_STREAM names another)`);
+    if (!subjects.every((subject) => info.config.subjects.includes(subject))) {
+      throw new Error(`the NATS stream ${data.stream} exists without the subjects ${subjects.join(' and ')}: it is not clobd's (NATS_STREAM names another)`);
     }
     return info.config.num_replicas;
   } catch (error) {
     if (apiErrorCode(error) !== JS_ERRORS.STREAM_NOT_FOUND) throw error;
   }
   await jsm.streams.add({
-    name: data.stream, subjects: [journalSubjects(data.stream)], num_replicas: replicas, storage: StorageType.File,
+    name: data.stream, subjects, num_replicas: replicas, storage: StorageType.File,
     discard: DiscardPolicy.Old, duplicate_window: DUPLICATE_WINDOW_NS,
   });
   return replicas;
@@ -259,6 +342,7 @@ async function main(): Promise<void> {
   const js = jetstream(nc, { timeout: APPEND_TIMEOUT_MS });
   const bytesMax = Math.min(MESSAGE_BYTES_CAP, Math.max(1024, (nc.info?.max_payload ?? 1 << 20) - 16 * 1024));
   const subjects = new Map<number, ShardSubject>();
+  const followers = new Map<number, ShardFollower>();
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect') log(status.type === 'disconnect' ? 'warn' : 'info', `NATS ${status.type}`, { server: status.server });
@@ -275,7 +359,15 @@ async function main(): Promise<void> {
         );
         break;
       }
+      case 'state':
+        subjects.get(data.shards)?.enqueue(message.batch, message.bytes);
+        break;
+      case 'follow':
+        followers.get(message.shard)?.stop();
+        followers.set(message.shard, new ShardFollower(message.shard, message.feed, message.shared, js));
+        break;
       case 'stop':
+        for (const follower of followers.values()) follower.stop();
         void Promise.race([Promise.all([...subjects.values()].map((subject) => subject.settled())), delay(APPEND_TIMEOUT_MS)]).then(async () => {
           for (const subject of subjects.values()) subject.detach();
           await nc.drain().catch(() => undefined);

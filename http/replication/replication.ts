@@ -4,8 +4,10 @@
 // the order path passes through the front end's thread.
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { RingLayout } from '../../engine/ring.js';
-import { FEED_STATE, FEED_WORD_COUNT, FEED_WORDS, type JournalFeedSetup } from '../../engine/shard/journal_feed.js';
+import { FEED_STATE, FEED_WORD_COUNT, FEED_WORDS, type JournalFeedSetup, type JournalFollowSetup } from '../../engine/shard/journal_feed.js';
+import { pack } from 'msgpackr';
 import type { ReplicationConfig, ReplicationMode } from '../config.js';
+import type { ChangeLog } from './state_changes.js';
 import type { Logger } from '../log.js';
 import { PUBLISH_STATS, PUBLISH_STATS_PER_SHARD, type PublisherData, type PublisherMessage, type PublisherReply } from './wire.js';
 
@@ -33,6 +35,8 @@ export class Replication {
   private readonly stats: Float64Array;
   private readonly attaching = new Map<number, Waiting>();
   private stopped: Promise<void> | undefined;
+  /** The primary's changes recorded so far (state_changes.ts): the number of the last. */
+  private changesRecorded = 0;
 
   private constructor(
     readonly mode: ReplicationMode, readonly replicas: number, readonly stream: string, private readonly thread: Worker,
@@ -45,8 +49,9 @@ export class Replication {
 
   /** Starts the replication thread and waits until the stream is there; throws ReplicationUnavailable. */
   static async start(config: ReplicationConfig, shards: number, log: Logger): Promise<Replication> {
-    const stats = new SharedArrayBuffer(shards * PUBLISH_STATS_PER_SHARD * 8);
-    const data: PublisherData = { servers: config.servers, stream: config.stream, replicas: config.replicas, connectTimeoutMs: CONNECT_TIMEOUT_MS, stats };
+    // One more than the shards: the front end's changes (state_changes.ts) count as index SHARDS.
+    const stats = new SharedArrayBuffer((shards + 1) * PUBLISH_STATS_PER_SHARD * 8);
+    const data: PublisherData = { servers: config.servers, shards, stream: config.stream, replicas: config.replicas, connectTimeoutMs: CONNECT_TIMEOUT_MS, stats };
     const thread = new Worker(new URL('./publisher.js', import.meta.url), { workerData: data });
     const ready = await new Promise<Extract<PublisherReply, { type: 'ready' }>>((resolve, reject) => {
       const onMessage = (message: PublisherReply): void => {
@@ -62,7 +67,7 @@ export class Replication {
       await thread.terminate();
       throw error;
     });
-    const shared = Array.from({ length: shards }, () => new SharedArrayBuffer(FEED_WORD_COUNT * 8));
+    const shared = Array.from({ length: shards + 1 }, () => new SharedArrayBuffer(FEED_WORD_COUNT * 8));
     log.info('replicated journal ready', { servers: config.servers.join(','), stream: config.stream, replicas: ready.replicas, mode: config.mode });
     return new Replication(config.mode, ready.replicas, config.stream, thread, shared, stats, log);
   }
@@ -78,6 +83,60 @@ export class Replication {
     this.thread.postMessage({ type: 'attach', shard, feed: channel.port2, shared, wake: commandRing, layout } satisfies PublisherMessage, [channel.port2]);
     await attached;
     return { port: channel.port1, shared, sync: this.mode === 'sync', bytesMax: FEED_BYTES_MAX };
+  }
+
+  /**
+   * The primary's own changes (state_changes.ts) go to the stream from now on, numbered on from
+   * the last the stream holds: every store's `changes` is this.
+   */
+  async recordChanges(): Promise<ChangeLog> {
+    const index = this.shared.length - 1;
+    const attached = new Promise<number>((resolve, reject) => this.attaching.set(index, { resolve, reject }));
+    this.thread.postMessage({ type: 'attach', shard: index, feed: undefined, shared: this.shared[index]!, wake: undefined, layout: undefined } satisfies PublisherMessage);
+    this.changesRecorded = await attached;
+    return {
+      record: (change) => {
+        this.changesRecorded++;
+        const bytes = pack(change);
+        this.thread.postMessage({ type: 'state', batch: this.changesRecorded, bytes } satisfies PublisherMessage);
+      },
+    };
+  }
+
+  /**
+   * Resolves once the stream holds every change recorded so far (undefined when it does
+   * already): with REPLICATION=sync a request that changed the catalog, a key, a balance or a
+   * profile is answered only then.
+   */
+  changesAppended(): Promise<void> | undefined {
+    const words = this.words[this.words.length - 1]!;
+    const wanted = this.changesRecorded;
+    if (this.mode === 'async' || Number(Atomics.load(words, FEED_WORDS.ACKED)) >= wanted) return undefined;
+    return (async () => {
+      for (;;) {
+        const acked = Atomics.load(words, FEED_WORDS.ACKED);
+        if (Number(acked) >= wanted || Atomics.load(words, FEED_WORDS.STATE) === FEED_STATE.FENCED) return;
+        const waited = Atomics.waitAsync(words, FEED_WORDS.ACKED, acked, 1_000);
+        if (waited.async) await waited.value;
+      }
+    })();
+  }
+
+  /** A replica: the thread posts the primary's changes after the last one applied (which the port's holder names first). */
+  followChanges(): JournalFollowSetup {
+    return this.follow(this.shared.length - 1);
+  }
+
+  /**
+   * A replica's worker of `shard` is about to start: the thread will post it the primary's
+   * batches after the last one it holds (it says which, first), no more than a few ahead of what
+   * it applied.
+   */
+  follow(shard: number): JournalFollowSetup {
+    const channel = new MessageChannel();
+    const shared = this.shared[shard]!;
+    this.thread.postMessage({ type: 'follow', shard, feed: channel.port2, shared } satisfies PublisherMessage, [channel.port2]);
+    return { port: channel.port1, shared };
   }
 
   /** The last batch of `shard` the stream holds, as the thread last wrote it. */

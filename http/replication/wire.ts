@@ -4,6 +4,8 @@ import type { RingLayout } from '../../engine/ring.js';
 
 export interface PublisherData {
   readonly servers: readonly string[];
+  /** SHARDS: index `shards` names the front end's changes (state_changes.ts) wherever a shard's index goes. */
+  readonly shards: number;
   readonly stream: string;
   /** NATS_REPLICAS; undefined: 3 when the server is in a cluster, 1 alone. */
   readonly replicas: number | undefined;
@@ -16,10 +18,16 @@ export interface PublisherData {
 export type PublisherMessage =
   // A shard worker starts: `feed` is the worker's port for its entries, `shared` its
   // JournalFeed words (engine/shard/journal_feed.ts), `wake` its command ring (woken on acks).
+  // The front end's changes attach (shard = SHARDS) without a feed or a ring: they come as 'state' messages.
   | {
-    readonly type: 'attach'; readonly shard: number; readonly feed: MessagePort; readonly shared: SharedArrayBuffer;
-    readonly wake: SharedArrayBuffer; readonly layout: RingLayout;
+    readonly type: 'attach'; readonly shard: number; readonly feed: MessagePort | undefined; readonly shared: SharedArrayBuffer;
+    readonly wake: SharedArrayBuffer | undefined; readonly layout: RingLayout | undefined;
   }
+  // The front end's change number `batch` (msgpack of a StateChange).
+  | { readonly type: 'state'; readonly batch: number; readonly bytes: Uint8Array }
+  // A replica's worker of `shard` starts: the thread posts it the primary's batches on `feed`
+  // from the one after the batch it names first (engine/shard/journal_feed.ts FollowFrom).
+  | { readonly type: 'follow'; readonly shard: number; readonly feed: MessagePort; readonly shared: SharedArrayBuffer }
   // Appends what is in flight (for a few seconds at most), then closes the connection.
   | { readonly type: 'stop' };
 

@@ -60,6 +60,16 @@ export class TradingClient {
     for (let shard = 0; shard < pool.count; shard++) {
       pool.marketKeys(shard).forEach((key, market) => this.markets.set(key, { shard, market, feeBps: -1 }));
     }
+    // A market a shard adds that this client did not send (a replica replays the primary's) is
+    // learnt from its answer.
+    pool.observe({
+      answered: (shard, result) => {
+        if (result.marketKey !== '' && result.market >= 0 && !this.markets.has(result.marketKey)) {
+          this.markets.set(result.marketKey, { shard, market: result.market, feeBps: -1 });
+        }
+      },
+      started: () => undefined,
+    });
   }
 
   /** Keys of every registered market. */

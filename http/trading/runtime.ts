@@ -14,7 +14,8 @@ import type { TokenPlace } from './order_request.js';
 import { STORAGE_FAILED_EXIT } from '../../engine/shard/protocol.js';
 import { shardStoreName } from '../../engine/shard/store.js';
 import { DataDirDamaged, messageOf, problem } from '../data_dir/damage.js';
-import { Replication } from '../replication/replication.js';
+import type { Replication } from '../replication/replication.js';
+import type { ChangeLog } from '../replication/state_changes.js';
 import { ShardPool, ShardStartFailed } from './shards.js';
 import { Treasury } from './treasury.js';
 
@@ -37,6 +38,14 @@ export interface TradingRuntime {
   /** The market and outcome of a tradable token id. */
   token(tokenId: string): TokenPlace | undefined;
   stop(): Promise<void>;
+}
+
+/** The replicated journal as the runtime uses it (NATS set): a primary's, or a replica's (`following`). */
+export interface Replicated {
+  readonly replication: Replication | undefined;
+  /** The primary's: where the treasury tells its committed changes. */
+  readonly changes: ChangeLog | undefined;
+  readonly following: boolean;
 }
 
 /** The options every shard's engine runs with. */
@@ -65,16 +74,12 @@ function startFailure(dataDir: string, error: unknown): unknown {
  */
 export async function startTrading(
   config: Config, log: Logger, markets: readonly MarketRecord[], now: () => number, adopting = false, recovered?: (pool: ShardPool) => Promise<void>,
+  replicated: Replicated = { replication: undefined, changes: undefined, following: false },
 ): Promise<TradingRuntime> {
-  const replication = config.replication === undefined ? undefined : await Replication.start(config.replication, config.shards, log);
-  let treasury: Treasury;
-  try {
-    treasury = new Treasury(config.dataDir, config.shards, adopting);
-  } catch (error) {
-    await replication?.stop();
-    throw error;
-  }
-  const pool = new ShardPool({ dataDir: config.dataDir, shards: config.shards, engine: engineOptionsOf(config), replication }, treasury, log);
+  const { replication, following } = replicated;
+  const treasury = new Treasury(config.dataDir, config.shards, adopting);
+  treasury.changes = replicated.changes;
+  const pool = new ShardPool({ dataDir: config.dataDir, shards: config.shards, engine: engineOptionsOf(config), replication, following }, treasury, log);
   const marketData = new MarketData(pool, log, now, config.frontEnds > 1);
   pool.observe(marketData);
   const accountData = new AccountData(pool, log, config.accountOrderHistory);
@@ -84,7 +89,6 @@ export async function startTrading(
     await recovered?.(pool);
   } catch (error) {
     await pool.abort();
-    await replication?.stop();
     await treasury.close();
     throw startFailure(config.dataDir, error);
   }
@@ -100,7 +104,8 @@ export async function startTrading(
   const openMarkets = async (list: readonly MarketRecord[]): Promise<void> => {
     for (const market of list) {
       if (!market.enableOrderBook) continue;
-      if (!client.hasMarket(market.conditionId)) {
+      // A replica's shards add the markets the primary added (its journal): it only learns their tokens.
+      if (!following && !client.hasMarket(market.conditionId)) {
         await client.addMarket(marketSpecOf(market));
         if (!market.acceptingOrders) await client.setAccepting(market.conditionId, false);
       }
@@ -110,17 +115,17 @@ export async function startTrading(
   await openMarkets(markets);
   await marketData.whenLoaded();
   await accountData.whenLoaded();
-  const timer = setInterval(() => {
+  // A replica expires nothing itself: the primary's expiry ticks are in its journal.
+  const timer = following ? undefined : setInterval(() => {
     client.expire().catch((error: Error) => log.warn('expiry tick skipped', { error: error.message }));
   }, EXPIRY_TICK_MS);
-  timer.unref();
+  timer?.unref();
   return {
     client, pool, treasury, marketData, accountData, feeds, replication, openMarkets,
     token: (tokenId) => tokens.get(tokenId),
     async stop() {
       clearInterval(timer);
       await pool.stop();
-      await replication?.stop();
       await treasury.close();
       await feeds.close();
     },

@@ -22,7 +22,6 @@ import {
   type ShardRead, type ShardStatus, type ShardWorkerData,
 } from '../../engine/shard/protocol.js';
 import type { EngineOptions } from '../../engine/state.js';
-import type { JournalFeedSetup } from '../../engine/shard/journal_feed.js';
 import { HttpError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Replication } from '../replication/replication.js';
@@ -80,8 +79,10 @@ export interface ShardPoolOptions {
   readonly engine: EngineOptions;
   readonly snapshotEveryFrames?: number;
   readonly batchFramesMax?: number;
-  /** The replicated journal (http/replication/): each worker feeds it its committed batches. */
+  /** The replicated journal (http/replication/): each worker feeds it its committed batches, or a replica's follows it. */
   readonly replication?: Replication | undefined;
+  /** A replica (`follow`): the workers apply the primary's batches from the replicated journal and take no commands. */
+  readonly following?: boolean;
 }
 
 interface Pending {
@@ -89,8 +90,6 @@ interface Pending {
   readonly reject: (error: Error) => void;
   readonly account: string;
   readonly fundMicros: number;
-  /** AddMarket: the key the shard gives an index to in its answer ('' otherwise). */
-  readonly marketKey: string;
   /**
    * Answered by a restarted worker's recovery: the treasury already took this command's funding
    * and credits from that worker's funding table (adopt), so the answer must not settle them again.
@@ -321,7 +320,7 @@ export class ShardPool {
     encodeFrame(frame, ring.view, ring.bytes, claim.offset);
     ring.publish(claim, length);
     return new Promise<FrameResult>((resolve, reject) => {
-      handle.pending.set(requestId, { resolve, reject, account: frame.command.account, fundMicros, marketKey: frame.marketKey, adopted: false });
+      handle.pending.set(requestId, { resolve, reject, account: frame.command.account, fundMicros, adopted: false });
     });
   }
 
@@ -447,26 +446,33 @@ export class ShardPool {
    * keeps the shard down until it can).
    */
   private async spawn(handle: ShardHandle, buffers: { command: SharedArrayBuffer; result: SharedArrayBuffer }): Promise<void> {
-    const journalFeed = await this.options.replication?.attach(handle.index, buffers.command, COMMAND_LAYOUT);
+    const replication = this.options.replication;
+    const journal: Pick<ShardWorkerData, 'journalFeed' | 'following'> = replication === undefined
+      ? { journalFeed: undefined, following: undefined }
+      : this.options.following === true
+        ? { journalFeed: undefined, following: replication.follow(handle.index) }
+        : { journalFeed: await replication.attach(handle.index, buffers.command, COMMAND_LAYOUT), following: undefined };
+    const port = journal.journalFeed?.port ?? journal.following?.port;
     if (this.closed || handle.stopping) {
-      journalFeed?.port.close();
+      port?.close();
       return;
     }
-    return this.startWorker(handle, buffers, journalFeed);
+    return this.startWorker(handle, buffers, journal);
   }
 
-  private startWorker(handle: ShardHandle, buffers: { command: SharedArrayBuffer; result: SharedArrayBuffer }, journalFeed: JournalFeedSetup | undefined): Promise<void> {
+  private startWorker(
+    handle: ShardHandle, buffers: { command: SharedArrayBuffer; result: SharedArrayBuffer }, journal: Pick<ShardWorkerData, 'journalFeed' | 'following'>,
+  ): Promise<void> {
     const data: ShardWorkerData = {
       shard: handle.index, dataDir: this.options.dataDir, commandRing: buffers.command, resultRing: buffers.result,
       commandLayout: COMMAND_LAYOUT, resultLayout: RESULT_LAYOUT, engine: this.options.engine,
       snapshotEveryFrames: this.options.snapshotEveryFrames ?? 500_000, batchFramesMax: this.options.batchFramesMax ?? 4096,
       counters: handle.counters.buffer, killSwitch: (handle.killSwitch = new Int32Array(new SharedArrayBuffer(4))).buffer as SharedArrayBuffer,
       unanswered: handle.unanswered.size === 0 ? undefined : { afterBatch: handle.startBatch, requestIds: [...handle.unanswered.keys()] },
-      journalFeed,
+      ...journal,
     };
-    const worker = new Worker(new URL('../../engine/shard/worker.js', import.meta.url), {
-      workerData: data, transferList: journalFeed === undefined ? [] : [journalFeed.port],
-    });
+    const port = journal.journalFeed?.port ?? journal.following?.port;
+    const worker = new Worker(new URL('../../engine/shard/worker.js', import.meta.url), { workerData: data, transferList: port === undefined ? [] : [port] });
     handle.worker = worker;
     handle.errorMessage = '';
     return new Promise<void>((resolve, reject) => {
@@ -566,9 +572,13 @@ export class ShardPool {
         }
       }
       const pending = handle.pending.get(result.requestId);
-      if (pending !== undefined && pending.marketKey !== '' && result.market >= 0) handle.marketKeys[result.market] = pending.marketKey;
+      if (result.marketKey !== '' && result.market >= 0) handle.marketKeys[result.market] = result.marketKey;
       this.tellObservers((observer) => observer.answered(handle.index, result));
-      if (pending === undefined) continue;
+      if (pending === undefined) {
+        // A replica's shard replays the primary's commands: its treasury follows their funding.
+        if (this.options.following === true) this.treasury.follow(handle.index, result.fundedAccount, result.fundedMicros, result.credits);
+        continue;
+      }
       handle.pending.delete(result.requestId);
       const refused = result.error !== '';
       if (!pending.adopted) {

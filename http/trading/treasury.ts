@@ -16,6 +16,7 @@ import { openDurable } from '../../engine/durable_env.js';
 import { COLLATERAL_SUPPLY_MICROS_MAX } from '../../engine/constants.js';
 import { checksumOf } from '../data_dir/checksum.js';
 import { DataDirDamaged, problem, type Problem } from '../data_dir/damage.js';
+import type { ChangeLog, StateChange } from '../replication/state_changes.js';
 
 /** The treasury's directory under DATA_DIR. */
 export const TREASURY_STORE = 'treasury';
@@ -39,6 +40,8 @@ export class Treasury {
   private depositCount: number;
   private readonly free = new Map<string, number>();
   private readonly mirror: Map<string, number>[];
+  /** Where committed changes go (the primary's replicated journal); undefined without one. */
+  changes: ChangeLog | undefined = undefined;
   private externalTotal = 0;
 
   /**
@@ -111,9 +114,12 @@ export class Treasury {
     const total = entries.reduce((sum, [, micros]) => sum + micros, 0);
     if (this.externalTotal + total > COLLATERAL_SUPPLY_MICROS_MAX) return false;
     const first = this.depositCount + 1;
+    const balances = new Map<string, number>();
     this.root.transactionSync(() => {
       entries.forEach(([address, micros], index) => {
-        this.putBalance(address, this.externalOf(address) + micros);
+        const after = this.externalOf(address) + micros;
+        this.putBalance(address, after);
+        balances.set(address, after);
         this.deposits.putSync([address, timeMs, first + index], micros);
       });
       this.meta.putSync('deposits', first + entries.length - 1);
@@ -121,7 +127,32 @@ export class Treasury {
     this.depositCount = first + entries.length - 1;
     for (const [address, micros] of entries) this.add(address, micros);
     this.externalTotal += total;
+    this.changes?.record({
+      kind: 'treasury', balances: [...balances], deposits: entries.map(([address, micros], index) => [address, timeMs, first + index, micros] as const),
+      depositCount: this.depositCount,
+    });
     return true;
+  }
+
+  /**
+   * A replica: the primary's treasury change, applied so that applying it again changes nothing
+   * (each balance set to its value after the change, each deposit logged under its number).
+   */
+  adoptChange(change: Extract<StateChange, { kind: 'treasury' }>): void {
+    const deltas: [string, number][] = [];
+    this.root.transactionSync(() => {
+      for (const [address, micros] of change.balances) {
+        deltas.push([address, micros - this.externalOf(address)]);
+        this.putBalance(address, micros);
+      }
+      for (const [address, timeMs, number, micros] of change.deposits) this.deposits.putSync([address, timeMs, number], micros);
+      if (change.depositCount > this.depositCount) this.meta.putSync('deposits', change.depositCount);
+    });
+    this.depositCount = Math.max(this.depositCount, change.depositCount);
+    for (const [address, delta] of deltas) {
+      this.add(address, delta);
+      this.externalTotal += delta;
+    }
   }
 
   /** The address's deposits, newest first, at most `count`. */
@@ -136,9 +167,11 @@ export class Treasury {
   /** Records a withdrawal durably; false when the free balance is short. */
   withdraw(address: string, micros: number): boolean {
     if (this.freeOf(address) < micros) return false;
-    this.root.transactionSync(() => this.putBalance(address, this.externalOf(address) - micros));
+    const after = this.externalOf(address) - micros;
+    this.root.transactionSync(() => this.putBalance(address, after));
     this.add(address, -micros);
     this.externalTotal -= micros;
+    this.changes?.record({ kind: 'treasury', balances: [[address, after]], deposits: [], depositCount: this.depositCount });
     return true;
   }
 
@@ -157,6 +190,15 @@ export class Treasury {
       this.add(credited, micros);
       addTo(mirror, credited, -micros);
     }
+  }
+
+  /**
+   * A replica (`follow`): an answer to a command of the primary's arrived. `funded` went from
+   * `address`'s free collateral into the shard, as the primary took it, and `credits` came back.
+   */
+  follow(shard: number, address: string, funded: number, credits: readonly [string, number][]): void {
+    if (funded > 0) this.add(address, -funded);
+    this.settle(shard, address, funded, credits);
   }
 
   /** A frame that never got an answer (its shard died): its funds count as not sent. */

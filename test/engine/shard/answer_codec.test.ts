@@ -31,6 +31,8 @@ test('answers decode to the events and outcome they were written from', () => {
       engine.execute(command);
       const outcome: FrameOutcome = {
         requestId: index + 1, timeMs: command.timeMs, error: index % 997 === 0 ? `refused ✓ ${index}` : '', market: index % 7 - 1,
+        marketKey: index % 7 === 1 ? `0x${index.toString(16).padStart(64, 'c')}` : '',
+        fundedAccount: index % 5 === 0 ? `0x${index.toString(16).padStart(40, 'b')}` : '', fundedMicros: index % 5 === 0 ? index * 10_001 : 0,
         credits: index % 3 === 0 ? [[`0x${index.toString(16).padStart(40, 'a')}`, index * 1_000_001]] : [],
         redemptions: index % 500 === 0 ? [{ seq: index, account: OPERATOR, market: 2, winner: 1, sharesMicros: [5_000_000, 0] }] : [],
       };
@@ -65,7 +67,7 @@ test('a duplicate is answered with its ORDER_REJECTED and the refunded funding',
     kind: CommandKind.PlaceOrder, seq: 9, timeMs: 1_700_000_000_000, account: '0x01', orderId: '0xabc', market: 3, outcome: 1,
     side: Side.Sell, orderType: OrderType.FAK, priceUnits: 4200, sizeMicros: 7_000_000,
   });
-  const outcome: FrameOutcome = { requestId: 77, timeMs: 1_700_000_000_000, error: '', market: -1, credits: [['0x01', 29_400_000]], redemptions: [] };
+  const outcome: FrameOutcome = { requestId: 77, timeMs: 1_700_000_000_000, error: '', market: -1, marketKey: '', fundedAccount: '', fundedMicros: 0, credits: [['0x01', 29_400_000]], redemptions: [] };
   const start = writer.writeDuplicate(outcome, command);
   const bytes = writer.slice(start, writer.end() - start);
   assert.deepEqual(new AnswerDecoder().decode(bytes, 0, bytes.length), {
@@ -82,7 +84,7 @@ test('credits and redemptions past 65 535 round trip (the counts are 32-bit)', (
   const writer = new AnswerWriter();
   const holders = 70_000;
   const outcome: FrameOutcome = {
-    requestId: 9, timeMs: 1_700_000_000_000, error: '', market: -1,
+    requestId: 9, timeMs: 1_700_000_000_000, error: '', market: -1, marketKey: '', fundedAccount: '', fundedMicros: 0,
     credits: Array.from({ length: holders }, (_, index): [string, number] => [`0x${index.toString(16).padStart(40, '0')}`, index + 1]),
     redemptions: Array.from({ length: holders }, (_, index) => ({
       seq: 5, account: `0x${index.toString(16).padStart(40, '0')}`, market: 1, winner: 0, sharesMicros: [index, 0] as const,

@@ -54,7 +54,7 @@ function run(seed: number, loadAt: number): { engine: Engine; results: FrameResu
   for (let index = 0; results.length < COMMANDS; index++) {
     const command = index < commands.length ? commands[index]! : flow.next(engine);
     engine.execute(command);
-    const start = writer.write({ requestId: index + 1, timeMs: command.timeMs, error: '', market: -1, credits: [], redemptions: [] }, engine.events);
+    const start = writer.write({ requestId: index + 1, timeMs: command.timeMs, error: '', market: -1, marketKey: '', fundedAccount: '', fundedMicros: 0, credits: [], redemptions: [] }, engine.events);
     const bytes = writer.slice(start, writer.end() - start);
     results.push(decoder.decode(bytes, 0, bytes.length));
     writer.reset();

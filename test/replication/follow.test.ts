@@ -1,0 +1,100 @@
+// A read-only replica (`follow --nats URL`) on a real NATS JetStream: it rebuilds the primary's
+// state from the replicated journal alone (a fresh data directory), reaches the primary's state
+// hash, and serves the same books, catalog, feeds and account reads; it refuses every change
+// with 503, naming the primary.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { removeDataDir, request, startServer, type RunningServer } from '../support/server.js';
+import { natsServerInstalled, startNats, type NatsCluster } from '../support/nats.js';
+import { ADMIN_TOKEN, startTrading, type Trader } from '../http/orders/trader.js';
+import { shardStates } from './support.js';
+
+const skip = natsServerInstalled() ? false : 'nats-server is not installed (apt-get install nats-server)';
+const CATCH_UP_MS = 20_000;
+
+let nats: NatsCluster;
+before(async () => {
+  if (skip === false) nats = await startNats(1);
+});
+after(async () => {
+  await nats?.close();
+});
+
+/** Waits until the replica's shards stand at the primary's batches with its state hashes (the primary's expiry ticks move both on). */
+async function caughtUp(primary: RunningServer, replica: RunningServer): Promise<void> {
+  const deadline = Date.now() + CATCH_UP_MS;
+  for (;;) {
+    const [ours, theirs] = await Promise.all([shardStates(primary.urls.clob), shardStates(replica.urls.clob)]);
+    if (ours.every((state, shard) => state.batch === theirs[shard]!.batch && state.stateHash === theirs[shard]!.stateHash)) return;
+    if (Date.now() > deadline) assert.deepEqual(theirs, ours, 'the replica reaches the primary\'s batches and state hashes');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test('a replica follows the primary from the replicated journal: the same state, books, catalog, feeds and accounts; changes refused', { skip }, async () => {
+  const env = { NATS: nats.urls, NATS_STREAM: 'follow' };
+  const { server: primary, markets, traders } = await startTrading([81, 82], env);
+  let replica: RunningServer | undefined;
+  try {
+    const [maker, taker] = traders as [Trader, Trader];
+    for (const [index, market] of markets.entries()) {
+      assert.equal((await maker.place({ tokenId: market.yes, side: 'BUY', priceUnits: 4000 + 100 * index, sizeMicros: 10_000_000 })).status, 200);
+      assert.equal((await taker.place({ tokenId: market.no, side: 'BUY', priceUnits: 6000 - 100 * index, sizeMicros: 5_000_000, orderType: 'FOK' })).status, 200);
+    }
+    replica = await startServer({ args: ['follow'], env: { ADMIN_TOKEN, SHARDS: '2', ...env } });
+    await caughtUp(primary, replica);
+    // Orders after the replica started reach it too.
+    const late = await maker.place({ tokenId: markets[0]!.no, side: 'BUY', priceUnits: 1500, sizeMicros: 5_000_000 });
+    assert.equal(late.status, 200);
+    await caughtUp(primary, replica);
+
+    const same = async (path: (urls: RunningServer['urls']) => string, trader?: Trader): Promise<void> => {
+      const read = async (server: RunningServer): Promise<unknown> => {
+        if (trader === undefined) {
+          const response = await request(path(server.urls));
+          assert.equal(response.status, 200, `${path(server.urls)}: ${response.text}`);
+          return response.body;
+        }
+        const before = trader.clobUrl;
+        trader.clobUrl = server.urls.clob;
+        try {
+          const response = await trader.send('GET', path(server.urls));
+          assert.equal(response.status, 200, `${path(server.urls)}: ${response.text}`);
+          return response.body;
+        } finally {
+          trader.clobUrl = before;
+        }
+      };
+      assert.deepEqual(await read(replica!), await read(primary), path(primary.urls));
+    };
+    for (const market of markets) {
+      await same((urls) => `${urls.clob}/book?token_id=${market.yes}`);
+      await same((urls) => `${urls.clob}/book?token_id=${market.no}`);
+      await same((urls) => `${urls.clob}/last-trade-price?token_id=${market.yes}`);
+      await same((urls) => `${urls.catalog}/markets?condition_ids=${market.conditionId}`);
+    }
+    await same((urls) => `${urls.data}/trades?user=${taker.address}`);
+    await same((urls) => `${urls.data}/activity?user=${maker.address}`);
+    // The traders' keys and balances are the primary's.
+    await same(() => '/data/orders', maker);
+    await same(() => '/data/trades', taker);
+    await same(() => '/balance-allowance?asset_type=COLLATERAL', taker);
+
+    // A change is refused, naming the primary.
+    maker.clobUrl = replica.urls.clob;
+    const refused = await maker.place({ tokenId: markets[1]!.yes, side: 'BUY', priceUnits: 1000, sizeMicros: 5_000_000 });
+    maker.clobUrl = primary.urls.clob;
+    assert.equal(refused.status, 503, refused.text);
+    assert.equal(refused.headers.get('x-clobd-primary'), primary.urls.clob);
+    assert.match(refused.text, new RegExp(`read-only replica.*${primary.urls.clob.replaceAll('.', '\\.')}`));
+    const created = await request(`${replica.urls.clob}/admin/events`, {
+      method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'x', endDate: '2031-01-01T00:00:00Z', markets: [] }),
+    });
+    assert.equal(created.status, 503);
+  } finally {
+    await replica?.stop();
+    if (replica !== undefined) removeDataDir(replica.dataDir);
+    await primary.stop();
+    removeDataDir(primary.dataDir);
+  }
+});
