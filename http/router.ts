@@ -131,8 +131,8 @@ export interface Listener {
 
 /** How a route answers on a server with a replicated journal. */
 export interface ReplicatedRouting {
-  /** Makes the answer a replica gives instead of serving the route (undefined: it serves it). */
-  refusal(method: Method, path: string): (() => Reply) | undefined;
+  /** For a route a replica may refuse: what it answers instead of serving it now (undefined: it serves it). */
+  refusal(method: Method, path: string): (() => Reply | undefined) | undefined;
   /** What a primary waits for before it answers the route (undefined: nothing). */
   settle(method: Method, path: string): (() => Promise<void> | undefined) | undefined;
 }
@@ -394,7 +394,8 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       const startedMs = metrics === undefined ? 0 : performance.now();
       const requestId = requestIdOf(req);
       if (listener.lifecycle.draining) return answer(res, SHUTTING_DOWN, startedMs, requestId);
-      if (refusal !== undefined) return answer(res, refusal(), startedMs, requestId);
+      const refused = refusal?.();
+      if (refused !== undefined) return answer(res, refused, startedMs, requestId);
       const relayed = readsRelay ? req.getHeader(RELAYED_FOR_HEADER) : '';
       let address: Int32Array | undefined;
       // What a front-end thread charged before it handed the request over is not charged again.

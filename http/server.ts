@@ -1,6 +1,7 @@
 // One process, three listeners, as Polymarket splits its hosts: CLOB ({base_url}/{clob_url}),
 // catalog ({catalog_url}) and data ({data_url}). This file wires stores to route tables and
 // route tables to uWS apps; it owns start-up and graceful shutdown.
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { adminRoutes } from './admin/routes.js';
 import { ApiKeyStore } from './auth/keys.js';
@@ -49,7 +50,8 @@ import { engineOptionsOf, startTrading, type TradingRuntime } from './trading/ru
 import { assertNativeUws, listenExclusive, listenShared, probeUnderscoreHeaderNames, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
 import { FrontEnds } from './front_end/hub.js';
 import { Replication } from './replication/replication.js';
-import { primaryRouting, replicaRouting } from './replication/routes.js';
+import { LEASE_MS, type LeaseHolder } from './replication/lease.js';
+import { ReplicatedRoutes } from './replication/routes.js';
 import { ChangeFollower } from './replication/state_follower.js';
 
 export type ListenerName = 'clob' | 'catalog' | 'data';
@@ -283,7 +285,11 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const replicationConfig = config.replication;
   const replication = replicationConfig === undefined ? undefined
     : resources.add(await resources.guard(() => Replication.start(replicationConfig, config.shards, log)), (r) => r.stop());
-  const changes = replication === undefined || following ? undefined : await resources.guard(() => replication.recordChanges());
+  // A primary holds the lease (waiting out one a primary that just died still holds) before its
+  // shards append anything; a standby watches it, and takes it when it lapses (promote, below).
+  const holder: LeaseHolder = { id: randomUUID(), url: config.advertiseUrl ?? '' };
+  if (replication !== undefined && !following) await resources.guard(() => replication.acquireLease(holder, 2 * LEASE_MS + 1_000));
+  let changes = replication === undefined || following ? undefined : await resources.guard(() => replication.recordChanges());
   const store = resources.add(CatalogStore.open(config.dataDir), (r) => r.close());
   store.changes = changes;
   // A replica's catalog is the primary's: it seeds nothing of its own.
@@ -311,17 +317,23 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const demo = following ? undefined : await resources.guard(() => openDemo({ config, store, keys, trading, now, log }, demoState));
   if (!following) syncCatalogFlags(store, trading, now(), log);
   // A replica applies the primary's own changes as they come, and learns from them where the primary is.
-  let primaryUrl = '';
-  if (following && replication !== undefined) {
-    const follower = resources.add(new ChangeFollower(replication.followChanges(), { catalog: store, keys, treasury: trading.treasury, profiles }, {
+  const replicated = replication === undefined ? undefined : new ReplicatedRoutes(following ? 'replica' : 'primary', replication);
+  const follower = following && replication !== undefined
+    ? resources.add(new ChangeFollower(replication.followChanges(), { catalog: store, keys, treasury: trading.treasury, profiles }, {
       catalogChanged: () => trading.openMarkets(store.allMarkets()),
       primary: (url) => {
-        primaryUrl = url;
+        if (replicated !== undefined) replicated.primaryUrl = url;
       },
-    }, log), (f) => f.stop());
-    follower.start();
-  }
-  const replicated = replication === undefined ? undefined : following ? replicaRouting(() => primaryUrl) : primaryRouting(replication);
+    }, log), (f) => f.stop())
+    : undefined;
+  follower?.start();
+  // A primary that lost its lease (paused or cut off past it, and a standby took over) takes no
+  // more changes: its shards' appends are refused already (the new primary claimed every subject).
+  replication?.onLeaseLost((current) => {
+    if (replicated === undefined) return;
+    replicated.role = 'deposed';
+    replicated.primaryUrl = current?.url ?? '';
+  });
   const verifier: SignatureVerifier = resources.add(
     // With front-end threads the main thread takes no connections: the threads recover their
     // orders' signatures, and what reaches it whole (the relay's, a thread's hand-over) is recovered here.
@@ -394,7 +406,15 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     };
     frontEnds.checking = {
       authWindowS: config.authWindowS, routes: { place: capsOf('POST'), cancel: capsOf('DELETE') },
-      place: (checked) => placeChecked(orders, checked), cancel: (checked) => cancelChecked(orders, checked), token: trading.token,
+      place: (checked) => {
+        const refused = replicated?.refusal('POST', '/order')?.();
+        return refused === undefined ? placeChecked(orders, checked) : Promise.resolve(refused);
+      },
+      cancel: (checked) => {
+        const refused = replicated?.refusal('DELETE', '/order')?.();
+        return refused === undefined ? cancelChecked(orders, checked) : Promise.resolve(refused);
+      },
+      token: trading.token,
       metrics: { place: metrics?.route('clob', 'POST', '/order'), cancel: metrics?.route('clob', 'DELETE', '/order') },
       fail: (error, requestId) => errorReply(tables.clob.style, error, log, '/order', requestId), lifecycle,
     };
@@ -468,7 +488,38 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     log.info('compat_listening', { url: compatUrl });
   }
   // Where trading goes: replicas name it to clients they refuse.
-  changes?.record({ kind: 'primary', url: config.advertiseUrl ?? url(ports.clob) });
+  holder.url = config.advertiseUrl ?? url(ports.clob);
+  changes?.record({ kind: 'primary', url: holder.url });
+  if (!following) replication?.advertise(holder);
+  // A standby takes over once the primary's lease lapses: it claims every subject of the stream
+  // for its term (the old primary can append nothing more), applies what it had not yet, stops
+  // following, and its shards and stores take changes from there. Clients get 503 with
+  // Retry-After until then.
+  if (replication !== undefined && replicated !== undefined && follower !== undefined) {
+    const promote = async (): Promise<void> => {
+      const startedMs = performance.now();
+      let term: number;
+      try {
+        term = await replication.acquireLease(holder, 0);
+      } catch {
+        replication.watchLease(holder, () => void promote());
+        return;
+      }
+      const batches = await replication.claim();
+      await replication.appliedThrough(batches);
+      follower.stop();
+      changes = await replication.recordChanges();
+      store.changes = keys.changes = profiles.changes = trading.treasury.changes = changes;
+      await trading.promote();
+      replicated.role = 'primary';
+      replicated.primaryUrl = holder.url;
+      changes.record({ kind: 'primary', url: holder.url });
+      log.info('promoted to primary', { term, batches: batches.join(','), ms: Math.round(performance.now() - startedMs) });
+    };
+    replication.watchLease(holder, () => {
+      promote().catch((error: unknown) => log.error('promotion failed', { error: error instanceof Error ? error.message : String(error) }));
+    });
+  }
   // Last, so it stops first: the flow's step in flight is answered before anything closes.
   const demoFlow = await resources.guard(() => demo?.startFlow());
   if (demoFlow !== undefined) resources.add(demoFlow, (flow) => flow.stop());

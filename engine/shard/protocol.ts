@@ -118,7 +118,9 @@ export type ShardMessage =
   | { readonly type: 'read'; readonly token: number; readonly value: unknown; readonly error?: string }
   // A backup's hold has begun (see HOLD): every batch up to `batch` is committed and nothing after
   // it is applied. `atMs`: when the hold began (epoch ms, fractional).
-  | { readonly type: 'paused'; readonly token: number; readonly batch: number; readonly seq: number; readonly atMs: number };
+  | { readonly type: 'paused'; readonly token: number; readonly batch: number; readonly seq: number; readonly atMs: number }
+  // A replica's worker took its promotion: it takes commands from now on, after `batch`.
+  | { readonly type: 'promoted'; readonly batch: number };
 
 /** Every market of a shard with its state, book and last trades, as of engine sequence number `seq`. */
 export interface MarketData {
@@ -161,7 +163,9 @@ export type ShardControl =
   // A backup's cut (http/backup/cut.ts): hold between two batches, on `hold` (see HOLD), for at
   // most `holdMaxMs`.
   | { readonly type: 'pause'; readonly token: number; readonly hold: SharedArrayBuffer; readonly holdMaxMs: number }
-  | { readonly type: 'stop' };
+  | { readonly type: 'stop' }
+  // A replica's worker becomes the primary's (a standby promoted): it stops following and appends to `journalFeed`.
+  | { readonly type: 'promote'; readonly journalFeed: JournalFeedSetup };
 
 /**
  * The word a backup's hold of a shard turns on (one Int32 shared by the front end and the worker).

@@ -19,7 +19,7 @@ import { FRAGMENT_MARK, writeAnswer } from './answer_stream.js';
 import { ShardCounters } from './counters.js';
 import { recordFinishedOrders } from './finished_orders.js';
 import { decodeFrame, Frame } from './frame.js';
-import { FEED_WORDS, JournalFeed, type FollowFrom, type JournalEntry, type JournalFollowSetup } from './journal_feed.js';
+import { FEED_WORDS, JournalFeed, type FollowFrom, type JournalEntry, type JournalFeedSetup, type JournalFollowSetup } from './journal_feed.js';
 import {
   type AccountData, type MarketData, type RecoveryFigures, type ShardControl, type ShardMessage, type ShardRead, type ShardStatus,
   type ShardWorkerData, HOLD, SPIN_US, STORAGE_FAILED_EXIT, KILLED_EXIT,
@@ -48,8 +48,10 @@ const store = new ShardStore(data.dataDir, data.shard);
 const frame = new Frame(new Command());
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const answers = new AnswerWriter();
-/** The replicated journal's feed (journal_feed.ts), when replication is on. */
-const feed = data.journalFeed === undefined ? undefined : new JournalFeed(data.journalFeed);
+/** The replicated journal's feed (journal_feed.ts), when replication is on (a promoted replica's from its promotion). */
+let feed = data.journalFeed === undefined ? undefined : new JournalFeed(data.journalFeed);
+/** A replica's promotion (ShardControl 'promote'): the feed it appends to as the primary's shard. */
+let promotion: JournalFeedSetup | undefined;
 
 let core!: ShardCore;
 let batch = 0;
@@ -411,6 +413,10 @@ port.on('message', (message: ShardControl) => {
       stopping = true;
       stopFollowing();
       break;
+    case 'promote':
+      promotion = message.journalFeed;
+      stopFollowing();
+      break;
     default: break;
   }
 });
@@ -489,10 +495,11 @@ function commitStreamed(bytes: Buffer | undefined): void {
 
 async function loop(): Promise<void> {
   let lastYield = performance.now();
-  const releasable = feed?.sync === true ? (): boolean => feed.releasable() || feed.fenced() : undefined;
+  const fed = feed;
+  const releasable = fed?.sync === true ? (): boolean => fed.releasable() || fed.fenced() : undefined;
   while (!stopping) {
     endIfKilled();
-    if (feed !== undefined) tendFeed(feed);
+    if (fed !== undefined) tendFeed(fed);
     if (commandRing.waitForFrame(SPIN_US, IDLE_WAIT_MS, releasable)) {
       drain();
       commitOpenBatch();
@@ -582,5 +589,15 @@ if (data.following === undefined) {
   await loop();
 } else {
   await follow(data.following);
-  await finish();
+  if (promotion === undefined || stopping) {
+    await finish();
+  } else {
+    // Promoted: every batch it applied is the stream's (the front end waited for that), and from
+    // now on it takes commands and appends its own.
+    const promoted = new JournalFeed(promotion);
+    feed = promoted;
+    sendUnstreamed(promoted);
+    post({ type: 'promoted', batch });
+    await loop();
+  }
 }

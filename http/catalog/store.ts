@@ -156,16 +156,10 @@ export class CatalogStore {
     return [...this.tags.getRange().map(({ value }) => value)];
   }
 
-  /**
-   * Creates one event with its markets (admin API); the server assigns every id. `replicated`:
-   * a replica applies the primary's change number `replicated` (noted in the same transaction).
-   */
-  createEvent(input: EventInput, replicated?: number): EventRecord {
-    const id = this.root.transactionSync(() => {
-      if (replicated !== undefined) this.meta.putSync(REPLICATED_KEY, replicated);
-      return this.writeEvent(input, 'create');
-    });
-    this.changes?.record({ kind: 'event', input });
+  /** Creates one event with its markets (admin API); the server assigns every id. */
+  createEvent(input: EventInput): EventRecord {
+    const id = this.root.transactionSync(() => this.writeEvent(input, 'create'));
+    this.changes?.record({ kind: 'event', input, id });
     this.versionCounter++;
     const created = this.event(id);
     if (created === undefined) throw new Error(`event ${id} missing after commit`);

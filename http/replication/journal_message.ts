@@ -14,6 +14,11 @@ export const JOURNAL_HEADERS = {
   LAST: 'Clobd-Last',
   /** "i/n": this message is part i of an entry cut in n. */
   PART: 'Clobd-Part',
+  /**
+   * The appending primary's term (its lease's revision). A new term's first message on a
+   * subject is empty (it claims the subject): an append of an older term is refused after it.
+   */
+  TERM: 'Clobd-Term',
 } as const;
 
 /** Bytes of an entry's head: batch (f64) and length (u32). */

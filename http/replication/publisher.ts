@@ -18,12 +18,19 @@ import { Ring, type RingLayout } from '../../engine/ring.js';
 import { FEED_STATE, FEED_WORDS, type FollowFrom, type JournalEntry } from '../../engine/shard/journal_feed.js';
 import { encodeEntry, JOURNAL_HEADERS, JournalReader, journalSubject, journalSubjects } from './journal_message.js';
 import { stateSubject } from './state_changes.js';
+import { Lease } from './lease.js';
 import {
   apiErrorCode, JS_ERRORS, PUBLISH_STATS, PUBLISH_STATS_PER_SHARD, type PublisherData, type PublisherMessage, type PublisherReply,
 } from './wire.js';
 
 const data = workerData as PublisherData;
 const port = parentPort!;
+/**
+ * This server's term as the primary (its lease's revision, lease.ts); 0 while it holds no lease.
+ * Every append carries it, and a subject whose last message carries a later one is not this
+ * server's to append to.
+ */
+let term = 0;
 const stats = new Float64Array(data.stats);
 
 /** Pauses between retries of a failed append or read: doubling from the first to the last. */
@@ -73,9 +80,8 @@ class ShardSubject {
     this.feed = undefined;
     this.queue.length = 0;
     await this.inFlight;
-    const last = await retried('read the last journal message of shard ' + this.shard, () => lastMessage(jsm, this.subject));
-    const lastBatch = last === undefined ? 0 : streamedBatch(last.header, this.subject);
-    this.lastSeq = last?.seq ?? 0;
+    const { lastBatch, lastSeq } = await claimSubject(this.js, jsm, this.subject);
+    this.lastSeq = lastSeq;
     this.fenced = false;
     Atomics.store(this.words, FEED_WORDS.STATE, FEED_STATE.OK);
     Atomics.store(this.words, FEED_WORDS.ACKED, BigInt(lastBatch));
@@ -83,6 +89,11 @@ class ShardSubject {
     this.feed = feed;
     feed?.on('message', (entry: JournalEntry) => this.enqueue(entry.batch, entry.bytes));
     return lastBatch;
+  }
+
+  /** The lease is lost: nothing more is appended, and the shard stops answering. */
+  depose(why: string): void {
+    if (!this.fenced) this.fence(new Error(why));
   }
 
   /** Queues a committed batch (a shard's, or the front end's change) to append. */
@@ -140,6 +151,7 @@ class ShardSubject {
   /** One message, tried until the stream takes it; false once the subject is fenced. */
   private async append(payload: Uint8Array, firstBatch: number, lastBatch: number | undefined, part: string | undefined): Promise<boolean> {
     const header = headers();
+    header.set(JOURNAL_HEADERS.TERM, String(term));
     header.set(JOURNAL_HEADERS.BATCH, String(firstBatch));
     if (lastBatch !== undefined) header.set(JOURNAL_HEADERS.LAST, String(lastBatch));
     if (part !== undefined) header.set(JOURNAL_HEADERS.PART, part);
@@ -182,6 +194,37 @@ class ShardSubject {
     Atomics.notify(this.words, FEED_WORDS.ACKED);
     this.wake?.wakeConsumer();
     log('error', 'another server appended to this shard\'s replicated journal: this server is no longer its primary', { shard: this.shard, error: messageOf(error) });
+  }
+}
+
+/**
+ * Makes `subject` this server's to append to (it holds the lease, term `term`): reads where the
+ * subject stands and, unless its last message is of this term already, appends an empty message
+ * of this term there, expecting to be last; from then on an append of an older term is refused
+ * (the previous primary's, if it still runs). A subject whose last message is of a later term
+ * belongs to a later primary: this server has lost, and may not append.
+ */
+async function claimSubject(js: JetStreamClient, jsm: JetStreamManager, subject: string): Promise<{ lastBatch: number; lastSeq: number }> {
+  for (;;) {
+    const last = await retried(`read the last message of ${subject}`, () => lastMessage(jsm, subject));
+    const lastBatch = last === undefined ? 0 : streamedBatch(last.header, subject);
+    const lastTerm = last === undefined ? 0 : Number(last.header.get(JOURNAL_HEADERS.TERM) || 0);
+    if (lastTerm > term) throw new Error(`${subject} was appended to by a later primary (term ${lastTerm}; this server's is ${term})`);
+    if (lastTerm === term) return { lastBatch, lastSeq: last?.seq ?? 0 };
+    const header = headers();
+    header.set(JOURNAL_HEADERS.TERM, String(term));
+    header.set(JOURNAL_HEADERS.BATCH, String(lastBatch + 1));
+    header.set(JOURNAL_HEADERS.LAST, String(lastBatch));
+    try {
+      const ack = await js.publish(subject, new Uint8Array(0), {
+        msgID: `${subject}.term.${term}`, headers: header, timeout: APPEND_TIMEOUT_MS, expect: { lastSubjectSequence: last?.seq ?? 0 },
+      });
+      log('info', 'replicated journal subject claimed for this term', { subject, term, batch: lastBatch });
+      return { lastBatch, lastSeq: ack.seq };
+    } catch (error) {
+      // Appended to meanwhile (the previous primary, still running): read it again.
+      if (apiErrorCode(error) !== JS_ERRORS.WRONG_LAST_SEQUENCE) await delay(RETRY_FIRST_MS);
+    }
   }
 }
 
@@ -343,6 +386,7 @@ async function main(): Promise<void> {
   const bytesMax = Math.min(MESSAGE_BYTES_CAP, Math.max(1024, (nc.info?.max_payload ?? 1 << 20) - 16 * 1024));
   const subjects = new Map<number, ShardSubject>();
   const followers = new Map<number, ShardFollower>();
+  let lease: Lease | undefined;
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect') log(status.type === 'disconnect' ? 'warn' : 'info', `NATS ${status.type}`, { server: status.server });
@@ -351,6 +395,9 @@ async function main(): Promise<void> {
   port.on('message', (message: PublisherMessage) => {
     switch (message.type) {
       case 'attach': {
+        // A standby promoted: its worker stops following and appends from here on.
+        followers.get(message.shard)?.stop();
+        followers.delete(message.shard);
         let subject = subjects.get(message.shard);
         if (subject === undefined) subjects.set(message.shard, subject = new ShardSubject(message.shard, message.shared, js, bytesMax));
         subject.attach(message.feed, message.wake, message.layout, jsm).then(
@@ -362,6 +409,35 @@ async function main(): Promise<void> {
       case 'state':
         subjects.get(data.shards)?.enqueue(message.batch, message.bytes);
         break;
+      case 'lease':
+        void (async () => {
+          lease ??= await Lease.open(nc, data.stream, replicas, message.holder, (holder) => {
+            for (const subject of subjects.values()) subject.depose('this server lost its lease as the primary');
+            reply({ type: 'lease-lost', holder });
+          });
+          if (message.watch) {
+            lease.watch(() => reply({ type: 'lease-vacant' }));
+            return;
+          }
+          const acquired = await lease.acquire();
+          if ('term' in acquired) {
+            term = acquired.term;
+            reply({ type: 'lease-acquired', term });
+          } else {
+            reply({ type: 'lease-held', holder: acquired.holder });
+          }
+        })().catch((error: unknown) => reply({ type: 'lease-held', holder: undefined, error: messageOf(error) }));
+        break;
+      case 'lease-holder':
+        lease?.name(message.holder);
+        break;
+      case 'claim':
+        // A standby that took the lease: every subject is claimed for its term before it stops following.
+        void Promise.all(Array.from({ length: data.shards + 1 }, (_, index) => claimSubject(js, jsm, subjectFor(index)))).then(
+          (claimed) => reply({ type: 'claimed', batches: claimed.map(({ lastBatch }) => lastBatch) }),
+          (error: unknown) => reply({ type: 'claim-failed', message: messageOf(error) }),
+        );
+        break;
       case 'follow':
         followers.get(message.shard)?.stop();
         followers.set(message.shard, new ShardFollower(message.shard, message.feed, message.shared, js));
@@ -370,6 +446,8 @@ async function main(): Promise<void> {
         for (const follower of followers.values()) follower.stop();
         void Promise.race([Promise.all([...subjects.values()].map((subject) => subject.settled())), delay(APPEND_TIMEOUT_MS)]).then(async () => {
           for (const subject of subjects.values()) subject.detach();
+          // Last: a standby may take over only once everything this server committed is appended.
+          await lease?.release();
           await nc.drain().catch(() => undefined);
           reply({ type: 'stopped' });
           port.close();

@@ -8,6 +8,7 @@ import { FEED_STATE, FEED_WORD_COUNT, FEED_WORDS, type JournalFeedSetup, type Jo
 import { pack } from 'msgpackr';
 import type { ReplicationConfig, ReplicationMode } from '../config.js';
 import type { ChangeLog } from './state_changes.js';
+import type { LeaseHolder } from './lease.js';
 import type { Logger } from '../log.js';
 import { PUBLISH_STATS, PUBLISH_STATS_PER_SHARD, type PublisherData, type PublisherMessage, type PublisherReply } from './wire.js';
 
@@ -37,6 +38,7 @@ export class Replication {
   private stopped: Promise<void> | undefined;
   /** The primary's changes recorded so far (state_changes.ts): the number of the last. */
   private changesRecorded = 0;
+  private leaseLost: (holder: LeaseHolder | undefined) => void = () => undefined;
 
   private constructor(
     readonly mode: ReplicationMode, readonly replicas: number, readonly stream: string, private readonly thread: Worker,
@@ -164,8 +166,80 @@ export class Replication {
     return this.stopped;
   }
 
+  /**
+   * Takes the primary's lease (lease.ts) for this server, at `url`: its term. One another server
+   * holds is waited for while it may still lapse (a primary that just died), `waitMs` at most;
+   * then this throws, naming the holder.
+   */
+  async acquireLease(holder: LeaseHolder, waitMs: number): Promise<number> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const answer = await this.ask<Extract<PublisherReply, { type: 'lease-acquired' | 'lease-held' }>>({ type: 'lease', holder, watch: false }, ['lease-acquired', 'lease-held']);
+      if (answer.type === 'lease-acquired') {
+        this.log.info('primary lease acquired', { term: answer.term, url: holder.url });
+        return answer.term;
+      }
+      if (Date.now() >= deadline) {
+        throw new ReplicationUnavailable(`another server is the primary on NATS stream ${this.stream}${answer.holder === undefined ? '' : ` (${answer.holder.url})`}${answer.error === undefined ? '' : ` (${answer.error})`}: start this one with \`follow\` to make it a standby`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
+  /** The lease's holder names where it listens now (its next renewal writes it). */
+  advertise(holder: LeaseHolder): void {
+    this.thread.postMessage({ type: 'lease-holder', holder } satisfies PublisherMessage);
+  }
+
+  /** A standby: `vacant` is called once when no one holds the primary's lease. */
+  watchLease(holder: LeaseHolder, vacant: () => void): void {
+    void this.ask({ type: 'lease', holder, watch: true }, ['lease-vacant']).then(vacant);
+  }
+
+  /** Called when this server, the primary, lost its lease (with who holds it now, when known). */
+  onLeaseLost(lost: (holder: LeaseHolder | undefined) => void): void {
+    this.leaseLost = lost;
+  }
+
+  /** A standby that took the lease: every subject claimed for its term; their last batches (the front end's changes last). */
+  async claim(): Promise<number[]> {
+    const answer = await this.ask<Extract<PublisherReply, { type: 'claimed' | 'claim-failed' }>>({ type: 'claim' }, ['claimed', 'claim-failed']);
+    if (answer.type === 'claim-failed') throw new ReplicationUnavailable(answer.message);
+    return answer.batches;
+  }
+
+  /** A standby: resolves once its followers applied every subject through `batches` (as claim gives them). */
+  async appliedThrough(batches: readonly number[]): Promise<void> {
+    await Promise.all(batches.map(async (batch, index) => {
+      const words = this.words[index]!;
+      for (;;) {
+        const applied = Atomics.load(words, FEED_WORDS.ACKED);
+        if (Number(applied) >= batch) return;
+        const waited = Atomics.waitAsync(words, FEED_WORDS.ACKED, applied, 100);
+        if (waited.async) await waited.value;
+      }
+    }));
+  }
+
+  /** Sends the thread `message` and resolves with its first reply of one of `types`. */
+  private ask<T extends PublisherReply>(message: PublisherMessage, types: readonly PublisherReply['type'][]): Promise<T> {
+    return new Promise<T>((resolve) => {
+      const onMessage = (reply: PublisherReply): void => {
+        if (!types.includes(reply.type)) return;
+        this.thread.off('message', onMessage);
+        resolve(reply as T);
+      };
+      this.thread.on('message', onMessage);
+      this.thread.postMessage(message);
+    });
+  }
+
   private onMessage(message: PublisherReply): void {
     switch (message.type) {
+      case 'lease-lost':
+        this.log.error('primary lease lost: this server no longer takes orders', { holder: message.holder?.url ?? '' });
+        this.leaseLost(message.holder);
+        break;
       case 'attached':
       case 'attach-failed': {
         const waiting = this.attaching.get(message.shard);

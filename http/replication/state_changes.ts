@@ -4,9 +4,9 @@
 // "batches" numbered 1, 2, ... by change). A replica applies each to its own stores.
 //
 // Each change carries what the primary's store holds after it, not the request that made it
-// (a new key's id and secret, a balance's new value), so applying one twice changes nothing:
-// a replica that stops between a change and the note of how far it got applies it again
-// safely. A new event is the one exception, applied in the same transaction as that note.
+// (a new key's id and secret, a balance's new value, a new event's id), so applying one twice
+// changes nothing: a replica that stops between a change and the note of how far it got, or
+// that starts from a backup of the primary, applies changes it holds again, safely.
 import type { EventInput } from '../catalog/ingest.js';
 
 /** The subject the front end's changes go to. */
@@ -25,8 +25,9 @@ export interface StoredKeyChange {
 }
 
 export type StateChange =
-  // The catalog (catalog/store.ts): the input as the admin API gave it (ids follow from the catalog's state).
-  | { readonly kind: 'event'; readonly input: EventInput }
+  // The catalog (catalog/store.ts): the input as the admin API gave it (ids follow from the
+  // catalog's state), and the event's id (a replica that holds it already, from a backup, skips it).
+  | { readonly kind: 'event'; readonly input: EventInput; readonly id: number }
   | { readonly kind: 'import'; readonly inputs: readonly EventInput[] }
   | { readonly kind: 'flags'; readonly id: number; readonly flags: { readonly acceptingOrders?: boolean; readonly closed?: boolean }; readonly nowMs: number }
   // An API key made, or revoked.

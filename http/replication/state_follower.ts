@@ -63,8 +63,11 @@ export class ChangeFollower {
     const number = entry.batch;
     switch (change.kind) {
       case 'event':
-        // Noted in its own transaction: creating it twice would make a second event.
-        catalog.createEvent(change.input, number);
+        // Created once: a replica started from the primary's backup holds it already.
+        if (catalog.event(change.id) === undefined) {
+          const created = catalog.createEvent(change.input);
+          if (created.id !== change.id) throw new Error(`event ${change.id} of the primary was created here as ${created.id}: the catalogs differ`);
+        }
         await this.hooks.catalogChanged();
         break;
       case 'import':
@@ -93,7 +96,7 @@ export class ChangeFollower {
       default:
         throw new Error(`unknown change ${(change as { kind: string }).kind}`);
     }
-    if (change.kind !== 'event') catalog.noteReplicated(number);
+    catalog.noteReplicated(number);
     Atomics.store(this.words, FEED_WORDS.ACKED, BigInt(number));
     Atomics.notify(this.words, FEED_WORDS.ACKED);
   }

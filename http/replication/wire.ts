@@ -1,6 +1,7 @@
 // What the front end and the replication thread (publisher.ts) say to each other.
 import type { MessagePort } from 'node:worker_threads';
 import type { RingLayout } from '../../engine/ring.js';
+import type { LeaseHolder } from './lease.js';
 
 export interface PublisherData {
   readonly servers: readonly string[];
@@ -28,7 +29,14 @@ export type PublisherMessage =
   // A replica's worker of `shard` starts: the thread posts it the primary's batches on `feed`
   // from the one after the batch it names first (engine/shard/journal_feed.ts FollowFrom).
   | { readonly type: 'follow'; readonly shard: number; readonly feed: MessagePort; readonly shared: SharedArrayBuffer }
-  // Appends what is in flight (for a few seconds at most), then closes the connection.
+  // The primary's lease (lease.ts): take it (a primary's start, a standby's promotion), or
+  // (`watch`) say when it is free.
+  | { readonly type: 'lease'; readonly holder: LeaseHolder; readonly watch: boolean }
+  // Where the lease's holder listens now (written with its next renewal).
+  | { readonly type: 'lease-holder'; readonly holder: LeaseHolder }
+  // A standby that took the lease: claim every subject for its term (publisher.ts claimSubject).
+  | { readonly type: 'claim' }
+  // Appends what is in flight (for a few seconds at most), lets the lease go, then closes the connection.
   | { readonly type: 'stop' };
 
 /** Replication thread → front end. */
@@ -39,7 +47,14 @@ export type PublisherReply =
   | { readonly type: 'attached'; readonly shard: number; readonly batch: number }
   | { readonly type: 'attach-failed'; readonly shard: number; readonly message: string }
   | { readonly type: 'log'; readonly level: 'info' | 'warn' | 'error'; readonly message: string; readonly fields: Record<string, string | number | boolean | null | undefined> }
-  | { readonly type: 'stopped' };
+  | { readonly type: 'stopped' }
+  | { readonly type: 'lease-acquired'; readonly term: number }
+  | { readonly type: 'lease-held'; readonly holder: LeaseHolder | undefined; readonly error?: string }
+  | { readonly type: 'lease-lost'; readonly holder: LeaseHolder | undefined }
+  | { readonly type: 'lease-vacant' }
+  // Every subject's last batch once claimed (index SHARDS: the front end's changes).
+  | { readonly type: 'claimed'; readonly batches: number[] }
+  | { readonly type: 'claim-failed'; readonly message: string };
 
 /** Counters per shard in PublisherData.stats. */
 export const PUBLISH_STATS = { MESSAGES: 0, BYTES: 1, RETRIES: 2 } as const;

@@ -37,6 +37,8 @@ export interface TradingRuntime {
   openMarkets(markets: readonly MarketRecord[]): Promise<void>;
   /** The market and outcome of a tradable token id. */
   token(tokenId: string): TokenPlace | undefined;
+  /** A standby promoted (replication): its shards take commands, and it expires due orders itself. */
+  promote(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -76,7 +78,8 @@ export async function startTrading(
   config: Config, log: Logger, markets: readonly MarketRecord[], now: () => number, adopting = false, recovered?: (pool: ShardPool) => Promise<void>,
   replicated: Replicated = { replication: undefined, changes: undefined, following: false },
 ): Promise<TradingRuntime> {
-  const { replication, following } = replicated;
+  const { replication } = replicated;
+  let following = replicated.following;
   const treasury = new Treasury(config.dataDir, config.shards, adopting);
   treasury.changes = replicated.changes;
   const pool = new ShardPool({ dataDir: config.dataDir, shards: config.shards, engine: engineOptionsOf(config), replication, following }, treasury, log);
@@ -116,13 +119,23 @@ export async function startTrading(
   await marketData.whenLoaded();
   await accountData.whenLoaded();
   // A replica expires nothing itself: the primary's expiry ticks are in its journal.
-  const timer = following ? undefined : setInterval(() => {
-    client.expire().catch((error: Error) => log.warn('expiry tick skipped', { error: error.message }));
-  }, EXPIRY_TICK_MS);
-  timer?.unref();
+  let timer: NodeJS.Timeout | undefined;
+  const tickExpiry = (): void => {
+    timer = setInterval(() => {
+      client.expire().catch((error: Error) => log.warn('expiry tick skipped', { error: error.message }));
+    }, EXPIRY_TICK_MS);
+    timer.unref();
+  };
+  if (!following) tickExpiry();
   return {
     client, pool, treasury, marketData, accountData, feeds, replication, openMarkets,
     token: (tokenId) => tokens.get(tokenId),
+    async promote() {
+      if (!following) return;
+      following = false;
+      await pool.promote();
+      tickExpiry();
+    },
     async stop() {
       clearInterval(timer);
       await pool.stop();

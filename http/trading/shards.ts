@@ -166,6 +166,8 @@ class ShardHandle {
   storageFailures = 0;
   /** The message of the error the current worker threw, if it threw one (read when it exits). */
   errorMessage = '';
+  /** Resolves a promotion once the worker took it (ShardPool.promote). */
+  promoted: (() => void) | undefined = undefined;
   /** The current worker's kill switch (the test hook's: see killWorker); a fresh one per worker. */
   killSwitch = new Int32Array(new SharedArrayBuffer(4));
   /** Operator counters the shard's workers write (one after another across restarts). */
@@ -210,8 +212,12 @@ export class ShardPool {
    */
   readonly reads = new Map<ShardRead['kind'], Float64Array>();
 
+  /** A replica's pool: its workers follow the replicated journal (until promote). */
+  private following: boolean;
+
   constructor(private readonly options: ShardPoolOptions, private readonly treasury: Treasury, private readonly log: Logger) {
     this.count = options.shards;
+    this.following = options.following === true;
     this.handles = Array.from({ length: options.shards }, (_, index) => new ShardHandle(index));
     this.ringFullRejections = new Float64Array(options.shards);
   }
@@ -322,6 +328,26 @@ export class ShardPool {
     return new Promise<FrameResult>((resolve, reject) => {
       handle.pending.set(requestId, { resolve, reject, account: frame.command.account, fundMicros, adopted: false });
     });
+  }
+
+  /**
+   * A standby promoted (its followers applied every batch the stream holds, and every subject is
+   * claimed for its term): each worker stops following and takes commands from the batch it
+   * stands at, appending its own to the stream. A shard that is down starts as the primary's.
+   */
+  async promote(): Promise<void> {
+    const replication = this.options.replication;
+    if (!this.following || replication === undefined) return;
+    this.following = false;
+    await Promise.all(this.handles.map(async (handle) => {
+      const worker = handle.worker;
+      if (worker === undefined || !handle.ready) return;
+      const journalFeed = await replication.attach(handle.index, handle.currentBuffers().command, COMMAND_LAYOUT);
+      await new Promise<void>((resolve) => {
+        handle.promoted = resolve;
+        worker.postMessage({ type: 'promote', journalFeed } satisfies ShardControl, [journalFeed.port]);
+      });
+    }));
   }
 
   /** Adds an observer; it is told at once of every shard that is already serving. */
@@ -449,7 +475,7 @@ export class ShardPool {
     const replication = this.options.replication;
     const journal: Pick<ShardWorkerData, 'journalFeed' | 'following'> = replication === undefined
       ? { journalFeed: undefined, following: undefined }
-      : this.options.following === true
+      : this.following
         ? { journalFeed: undefined, following: replication.follow(handle.index) }
         : { journalFeed: await replication.attach(handle.index, buffers.command, COMMAND_LAYOUT), following: undefined };
     const port = journal.journalFeed?.port ?? journal.following?.port;
@@ -501,6 +527,11 @@ export class ShardPool {
             this.tellObservers((observer) => observer.started(handle.index));
             this.log.info('shard ready', { shard: handle.index, ...handle.recovery });
             resolve();
+            break;
+          case 'promoted':
+            this.log.info('shard promoted', { shard: handle.index, batch: message.batch });
+            handle.promoted?.();
+            handle.promoted = undefined;
             break;
           case 'storage-failed':
             handle.storageMessage = message.message;
@@ -576,7 +607,7 @@ export class ShardPool {
       this.tellObservers((observer) => observer.answered(handle.index, result));
       if (pending === undefined) {
         // A replica's shard replays the primary's commands: its treasury follows their funding.
-        if (this.options.following === true) this.treasury.follow(handle.index, result.fundedAccount, result.fundedMicros, result.credits);
+        if (this.following) this.treasury.follow(handle.index, result.fundedAccount, result.fundedMicros, result.credits);
         continue;
       }
       handle.pending.delete(result.requestId);
@@ -603,6 +634,9 @@ export class ShardPool {
 
   private onExit(handle: ShardHandle, worker: Worker, code: number): void {
     if (handle.worker !== worker) return;
+    // A worker that dies while promoted starts again as the primary's (spawn reads `following`).
+    handle.promoted?.();
+    handle.promoted = undefined;
     const wasReady = handle.ready;
     handle.ready = false;
     if (handle.reading) this.drainResults(handle);
