@@ -3,10 +3,12 @@
 // hash, and serves the same books, catalog, feeds and account reads; it refuses every change
 // with 503, naming the primary.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { removeDataDir, request, startServer, type RunningServer } from '../support/server.js';
+import { removeDataDir, request, startServer, temporaryDataDir, type Response, type RunningServer } from '../support/server.js';
 import { natsServerInstalled, startNats, type NatsCluster } from '../support/nats.js';
 import { ADMIN_TOKEN, startTrading, type Trader } from '../http/orders/trader.js';
+import { run } from '../http/backup/support.js';
 import { shardStates } from './support.js';
 
 const skip = natsServerInstalled() ? false : 'nats-server is not installed (apt-get install nats-server)';
@@ -96,5 +98,51 @@ test('a replica follows the primary from the replicated journal: the same state,
     if (replica !== undefined) removeDataDir(replica.dataDir);
     await primary.stop();
     removeDataDir(primary.dataDir);
+  }
+});
+
+test('a replica started late from a backup of the primary catches up from the backup\'s batches, not from the start', { skip }, async () => {
+  const env = { NATS: nats.urls, NATS_STREAM: 'late' };
+  const { server: primary, markets, traders } = await startTrading([83], env);
+  const parent = temporaryDataDir();
+  let replica: RunningServer | undefined;
+  try {
+    const trader = traders[0]!;
+    const tokens = markets.flatMap((market) => [market.yes, market.no]);
+    for (const tokenId of tokens) assert.equal((await trader.place({ tokenId, side: 'BUY', priceUnits: 100, sizeMicros: 5_000_000 })).status, 200);
+    const target = join(parent, 'backup');
+    const backedUp = await run(primary.dataDir, ['backup', target]);
+    assert.equal(backedUp.code, 0, backedUp.stderr);
+    // After the backup: orders, a new key and a new market, which only the stream holds.
+    for (const tokenId of tokens) assert.equal((await trader.place({ tokenId, side: 'BUY', priceUnits: 200, sizeMicros: 5_000_000 })).status, 200);
+    const created = await request<{ markets: { conditionId: string; clobTokenIds: string }[] }>(`${primary.urls.clob}/admin/events`, {
+      method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'After the backup', endDate: '2031-01-01T00:00:00Z', markets: [{ question: 'Late?' }] }),
+    });
+    assert.equal(created.status, 201, created.text);
+    const [lateYes] = JSON.parse(created.body.markets[0]!.clobTokenIds) as [string, string];
+    assert.equal((await trader.place({ tokenId: lateYes, side: 'BUY', priceUnits: 500, sizeMicros: 5_000_000 })).status, 200);
+
+    replica = await startServer({ dataDir: target, args: ['follow'], env: { ADMIN_TOKEN, SHARDS: '2', LOG_LEVEL: 'info', ...env } });
+    await caughtUp(primary, replica);
+    const logged = replica.output().stdout + replica.output().stderr;
+    const shardReady = [...logged.matchAll(/"event":"shard ready".*?"lastBatch":(\d+)/g)].map((match) => Number(match[1]));
+    assert.ok(shardReady.length === 2 && shardReady.every((batch) => batch > 0), `the replica's shards start from the backup's batches: ${shardReady.join(', ')}`);
+    const replicaUrl = replica.urls.clob;
+    for (const path of [`/book?token_id=${lateYes}`, `/book?token_id=${tokens[0]}`]) {
+      const ours: Response = await request(`${primary.urls.clob}${path}`);
+      const theirs: Response = await request(`${replicaUrl}${path}`);
+      assert.equal(theirs.status, 200, theirs.text);
+      assert.deepEqual(theirs.body, ours.body, path);
+    }
+    trader.clobUrl = replica.urls.clob;
+    const orders = await trader.send<{ data: unknown[] }>('GET', '/data/orders');
+    assert.equal(orders.status, 200, orders.text);
+    assert.equal(orders.body.data.length, 2 * tokens.length + 1);
+  } finally {
+    await replica?.stop();
+    await primary.stop();
+    removeDataDir(primary.dataDir);
+    removeDataDir(parent);
   }
 });
