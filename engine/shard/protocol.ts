@@ -164,6 +164,8 @@ export type ShardControl =
   // most `holdMaxMs`.
   | { readonly type: 'pause'; readonly token: number; readonly hold: SharedArrayBuffer; readonly holdMaxMs: number }
   | { readonly type: 'stop' }
+  // A replica's worker may start applying the primary's batches (the front end checked what it recovered).
+  | { readonly type: 'follow' }
   // A replica's worker becomes the primary's (a standby promoted): it stops following and appends to `journalFeed`.
   | { readonly type: 'promote'; readonly journalFeed: JournalFeedSetup };
 

@@ -413,6 +413,9 @@ port.on('message', (message: ShardControl) => {
       stopping = true;
       stopFollowing();
       break;
+    case 'follow':
+      startFollowing();
+      break;
     case 'promote':
       promotion = message.journalFeed;
       stopFollowing();
@@ -425,6 +428,8 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 
 /** Ends `follow` (a replica's worker stops). */
 let stopFollowing: () => void = () => undefined;
+/** Lets `follow` ask for the primary's batches (ShardControl 'follow'). */
+let startFollowing: () => void = () => undefined;
 
 /** How often a replica's idle worker looks at the kill switch and writes pending snapshot chunks. */
 const FOLLOW_TICK_MS = 20;
@@ -452,7 +457,8 @@ async function follow(setup: JournalFollowSetup): Promise<void> {
       Atomics.store(words, FEED_WORDS.ACKED, BigInt(batch));
       Atomics.notify(words, FEED_WORDS.ACKED);
     });
-    setup.port.postMessage({ type: 'from', batch } satisfies FollowFrom);
+    // The front end says when to start (after its checks of the recovered state, at a start).
+    startFollowing = () => setup.port.postMessage({ type: 'from', batch } satisfies FollowFrom);
     if (stopping) resolve();
   });
   clearInterval(tick);

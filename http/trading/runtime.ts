@@ -90,6 +90,7 @@ export async function startTrading(
   try {
     await pool.start();
     await recovered?.(pool);
+    pool.startFollowing();
   } catch (error) {
     await pool.abort();
     await treasury.close();

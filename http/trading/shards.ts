@@ -214,6 +214,8 @@ export class ShardPool {
 
   /** A replica's pool: its workers follow the replicated journal (until promote). */
   private following: boolean;
+  /** A replica's workers apply the primary's batches once this is set (startFollowing), and at once when they start again. */
+  private followingStarted = false;
 
   constructor(private readonly options: ShardPoolOptions, private readonly treasury: Treasury, private readonly log: Logger) {
     this.count = options.shards;
@@ -328,6 +330,13 @@ export class ShardPool {
     return new Promise<FrameResult>((resolve, reject) => {
       handle.pending.set(requestId, { resolve, reject, account: frame.command.account, fundMicros, adopted: false });
     });
+  }
+
+  /** A replica: the start's checks of what the shards recovered are done; they apply the primary's batches from now on. */
+  startFollowing(): void {
+    if (!this.following) return;
+    this.followingStarted = true;
+    for (const handle of this.handles) if (handle.ready) handle.worker?.postMessage({ type: 'follow' } satisfies ShardControl);
   }
 
   /**
@@ -524,6 +533,7 @@ export class ShardPool {
             handle.storageFailure = undefined;
             handle.served = true;
             handle.ready = true;
+            if (this.following && this.followingStarted) worker.postMessage({ type: 'follow' } satisfies ShardControl);
             this.tellObservers((observer) => observer.started(handle.index));
             this.log.info('shard ready', { shard: handle.index, ...handle.recovery });
             resolve();
