@@ -9,13 +9,14 @@
 // replicated configurations; each server start gets a stream of its own (NATS_STREAM), so every
 // run begins on an empty one. Goals: orders/s with sync ≥ 0.5 of none, with async ≥ 0.9.
 //
-// Before and after the measured orders each replicated run waits until the stream holds every
-// batch the shards committed (async trails them), and reads the server's own counters: messages
-// and bytes appended over the measured orders, summed over the shards, so orders per message says
-// how well batches coalesce into messages; and how long the stream took to catch up after the
-// last answer (with sync, nothing is left to catch up). nats-server's own CPU over the same span
-// is printed beside the server's: on a machine whose cores are all taken it is CPU the server
-// does not get.
+// Before and after the measured orders each run reads the server's /metrics: its threads' CPU
+// (front end, matching workers, the other threads together, the replication thread among them),
+// so that what replication costs shows where it is spent, and nats-server's CPU from /proc, CPU
+// the server does not get where the cores are all taken. A replicated run first waits until the
+// stream holds every batch the shards committed (async trails them) and reads the stream's
+// counters too: messages and bytes appended over the measured orders, summed over the shards, so
+// orders per message says how well batches coalesce into messages; and how long the stream took
+// to catch up after the last answer (with sync, nothing is left to catch up).
 import { orderRun, FULL_ORDERS, QUICK_ORDERS, type OrderRun, type OrderSizes, type PhaseProbe, type Signed } from './metrics.js';
 import { format } from './support/format.js';
 import { median } from './support/median.js';
@@ -33,6 +34,16 @@ const NATS_COMPLAINT = /\[(WRN|ERR|FTL)\]/;
 type Mode = 'none' | 'async' | 'sync';
 const MODES: readonly Mode[] = ['none', 'async', 'sync'];
 
+/** CPU seconds of the server's threads by kind (clobd_thread_cpu_seconds_total). */
+export interface ThreadCpu {
+  /** The main thread and any other front-end thread. */
+  readonly frontEnds: number;
+  /** The matching workers. */
+  readonly shards: number;
+  /** Every other thread: the replication thread, the signature pool, V8's and libuv's helpers. */
+  readonly others: number;
+}
+
 /** What the server counted over a replicated run's measured orders. */
 export interface StreamPhase {
   readonly shards: number;
@@ -42,12 +53,14 @@ export interface StreamPhase {
   readonly retries: number;
   /** From the measured orders' last answer until the stream held every committed batch. */
   readonly catchUpMs: number;
-  /** CPU seconds (user + system) nats-server used from before the measured orders until the stream caught up after them. */
-  readonly natsCpuSeconds: number;
 }
 
 export interface ReplicationRun {
   readonly run: OrderRun;
+  /** Over the measured orders (and, replicated, until the stream caught up after them). */
+  readonly threads: ThreadCpu;
+  /** CPU seconds (user + system) of nats-server over the same span. */
+  readonly natsCpuSeconds: number;
   /** Undefined for the baseline (no NATS). */
   readonly stream: StreamPhase | undefined;
 }
@@ -74,6 +87,13 @@ interface StreamCounts {
   readonly lagBatches: number;
 }
 
+/** One moment of a run: the server's /metrics and nats-server's CPU. */
+interface Reading {
+  readonly threads: ThreadCpu;
+  readonly stream: StreamCounts | undefined;
+  readonly natsCpuSeconds: number;
+}
+
 /** A per-shard metric of /metrics summed over the shards, and how many shards it had. */
 function sumOverShards(text: string, name: string): { total: number; shards: number } {
   let total = 0;
@@ -85,10 +105,7 @@ function sumOverShards(text: string, name: string): { total: number; shards: num
   return { total, shards };
 }
 
-async function readStreamCounts(clobUrl: string): Promise<StreamCounts> {
-  const response = await fetch(`${clobUrl}/metrics`);
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`/metrics answered ${response.status}: ${text.slice(0, 200)}`);
+function streamCounts(text: string): StreamCounts {
   const messages = sumOverShards(text, 'clobd_replication_messages_total');
   if (messages.shards === 0) throw new Error('/metrics has no clobd_replication_messages_total: the server runs without NATS');
   return {
@@ -97,44 +114,58 @@ async function readStreamCounts(clobUrl: string): Promise<StreamCounts> {
   };
 }
 
-/** The server's counters once the stream holds every batch its shards committed. */
-async function caughtUp(clobUrl: string): Promise<StreamCounts> {
+function threadCpu(text: string): ThreadCpu {
+  const seconds = { frontEnds: 0, shards: 0, others: 0 };
+  for (const match of text.matchAll(/^clobd_thread_cpu_seconds_total\{thread="([^"]+)"\} (\S+)$/gm)) {
+    const kind = match[1]!.startsWith('front_end') ? 'frontEnds' : match[1]!.startsWith('shard_') ? 'shards' : 'others';
+    seconds[kind] += Number(match[2]);
+  }
+  return seconds;
+}
+
+async function readMetrics(clobUrl: string): Promise<string> {
+  const response = await fetch(`${clobUrl}/metrics`);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`/metrics answered ${response.status}: ${text.slice(0, 200)}`);
+  return text;
+}
+
+/** The server's /metrics once the stream holds every batch its shards committed. */
+async function caughtUp(clobUrl: string): Promise<string> {
   const deadline = performance.now() + CATCH_UP_MS_MAX;
   for (;;) {
-    const counts = await readStreamCounts(clobUrl);
-    if (counts.lagBatches === 0) return counts;
-    if (performance.now() > deadline) throw new Error(`the stream still lacks ${counts.lagBatches} batches after ${CATCH_UP_MS_MAX} ms`);
+    const text = await readMetrics(clobUrl);
+    const { lagBatches } = streamCounts(text);
+    if (lagBatches === 0) return text;
+    if (performance.now() > deadline) throw new Error(`the stream still lacks ${lagBatches} batches after ${CATCH_UP_MS_MAX} ms`);
     await new Promise((resolve) => setTimeout(resolve, CATCH_UP_POLL_MS));
   }
 }
 
-/** A replicated run's probe (see the top of this file) and what it read, once the run is over. */
-function streamProbe(natsPid: number): { probe: PhaseProbe; phase: () => StreamPhase } {
-  let before: StreamCounts | undefined;
-  let after: StreamCounts | undefined;
+/** A run's probe (see the top of this file) and, once the run is over, what it read. */
+function runProbe(natsPid: number, replicated: boolean): { probe: PhaseProbe; result: (run: OrderRun) => ReplicationRun } {
+  const readings = new Map<'before' | 'after', Reading>();
   let catchUpMs = 0;
-  let natsCpuBefore = 0;
-  let natsCpuAfter = 0;
   const probe: PhaseProbe = async (clobUrl, moment) => {
     const started = performance.now();
-    const counts = await caughtUp(clobUrl);
-    if (moment === 'before') {
-      before = counts;
-      natsCpuBefore = processCpuSeconds(natsPid);
-    } else {
-      after = counts;
-      catchUpMs = performance.now() - started;
-      natsCpuAfter = processCpuSeconds(natsPid);
-    }
+    const text = replicated ? await caughtUp(clobUrl) : await readMetrics(clobUrl);
+    if (moment === 'after') catchUpMs = performance.now() - started;
+    readings.set(moment, { threads: threadCpu(text), stream: replicated ? streamCounts(text) : undefined, natsCpuSeconds: processCpuSeconds(natsPid) });
   };
-  const phase = (): StreamPhase => {
-    if (before === undefined || after === undefined) throw new Error('the run ended without reading the stream before and after its measured orders');
-    return {
-      shards: after.shards, messages: after.messages - before.messages, bytes: after.bytes - before.bytes, retries: after.retries, catchUpMs,
-      natsCpuSeconds: natsCpuAfter - natsCpuBefore,
+  const result = (run: OrderRun): ReplicationRun => {
+    const before = readings.get('before');
+    const after = readings.get('after');
+    if (before === undefined || after === undefined) throw new Error('the run ended without reading the server before and after its measured orders');
+    const threads = {
+      frontEnds: after.threads.frontEnds - before.threads.frontEnds, shards: after.threads.shards - before.threads.shards, others: after.threads.others - before.threads.others,
     };
+    const stream = before.stream === undefined || after.stream === undefined ? undefined : {
+      shards: after.stream.shards, messages: after.stream.messages - before.stream.messages, bytes: after.stream.bytes - before.stream.bytes,
+      retries: after.stream.retries, catchUpMs,
+    };
+    return { run, threads, natsCpuSeconds: after.natsCpuSeconds - before.natsCpuSeconds, stream };
   };
-  return { probe, phase };
+  return { probe, result };
 }
 
 function envOf(mode: Mode, natsUrls: string, round: number): Record<string, string> {
@@ -154,10 +185,10 @@ export async function benchReplication(quick: boolean): Promise<ReplicationFigur
     let signed: Signed | undefined;
     for (let round = 0; round < sizes.rounds; round++) {
       for (const [index, mode] of MODES.entries()) {
-        const watch = mode === 'none' ? undefined : streamProbe(natsPid);
-        const made = await orderRun(envOf(mode, nats.urls, round), sizes, signed, undefined, undefined, watch?.probe);
+        const { probe, result } = runProbe(natsPid, mode !== 'none');
+        const made = await orderRun(envOf(mode, nats.urls, round), sizes, signed, undefined, undefined, probe);
         signed = made.signed;
-        runs[index]!.push({ run: made.run, stream: watch?.phase() });
+        runs[index]!.push(result(made.run));
       }
     }
     const natsComplaints = nats.nodes.flatMap((node) => node.output().split('\n').filter((line) => NATS_COMPLAINT.test(line)));
@@ -173,21 +204,26 @@ const medianOf = (side: ReplicationSide, read: (run: ReplicationRun) => number):
 
 function printSide(side: ReplicationSide, measuredOrders: number): void {
   const ofRun = (read: (run: OrderRun) => number): number => medianOf(side, (entry) => read(entry.run));
+  const perOrder = (read: (entry: ReplicationRun) => number): string => format(medianOf(side, (entry) => (read(entry) * 1e6) / measuredOrders), 1);
   const refused = side.runs.reduce((sum, entry) => sum + entry.run.non200, 0);
-  let line =
+  const indent = `  ${''.padEnd(18)}`;
+  console.log(
     `  ${NAMES[side.mode].padEnd(18)} ${format(ofRun((run) => run.ordersPerSecond)).padStart(7)} orders/s  p50 ${format(ofRun((run) => run.p50Ms), 2)} ms` +
-    `  p99 ${format(ofRun((run) => run.p99Ms), 2)} ms  server CPU ${format(ofRun((run) => run.cpuUsPerOrder), 1)} µs/order${refused > 0 ? `  not 200: ${format(refused)}` : ''}`;
-  if (side.runs.every((entry) => entry.stream !== undefined)) {
-    const ofStream = (read: (stream: StreamPhase) => number): number => medianOf(side, (entry) => read(entry.stream!));
-    const retries = side.runs.reduce((sum, entry) => sum + entry.stream!.retries, 0);
-    line +=
-      `\n  ${''.padEnd(18)} stream: ${format(ofStream((stream) => stream.messages))} messages, ${format(ofStream((stream) => stream.bytes))} bytes` +
-      ` (clobd_replication_*_total over the measured orders, ${side.runs[0]!.stream!.shards} shards),` +
-      ` ${format(ofStream((stream) => measuredOrders / Math.max(1, stream.messages)), 1)} orders/message,` +
-      ` ${format(ofStream((stream) => stream.bytes / measuredOrders))} bytes/order; caught up ${format(ofStream((stream) => stream.catchUpMs))} ms after the last answer;` +
-      ` nats-server CPU ${format(ofStream((stream) => (stream.natsCpuSeconds * 1e6) / measuredOrders), 1)} µs/order; retries ${format(retries)}`;
-  }
-  console.log(line);
+    `  p99 ${format(ofRun((run) => run.p99Ms), 2)} ms${refused > 0 ? `  not 200: ${format(refused)}` : ''}`,
+  );
+  console.log(
+    `${indent} CPU per order: server ${format(ofRun((run) => run.cpuUsPerOrder), 1)} µs (front ends ${perOrder((entry) => entry.threads.frontEnds)},` +
+    ` matching workers ${perOrder((entry) => entry.threads.shards)}, other threads ${perOrder((entry) => entry.threads.others)}), nats-server ${perOrder((entry) => entry.natsCpuSeconds)} µs`,
+  );
+  if (!side.runs.every((entry) => entry.stream !== undefined)) return;
+  const ofStream = (read: (stream: StreamPhase) => number): number => medianOf(side, (entry) => read(entry.stream!));
+  const retries = side.runs.reduce((sum, entry) => sum + entry.stream!.retries, 0);
+  console.log(
+    `${indent} stream: ${format(ofStream((stream) => stream.messages))} messages, ${format(ofStream((stream) => stream.bytes))} bytes` +
+    ` (clobd_replication_*_total over the measured orders, ${side.runs[0]!.stream!.shards} shards),` +
+    ` ${format(ofStream((stream) => measuredOrders / Math.max(1, stream.messages)), 1)} orders/message,` +
+    ` ${format(ofStream((stream) => stream.bytes / measuredOrders))} bytes/order; caught up ${format(ofStream((stream) => stream.catchUpMs))} ms after the last answer; retries ${format(retries)}`,
+  );
 }
 
 function printGoal(side: ReplicationSide, baseline: ReplicationSide, goal: number): void {

@@ -327,12 +327,17 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     }, log), (f) => f.stop())
     : undefined;
   follower?.start();
-  // A primary that lost its lease (paused or cut off past it, and a standby took over) takes no
-  // more changes: its shards' appends are refused already (the new primary claimed every subject).
-  replication?.onLeaseLost((current) => {
+  // A primary that lost its lease (paused or cut off past it) takes no more changes: if a standby
+  // took over, its shards' appends are refused too (the new primary claimed every subject); if no
+  // one did (a NATS outage), it takes the lease again and goes on.
+  replication?.onLease((current) => {
     if (replicated === undefined) return;
     replicated.role = 'deposed';
     replicated.primaryUrl = current?.url ?? '';
+  }, () => {
+    if (replicated === undefined) return;
+    replicated.role = 'primary';
+    replicated.primaryUrl = holder.url;
   });
   const verifier: SignatureVerifier = resources.add(
     // With front-end threads the main thread takes no connections: the threads recover their

@@ -8,7 +8,8 @@
 //   (killed, paused, cut off) loses the key LEASE_MS after its last renewal, and a standby's
 //   create then succeeds.
 // - A holder that cannot renew (someone else holds the key now, or LEASE_MS passed without a
-//   renewal) has lost: it says so at once, before any other server could have taken over.
+//   renewal) has lost: it says so at once, and takes no more changes. It takes the lease again
+//   once it is free (a NATS outage that no standby used): its subjects are still its own then.
 // Fencing is the journal's (publisher.ts): every append carries its writer's term, and a new
 // term's first append to each subject refuses every later append of an older one.
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -28,22 +29,30 @@ export interface LeaseHolder {
   url: string;
 }
 
+/** What the holder is told: it lost the lease (with who holds it now), or took it again. */
+export interface LeaseEvents {
+  lost(holder: LeaseHolder | undefined): void;
+  regained(term: number): void;
+}
+
 export class Lease {
   private revision = 0;
   private renewedAtMs = 0;
   private renewing: NodeJS.Timeout | undefined;
   private watching: NodeJS.Timeout | undefined;
   private held = false;
+  private abandoned = false;
 
-  private constructor(private readonly kv: KV, private holder: LeaseHolder, private readonly lost: (holder: LeaseHolder | undefined) => void) {}
+  private constructor(private readonly kv: KV, private holder: LeaseHolder, private readonly events: LeaseEvents) {}
 
-  static async open(nc: NatsConnection, stream: string, replicas: number, holder: LeaseHolder, lost: (holder: LeaseHolder | undefined) => void): Promise<Lease> {
+  static async open(nc: NatsConnection, stream: string, replicas: number, holder: LeaseHolder, events: LeaseEvents): Promise<Lease> {
     const kv = await new Kvm(nc).create(`${stream}-lease`, { ttl: LEASE_MS, history: 1, replicas });
-    return new Lease(kv, holder, lost);
+    return new Lease(kv, holder, events);
   }
 
   /** Takes the lease if no one holds it: its term, or undefined (with who holds it) when someone does. */
   async acquire(): Promise<{ term: number } | { holder: LeaseHolder | undefined }> {
+    if (this.abandoned) return { holder: await this.current() };
     try {
       this.revision = await this.kv.create(KEY, JSON.stringify(this.holder));
     } catch {
@@ -95,6 +104,16 @@ export class Lease {
     }
   }
 
+  /**
+   * Gives the lease up for good (a subject of this server's was claimed by a later term: it is
+   * not the primary and cannot become it again without starting anew).
+   */
+  abandon(): void {
+    this.abandoned = true;
+    this.held = false;
+    this.stop();
+  }
+
   stop(): void {
     clearInterval(this.renewing);
     clearTimeout(this.watching);
@@ -121,6 +140,16 @@ export class Lease {
     } catch {
       holder = undefined;
     }
-    this.lost(holder);
+    this.events.lost(holder);
+    // Lost to a NATS outage with no one to take over, it is taken again once free: the subjects
+    // are still this server's unless a new primary claimed them (then its appends are refused).
+    this.watch(() => void this.regain());
+  }
+
+  private async regain(): Promise<void> {
+    if (this.abandoned) return;
+    const acquired = await this.acquire();
+    if ('term' in acquired) this.events.regained(acquired.term);
+    else this.watch(() => void this.regain());
   }
 }

@@ -31,6 +31,8 @@ const port = parentPort!;
  * server's to append to.
  */
 let term = 0;
+/** The primary's lease (lease.ts), once this server asked for it or watches it. */
+let lease: Lease | undefined;
 const stats = new Float64Array(data.stats);
 
 /** Pauses between retries of a failed append or read: doubling from the first to the last. */
@@ -89,11 +91,6 @@ class ShardSubject {
     this.feed = feed;
     feed?.on('message', (entry: JournalEntry) => this.enqueue(entry.batch, entry.bytes));
     return lastBatch;
-  }
-
-  /** The lease is lost: nothing more is appended, and the shard stops answering. */
-  depose(why: string): void {
-    if (!this.fenced) this.fence(new Error(why));
   }
 
   /** Queues a committed batch (a shard's, or the front end's change) to append. */
@@ -155,7 +152,9 @@ class ShardSubject {
     header.set(JOURNAL_HEADERS.BATCH, String(firstBatch));
     if (lastBatch !== undefined) header.set(JOURNAL_HEADERS.LAST, String(lastBatch));
     if (part !== undefined) header.set(JOURNAL_HEADERS.PART, part);
-    const msgID = `${this.shard}.${firstBatch}${lastBatch === undefined || lastBatch === firstBatch ? '' : `-${lastBatch}`}${part === undefined ? '' : `.${part}`}`;
+    // The term is part of the id: JetStream answers an id it has seen as taken, whatever the
+    // message expects, and two primaries number their batches alike.
+    const msgID = `${term}.${this.shard}.${firstBatch}${lastBatch === undefined || lastBatch === firstBatch ? '' : `-${lastBatch}`}${part === undefined ? '' : `.${part}`}`;
     const at = this.shard * PUBLISH_STATS_PER_SHARD;
     let pauseMs = RETRY_FIRST_MS;
     for (;;) {
@@ -189,6 +188,8 @@ class ShardSubject {
 
   private fence(error: unknown): void {
     this.fenced = true;
+    // Another term claimed this subject: this server is no primary, now or later.
+    lease?.abandon();
     this.queue.length = 0;
     Atomics.store(this.words, FEED_WORDS.STATE, FEED_STATE.FENCED);
     Atomics.notify(this.words, FEED_WORDS.ACKED);
@@ -209,7 +210,10 @@ async function claimSubject(js: JetStreamClient, jsm: JetStreamManager, subject:
     const last = await retried(`read the last message of ${subject}`, () => lastMessage(jsm, subject));
     const lastBatch = last === undefined ? 0 : streamedBatch(last.header, subject);
     const lastTerm = last === undefined ? 0 : Number(last.header.get(JOURNAL_HEADERS.TERM) || 0);
-    if (lastTerm > term) throw new Error(`${subject} was appended to by a later primary (term ${lastTerm}; this server's is ${term})`);
+    if (lastTerm > term) {
+      lease?.abandon();
+      throw new Error(`${subject} was appended to by a later primary (term ${lastTerm}; this server's is ${term})`);
+    }
     if (lastTerm === term) return { lastBatch, lastSeq: last?.seq ?? 0 };
     const header = headers();
     header.set(JOURNAL_HEADERS.TERM, String(term));
@@ -386,7 +390,6 @@ async function main(): Promise<void> {
   const bytesMax = Math.min(MESSAGE_BYTES_CAP, Math.max(1024, (nc.info?.max_payload ?? 1 << 20) - 16 * 1024));
   const subjects = new Map<number, ShardSubject>();
   const followers = new Map<number, ShardFollower>();
-  let lease: Lease | undefined;
   void (async () => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect') log(status.type === 'disconnect' ? 'warn' : 'info', `NATS ${status.type}`, { server: status.server });
@@ -411,9 +414,14 @@ async function main(): Promise<void> {
         break;
       case 'lease':
         void (async () => {
-          lease ??= await Lease.open(nc, data.stream, replicas, message.holder, (holder) => {
-            for (const subject of subjects.values()) subject.depose('this server lost its lease as the primary');
-            reply({ type: 'lease-lost', holder });
+          // Losing the lease fences nothing here: an append in flight may be taken, and is then
+          // answered; once a new primary claims a subject, every later append is refused.
+          lease ??= await Lease.open(nc, data.stream, replicas, message.holder, {
+            lost: (holder) => reply({ type: 'lease-lost', holder }),
+            regained: (regainedTerm) => {
+              term = regainedTerm;
+              reply({ type: 'lease-regained', term: regainedTerm });
+            },
           });
           if (message.watch) {
             lease.watch(() => reply({ type: 'lease-vacant' }));

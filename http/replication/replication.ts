@@ -39,6 +39,7 @@ export class Replication {
   /** The primary's changes recorded so far (state_changes.ts): the number of the last. */
   private changesRecorded = 0;
   private leaseLost: (holder: LeaseHolder | undefined) => void = () => undefined;
+  private leaseRegained: () => void = () => undefined;
 
   private constructor(
     readonly mode: ReplicationMode, readonly replicas: number, readonly stream: string, private readonly thread: Worker,
@@ -196,9 +197,13 @@ export class Replication {
     void this.ask({ type: 'lease', holder, watch: true }, ['lease-vacant']).then(vacant);
   }
 
-  /** Called when this server, the primary, lost its lease (with who holds it now, when known). */
-  onLeaseLost(lost: (holder: LeaseHolder | undefined) => void): void {
+  /**
+   * `lost` is called when this server, the primary, lost its lease (with who holds it now, when
+   * known), and `regained` when it took it again (no one else had).
+   */
+  onLease(lost: (holder: LeaseHolder | undefined) => void, regained: () => void): void {
     this.leaseLost = lost;
+    this.leaseRegained = regained;
   }
 
   /** A standby that took the lease: every subject claimed for its term; their last batches (the front end's changes last). */
@@ -237,8 +242,12 @@ export class Replication {
   private onMessage(message: PublisherReply): void {
     switch (message.type) {
       case 'lease-lost':
-        this.log.error('primary lease lost: this server no longer takes orders', { holder: message.holder?.url ?? '' });
+        this.log.error('primary lease lost: this server takes no changes until it holds it again', { holder: message.holder?.url ?? '' });
         this.leaseLost(message.holder);
+        break;
+      case 'lease-regained':
+        this.log.info('primary lease taken again', { term: message.term });
+        this.leaseRegained();
         break;
       case 'attached':
       case 'attach-failed': {

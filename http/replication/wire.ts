@@ -51,6 +51,8 @@ export type PublisherReply =
   | { readonly type: 'lease-acquired'; readonly term: number }
   | { readonly type: 'lease-held'; readonly holder: LeaseHolder | undefined; readonly error?: string }
   | { readonly type: 'lease-lost'; readonly holder: LeaseHolder | undefined }
+  // A primary that lost its lease (a NATS outage no standby used) took it again, in a new term.
+  | { readonly type: 'lease-regained'; readonly term: number }
   | { readonly type: 'lease-vacant' }
   // Every subject's last batch once claimed (index SHARDS: the front end's changes).
   | { readonly type: 'claimed'; readonly batches: number[] }

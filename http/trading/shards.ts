@@ -683,7 +683,8 @@ export class ShardPool {
       // A worker that fails to start is logged, and restarted, by onExit; a shard the replicated
       // journal refuses to attach (another server appended to it) stays down, and says why.
       this.spawn(handle, handle.renewRings()).catch((error: unknown) => {
-        if (handle.worker !== undefined) return;
+        // A worker that failed its start is onExit's to restart; what lands here is an attach the journal refused.
+        if (error instanceof ShardStartFailed || handle.worker !== undefined) return;
         const message = error instanceof Error ? error.message : String(error);
         handle.storageFailure = { message, sinceMs: handle.storageFailure?.sinceMs ?? Date.now(), final: true };
         this.log.error('shard cannot restart', { shard: handle.index, error: message });

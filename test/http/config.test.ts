@@ -70,6 +70,11 @@ test('every setting is read from the environment', () => {
       KEY_CACHE_ENTRIES: '500',
       BACKUP_MB_PER_S: '50',
       FRONT_ENDS: '3',
+      NATS: 'nats://n1:4222, nats://n2:4222',
+      REPLICATION: 'async',
+      NATS_REPLICAS: '3',
+      NATS_STREAM: 'exchange-1',
+      ADVERTISE_URL: 'https://clob.example/',
     },
     none,
   );
@@ -106,8 +111,21 @@ test('every setting is read from the environment', () => {
       keyCacheEntries: 500,
       backupMbPerS: 50,
       frontEnds: 3,
+      replication: { servers: ['nats://n1:4222', 'nats://n2:4222'], mode: 'async', replicas: 3, stream: 'exchange-1' },
+      advertiseUrl: 'https://clob.example',
     },
   );
+});
+
+test('replication: off without NATS (a companion setting alone is refused), sync by default, and checked values', () => {
+  assert.equal(loadConfig({}, none).replication, undefined);
+  assert.deepEqual(loadConfig({ NATS: 'nats://127.0.0.1:4222' }, none).replication, { servers: ['nats://127.0.0.1:4222'], mode: 'sync', replicas: undefined, stream: 'clobd' });
+  assert.throws(() => loadConfig({ REPLICATION: 'sync' }, none), /REPLICATION needs NATS/);
+  assert.throws(() => loadConfig({ NATS: 'nats://h:4222', REPLICATION: 'eventually' }, none), /REPLICATION must be sync or async/);
+  assert.throws(() => loadConfig({ NATS: 'http://h:4222' }, none), /NATS must list nats:\/\/host:port URLs/);
+  assert.throws(() => loadConfig({ NATS: 'nats://h:4222', NATS_REPLICAS: '7' }, none), /NATS_REPLICAS/);
+  assert.throws(() => loadConfig({ NATS: 'nats://h:4222', NATS_STREAM: 'a.b' }, none), /NATS_STREAM/);
+  assert.throws(() => loadConfig({ ADVERTISE_URL: 'clob.example' }, none), /ADVERTISE_URL/);
 });
 
 test('FRONT_ENDS defaults to one front end per four cores, at least one', () => {

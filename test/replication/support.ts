@@ -12,6 +12,8 @@ import { request, type RunningServer } from '../support/server.js';
 import { ADMIN_TOKEN, type Trader } from '../http/orders/trader.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+/** The longest a flood runs. */
+const FLOOD_MS_MAX = 90_000;
 
 export interface ShardState {
   readonly stateHash: string;
@@ -105,8 +107,10 @@ export interface Flood {
  */
 export async function flood(trader: Trader, tokens: readonly string[], lanes: number, done: () => boolean, onAck: (acks: number) => void = () => undefined): Promise<Flood> {
   const result: Flood = { acknowledged: [], refused: new Map(), unanswered: 0 };
+  // A flood that cannot get where it goes (every order refused) ends, for the test to say why.
+  const deadline = Date.now() + FLOOD_MS_MAX;
   await Promise.all(Array.from({ length: lanes }, async (_, lane) => {
-    for (let index = lane; !done(); index += lanes) {
+    for (let index = lane; !done() && Date.now() < deadline; index += lanes) {
       let placed: Awaited<ReturnType<Trader['place']>>;
       try {
         placed = await trader.place({ tokenId: tokens[index % tokens.length]!, side: 'BUY', priceUnits: 100, sizeMicros: 5_000_000 });
