@@ -327,13 +327,16 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     }, log), (f) => f.stop())
     : undefined;
   follower?.start();
-  // A primary that lost its lease (paused or cut off past it) takes no more changes: if a standby
-  // took over, its shards' appends are refused too (the new primary claimed every subject); if no
-  // one did (a NATS outage), it takes the lease again and goes on.
+  // A primary whose lease another server took (it was paused or cut off past it) takes no more
+  // changes, naming the new primary; its shards' appends are refused already (the new primary
+  // claimed every subject). One that lost it to a NATS outage no one used takes it again.
   replication?.onLease((current) => {
-    if (replicated === undefined) return;
+    // Lost to a NATS outage with no one else holding it, it goes on taking orders: the subjects'
+    // fencing, not the lease, keeps a replaced primary from acknowledging (a NATS node that
+    // fails over must change nothing for clients).
+    if (replicated === undefined || current === undefined || current.id === holder.id) return;
     replicated.role = 'deposed';
-    replicated.primaryUrl = current?.url ?? '';
+    replicated.primaryUrl = current.url;
   }, () => {
     if (replicated === undefined) return;
     replicated.role = 'primary';

@@ -8,8 +8,9 @@
 //   (killed, paused, cut off) loses the key LEASE_MS after its last renewal, and a standby's
 //   create then succeeds.
 // - A holder that cannot renew (someone else holds the key now, or LEASE_MS passed without a
-//   renewal) has lost: it says so at once, and takes no more changes. It takes the lease again
-//   once it is free (a NATS outage that no standby used): its subjects are still its own then.
+//   renewal) has lost: it says so at once, naming who holds the key when someone does. It takes
+//   the lease again once it is free (a NATS outage that no standby used): its subjects are still
+//   its own then.
 // Fencing is the journal's (publisher.ts): every append carries its writer's term, and a new
 // term's first append to each subject refuses every later append of an older one.
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -77,7 +78,8 @@ export class Lease {
   }
 
   /** A standby: calls `vacant` (once) when no one holds the lease. */
-  watch(vacant: () => void): void {
+  watch(vacant: () => void, taken: (holder: LeaseHolder) => void = () => undefined): void {
+    let told = '';
     const look = async (): Promise<void> => {
       this.watching = undefined;
       let holder: LeaseHolder | undefined | null = null;
@@ -86,8 +88,12 @@ export class Lease {
       } catch {
         // NATS unreachable: no one can take the lease either; look again.
       }
-      if (holder === undefined) vacant();
-      else this.watching = setTimeout(() => void look(), WATCH_EVERY_MS);
+      if (holder === undefined) return vacant();
+      if (holder !== null && holder.id !== this.holder.id && holder.id !== told) {
+        told = holder.id;
+        taken(holder);
+      }
+      this.watching = setTimeout(() => void look(), WATCH_EVERY_MS);
     };
     this.watching = setTimeout(() => void look(), WATCH_EVERY_MS);
   }
@@ -143,13 +149,14 @@ export class Lease {
     this.events.lost(holder);
     // Lost to a NATS outage with no one to take over, it is taken again once free: the subjects
     // are still this server's unless a new primary claimed them (then its appends are refused).
-    this.watch(() => void this.regain());
+    // One that another server takes meanwhile is told so.
+    this.watch(() => void this.regain(), (taker) => this.events.lost(taker));
   }
 
   private async regain(): Promise<void> {
     if (this.abandoned) return;
     const acquired = await this.acquire();
     if ('term' in acquired) this.events.regained(acquired.term);
-    else this.watch(() => void this.regain());
+    else this.watch(() => void this.regain(), (taker) => this.events.lost(taker));
   }
 }
