@@ -11,6 +11,7 @@ import { benchHeaders, printHeaders } from './headers.js';
 import { benchLimits, printSwitch } from './limits.js';
 import { benchMetrics, printMetrics } from './metrics.js';
 import { benchMarket, printMarket } from './market.js';
+import { benchReplica, printReplica } from './replica.js';
 import { benchReplication, printReplication } from './replication.js';
 import { benchWs, printWs } from './ws.js';
 
@@ -79,6 +80,11 @@ const suites: Record<string, Suite> = {
     const figures = await benchReplication(quick);
     if (asJson) console.log(JSON.stringify({ suite: 'replication', ...figures }));
     else printReplication(figures);
+  },
+  replica: async (quick, asJson, options) => {
+    const figures = await benchReplica(quick, options);
+    if (asJson) console.log(JSON.stringify({ suite: 'replica', ...figures }));
+    else printReplica(figures);
   },
   engine: async (_quick, _asJson, options) => {
     await runScript('./engine/run.js', options, SERVER_NODE_FLAGS);

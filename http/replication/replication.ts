@@ -83,7 +83,10 @@ export class Replication {
     const channel = new MessageChannel();
     const shared = this.shared[shard]!;
     const attached = new Promise<number>((resolve, reject) => this.attaching.set(shard, { resolve, reject }));
-    this.thread.postMessage({ type: 'attach', shard, feed: channel.port2, shared, wake: commandRing, layout } satisfies PublisherMessage, [channel.port2]);
+    // Only a worker holding answers (sync) waits for acknowledgements in its ring's sleep: woken
+    // for each one in async mode, it would wake for nothing (a context switch per message).
+    const wake = this.mode === 'sync' ? commandRing : undefined;
+    this.thread.postMessage({ type: 'attach', shard, feed: channel.port2, shared, wake, layout } satisfies PublisherMessage, [channel.port2]);
     await attached;
     return { port: channel.port1, shared, sync: this.mode === 'sync', bytesMax: FEED_BYTES_MAX };
   }
