@@ -49,7 +49,8 @@ async function assertOrdersKnown(trader: Trader, server: RunningServer, ids: rea
 }
 
 test('kill -9 of the primary during a flood: the standby takes over, with every acknowledged order and fill', { skip }, async () => {
-  const nats = await startNats(1);
+  // The stream and the lease on three NATS nodes (R=3), as in production.
+  const nats = await startNats(3);
   const env = { NATS: nats.urls, NATS_STREAM: 'killed' };
   const { server: primary, markets, traders } = await startTrading([91, 92], env);
   const standby = await startServer({ args: ['follow'], env: { ADMIN_TOKEN, SHARDS: '2', ...env } });

@@ -1,9 +1,10 @@
 // A read-only replica (`follow --nats URL`) on a real NATS JetStream: it rebuilds the primary's
 // state from the replicated journal alone (a fresh data directory), reaches the primary's state
-// hash, and serves the same books, catalog, feeds and account reads; it refuses every change
-// with 503, naming the primary.
+// hash, and serves the same books, catalog, feeds, account reads and WebSocket events; it
+// refuses every change with 503, naming the primary.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import WebSocket from 'ws';
 import { after, before, test } from 'node:test';
 import { removeDataDir, request, startServer, temporaryDataDir, type Response, type RunningServer } from '../support/server.js';
 import { natsServerInstalled, startNats, type NatsCluster } from '../support/nats.js';
@@ -12,7 +13,7 @@ import { run } from '../http/backup/support.js';
 import { shardStates } from './support.js';
 
 const skip = natsServerInstalled() ? false : 'nats-server is not installed (apt-get install nats-server)';
-const CATCH_UP_MS = 20_000;
+const CATCH_UP_MS = 40_000;
 
 let nats: NatsCluster;
 before(async () => {
@@ -21,6 +22,14 @@ before(async () => {
 after(async () => {
   await nats?.close();
 });
+
+async function until(condition: () => boolean, what: string, timeoutMs = CATCH_UP_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 /** Waits until the replica's shards stand at the primary's batches with its state hashes (the primary's expiry ticks move both on). */
 async function caughtUp(primary: RunningServer, replica: RunningServer): Promise<void> {
@@ -45,9 +54,24 @@ test('a replica follows the primary from the replicated journal: the same state,
     }
     replica = await startServer({ args: ['follow'], env: { ADMIN_TOKEN, SHARDS: '2', ...env } });
     await caughtUp(primary, replica);
-    // Orders after the replica started reach it too.
+    // Orders after the replica started reach it too, and its WebSocket readers see them.
+    const socket = new WebSocket(`${replica.urls.clob.replace('http', 'ws')}/ws/market`);
+    const events: Record<string, unknown>[] = [];
+    socket.on('message', (data) => {
+      const parsed = JSON.parse(String(data)) as unknown;
+      events.push(...(Array.isArray(parsed) ? parsed : [parsed]) as Record<string, unknown>[]);
+    });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    socket.send(JSON.stringify({ assets_ids: [markets[0]!.no], type: 'market' }));
+    await until(() => events.some((event) => event['event_type'] === 'book'), 'the replica\'s book message');
     const late = await maker.place({ tokenId: markets[0]!.no, side: 'BUY', priceUnits: 1500, sizeMicros: 5_000_000 });
     assert.equal(late.status, 200);
+    await until(() => events.some((event) => event['event_type'] === 'price_change'
+      && (event['price_changes'] as { price: string; size: string }[]).some((change) => change.price === '0.15' && change.size === '5')), 'the late order on the replica\'s market channel');
+    socket.close();
     await caughtUp(primary, replica);
 
     const same = async (path: (urls: RunningServer['urls']) => string, trader?: Trader): Promise<void> => {
