@@ -42,6 +42,8 @@ const RETRY_LAST_MS = 2_000;
 const APPEND_TIMEOUT_MS = 5_000;
 /** Bytes of a message's payload: under NATS's max_payload (1 MiB by default), with room for headers. */
 const MESSAGE_BYTES_CAP = 512 * 1024;
+/** With REPLICATION=async, how long a message waits for more batches to go with it. */
+const ASYNC_GATHER_MS = 5;
 /** JetStream's window for message ids, in which an append tried again is taken once. */
 const DUPLICATE_WINDOW_NS = 120_000_000_000;
 
@@ -112,10 +114,20 @@ class ShardSubject {
 
   private pump(): void {
     if (this.inFlight !== undefined || this.queue.length === 0 || this.fenced) return;
-    this.inFlight = this.appendNext().finally(() => {
+    // REPLICATION=async: no answer waits for the stream, so the next message waits a moment for
+    // more batches to go with it (each message costs a write and an acknowledgement on this
+    // thread, whatever its size), unless it is half full already. With sync it goes at once.
+    const gather = data.mode === 'async' && this.queuedBytes() < this.bytesMax / 2 ? delay(ASYNC_GATHER_MS) : undefined;
+    this.inFlight = (gather === undefined ? this.appendNext() : gather.then(() => this.appendNext())).finally(() => {
       this.inFlight = undefined;
       this.pump();
     });
+  }
+
+  private queuedBytes(): number {
+    let bytes = 0;
+    for (const { entry } of this.queue) bytes += entry.length;
+    return bytes;
   }
 
   /** Appends the queue's oldest entries (or the parts of one too long for a message). */

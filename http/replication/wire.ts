@@ -11,6 +11,8 @@ export interface PublisherData {
   /** NATS_REPLICAS; undefined: 3 when the server is in a cluster, 1 alone. */
   readonly replicas: number | undefined;
   readonly connectTimeoutMs: number;
+  /** REPLICATION: with async, appends gather batches a moment longer (nothing waits for them). */
+  readonly mode: 'sync' | 'async';
   /** A Float64Array of PUBLISH_STATS_PER_SHARD counters per shard, written by the thread. */
   readonly stats: SharedArrayBuffer;
 }
