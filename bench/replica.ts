@@ -10,7 +10,8 @@
 //   server stamps its own publication time): a `price_change` names its market, each level's new
 //   size and each token's book hash, and resting BUYs only ever add to a level, so no two events
 //   of a run are alike. Lag = arrival at the replica's socket − arrival at the primary's. Goals:
-//   p99 ≤ 50 ms, and no event the primary delivered that the replica never did.
+//   p99 ≤ 50 ms (the median of the rounds' p99, each round on fresh servers: --rounds=N), and
+//   no event the primary delivered that the replica never did.
 // - Failover: once the standby stands where the primary does (its shards at the primary's
 //   batches and state hashes) and the primary took an order, the primary is killed (SIGKILL), and
 //   a signed order goes to the standby every 20 ms until it answers 200 (503 until it holds the
@@ -21,7 +22,7 @@
 // for may not be reached, and the suite prints the rate the primary accepted.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -30,6 +31,7 @@ import { admin, createMarkets, makeTraders, orderRequests, signOrders, tokensOf,
 import type { OrderPlan, PlannedOrder } from './orders/plan.js';
 import { format } from './support/format.js';
 import { median } from './support/median.js';
+import { processCpuSeconds } from './support/spawn.js';
 import { natsServerInstalled, startNats, type NatsCluster } from './support/nats.js';
 import { ShardPool } from '../http/trading/shards.js';
 import { SERVER_NODE_FLAGS } from '../http/node_flags.js';
@@ -85,19 +87,21 @@ export interface ReplicaSizes {
   readonly markets: number;
   readonly accounts: number;
   readonly connections: number;
+  /** Lag measurements, each on fresh servers (--rounds). */
+  readonly rounds: number;
   /** Failovers, each on fresh servers (--failovers). */
   readonly failovers: number;
 }
 
-const QUICK: ReplicaSizes = { rate: 500, seconds: 3, warmupSeconds: 1, markets: 2, accounts: 20, connections: 32, failovers: 1 };
-const FULL: ReplicaSizes = { rate: 1_000, seconds: 20, warmupSeconds: 3, markets: 4, accounts: 200, connections: 128, failovers: 5 };
+const QUICK: ReplicaSizes = { rate: 500, seconds: 3, warmupSeconds: 1, markets: 2, accounts: 20, connections: 32, rounds: 1, failovers: 1 };
+const FULL: ReplicaSizes = { rate: 1_000, seconds: 20, warmupSeconds: 3, markets: 4, accounts: 200, connections: 128, rounds: 3, failovers: 5 };
 
-export interface LagFigures {
+export interface LagRound {
   /** Orders sent, and answered 200, over the measured seconds. */
   readonly sent: number;
   readonly accepted: number;
   readonly notAccepted: Readonly<Record<string, number>>;
-  /** Orders the primary accepted per second of the run. */
+  /** Orders the primary accepted per second, from the first measured order sent to the last answer. */
   readonly acceptedPerSecond: number;
   /** How late the generator wrote its requests after their scheduled time (whether it kept up). */
   readonly sendLagP99Ms: number;
@@ -106,6 +110,8 @@ export interface LagFigures {
   /** Market events each socket delivered (book snapshots of a subscription are not events). */
   readonly primaryEvents: number;
   readonly replicaEvents: number;
+  /** Below zero: the replica's socket had the event first. */
+  readonly lagMinMs: number;
   readonly lagP50Ms: number;
   readonly lagP99Ms: number;
   readonly lagMaxMs: number;
@@ -114,6 +120,9 @@ export interface LagFigures {
   /** Delivered by the primary and never by the replica (goal 0), and the other way round, warm-up included. */
   readonly primaryOnly: number;
   readonly replicaOnly: number;
+  /** CPU seconds each process used from the first measured order sent to the last answer (`wallSeconds`). */
+  readonly cpuSeconds: Readonly<Record<ProcessName, number>>;
+  readonly wallSeconds: number;
   /** Whether the replica's shards stood at the primary's batches and state hashes once the events settled. */
   readonly sameState: boolean;
   /** What each server logged (warnings and errors). */
@@ -134,9 +143,13 @@ export interface ReplicaFigures {
   /** Why the suite did not run (no nats-server); undefined when it ran. */
   readonly skipped: string | undefined;
   readonly sizes: ReplicaSizes;
-  readonly lag: LagFigures | undefined;
+  readonly lagRounds: readonly LagRound[];
   readonly failovers: readonly FailoverRun[];
 }
+
+/** The processes that share the machine during the run. */
+type ProcessName = 'primary' | 'replica' | 'nats' | 'bench';
+const PROCESSES: readonly ProcessName[] = ['primary', 'replica', 'nats', 'bench'];
 
 /** A clobd process started as a user starts one, with its own DATA_DIR. */
 interface Clobd {
@@ -366,7 +379,7 @@ function notAccepted(result: LoadResult): Record<string, number> {
   return counts;
 }
 
-async function measureLag(sizes: ReplicaSizes): Promise<LagFigures> {
+async function lagRound(sizes: ReplicaSizes): Promise<LagRound> {
   const nats = await startNats(1);
   const servers: Clobd[] = [];
   const sockets: WebSocket[] = [];
@@ -388,10 +401,25 @@ async function measureLag(sizes: ReplicaSizes): Promise<LagFigures> {
       url: primary.clobUrl, requests: requests.slice(from, to), connections: sizes.connections, durationMs: phaseSeconds * 1000, unique: true,
       ratePerSecond: sizes.rate, drainMs: DRAIN_MS,
     });
+    const pidOf = (child: ChildProcess | undefined): number => {
+      if (child?.pid === undefined) throw new Error('a process the suite started has no process id');
+      return child.pid;
+    };
+    const pids = { primary: pidOf(primary.process), replica: pidOf(replica.process), nats: pidOf(nats.nodes[0]?.process) };
+    const cpu = (): Record<ProcessName, number> => {
+      const own = process.cpuUsage();
+      return {
+        primary: processCpuSeconds(pids.primary), replica: processCpuSeconds(pids.replica), nats: processCpuSeconds(pids.nats), bench: (own.user + own.system) / 1e6,
+      };
+    };
     await drive(0, warmupOrders, sizes.warmupSeconds);
     await pairs.settled();
     pairs.startMeasuring();
+    const cpuBefore = cpu();
+    const startedMs = performance.now();
     const result = await drive(warmupOrders, requests.length, sizes.seconds);
+    const wallSeconds = (performance.now() - startedMs) / 1000;
+    const cpuAfter = cpu();
     await pairs.settled();
     const closed = sockets.filter((socket) => socket.readyState !== WebSocket.OPEN);
     if (closed.length > 0) throw new Error(`${closed.length} market socket(s) closed during the run: their events are not all there`);
@@ -399,11 +427,12 @@ async function measureLag(sizes: ReplicaSizes): Promise<LagFigures> {
     const lags = [...pairs.lagsMs].sort((a, b) => a - b);
     const accepted = result.statusCounts['200'] ?? 0;
     return {
-      sent: result.sent, accepted, notAccepted: notAccepted(result), acceptedPerSecond: accepted / (result.durationMs / 1000),
+      sent: result.sent, accepted, notAccepted: notAccepted(result), acceptedPerSecond: accepted / wallSeconds,
       sendLagP99Ms: result.sendLag.p99Ms, answerP50Ms: result.latency.p50Ms, answerP99Ms: result.latency.p99Ms,
       primaryEvents: pairs.delivered.primary, replicaEvents: pairs.delivered.replica,
-      lagP50Ms: percentile(lags, 0.5), lagP99Ms: percentile(lags, 0.99), lagMaxMs: lags.at(-1) ?? 0, matched: lags.length,
+      lagMinMs: lags[0] ?? 0, lagP50Ms: percentile(lags, 0.5), lagP99Ms: percentile(lags, 0.99), lagMaxMs: lags.at(-1) ?? 0, matched: lags.length,
       primaryOnly: pairs.unmatched('primary'), replicaOnly: pairs.unmatched('replica'), sameState: same,
+      cpuSeconds: Object.fromEntries(PROCESSES.map((name) => [name, cpuAfter[name] - cpuBefore[name]])) as Record<ProcessName, number>, wallSeconds,
       primaryLog: primary.log(), replicaLog: replica.log(),
     };
   } finally {
@@ -465,13 +494,15 @@ function countOption(options: readonly string[], name: string, fallback: number)
 export async function benchReplica(quick: boolean, options: readonly string[]): Promise<ReplicaFigures> {
   const base = quick ? QUICK : FULL;
   const sizes: ReplicaSizes = {
-    ...base, rate: countOption(options, 'rate', base.rate), seconds: countOption(options, 'seconds', base.seconds), failovers: countOption(options, 'failovers', base.failovers),
+    ...base, rate: countOption(options, 'rate', base.rate), seconds: countOption(options, 'seconds', base.seconds), rounds: countOption(options, 'rounds', base.rounds),
+    failovers: countOption(options, 'failovers', base.failovers),
   };
-  if (!natsServerInstalled()) return { skipped: 'nats-server is not installed (apt-get install nats-server)', sizes, lag: undefined, failovers: [] };
-  const lag = await measureLag(sizes);
+  if (!natsServerInstalled()) return { skipped: 'nats-server is not installed (apt-get install nats-server)', sizes, lagRounds: [], failovers: [] };
+  const lagRounds: LagRound[] = [];
+  for (let round = 0; round < sizes.rounds; round++) lagRounds.push(await lagRound(sizes));
   const failovers: FailoverRun[] = [];
   for (let run = 0; run < sizes.failovers; run++) failovers.push(await failoverOnce(run));
-  return { skipped: undefined, sizes, lag, failovers };
+  return { skipped: undefined, sizes, lagRounds, failovers };
 }
 
 const verdict = (met: boolean): string => (met ? 'PASS' : 'MISS');
@@ -482,30 +513,41 @@ function printLog(who: string, lines: readonly string[]): void {
   console.log(`  ${who} logged ${lines.length} line(s) (warnings and errors), the first:\n    ${lines.slice(0, LOG_LINES_SHOWN).join('\n    ')}`);
 }
 
-function printLag(sizes: ReplicaSizes, lag: LagFigures): void {
-  console.log(
-    `\nReplica lag: primary (REPLICATION=sync) and one replica (follow), SHARDS=${SHARDS}, one nats-server (JetStream) on loopback; ` +
-    `resting orders asked at ${format(sizes.rate)}/s for ${sizes.seconds} s after ${sizes.warmupSeconds} s of warm-up (open loop, ${sizes.connections} connections, ${sizes.accounts} accounts, ${sizes.markets} markets); ` +
-    'a market-channel socket on each server, lag = arrival at the replica\'s − at the primary\'s',
-  );
+function printLagRound(index: number, lag: LagRound): void {
   const refused = Object.entries(lag.notAccepted).map(([status, count]) => `${status}×${format(count)}`).join(', ');
   console.log(
-    `  orders: ${format(lag.accepted)} of ${format(lag.sent)} accepted, ${format(lag.acceptedPerSecond)} orders/s achieved` +
+    `  round ${index + 1}: ${format(lag.accepted)} of ${format(lag.sent)} orders accepted, ${format(lag.acceptedPerSecond)} orders/s achieved` +
     `${refused === '' ? '' : ` (not 200: ${refused})`}; answer p50 ${format(lag.answerP50Ms, 2)} ms p99 ${format(lag.answerP99Ms, 2)} ms; generator's send lag p99 ${format(lag.sendLagP99Ms, 2)} ms`,
   );
   console.log(
-    `  events: primary ${format(lag.primaryEvents)}, replica ${format(lag.replicaEvents)}, both ${format(lag.matched)}; ` +
+    `    events: primary ${format(lag.primaryEvents)}, replica ${format(lag.replicaEvents)}, both ${format(lag.matched)}; ` +
+    `delivered by the primary, never by the replica: ${format(lag.primaryOnly)}; by the replica only: ${format(lag.replicaOnly)}; ` +
     `replica's shards at the primary's batches and state hashes afterwards: ${lag.sameState ? 'yes' : 'NO'}`,
   );
-  console.log(
-    `  lag: p50 ${format(lag.lagP50Ms, 2)} ms  p99 ${format(lag.lagP99Ms, 2)} ms  max ${format(lag.lagMaxMs, 2)} ms` +
-    `  (goal p99 ≤ ${LAG_GOAL_P99_MS} ms: ${verdict(lag.matched > 0 && lag.lagP99Ms <= LAG_GOAL_P99_MS)})`,
-  );
-  console.log(
-    `  delivered by the primary, never by the replica: ${format(lag.primaryOnly)} (goal 0: ${verdict(lag.primaryOnly === 0)}); by the replica only: ${format(lag.replicaOnly)}`,
-  );
+  console.log(`    lag: min ${format(lag.lagMinMs, 2)} ms  p50 ${format(lag.lagP50Ms, 2)} ms  p99 ${format(lag.lagP99Ms, 2)} ms  max ${format(lag.lagMaxMs, 2)} ms`);
+  const cpu = PROCESSES.map((name) => `${name === 'bench' ? 'this process' : name} ${format(lag.cpuSeconds[name], 1)}`).join(', ');
+  const cores = availableParallelism();
+  console.log(`    CPU seconds over the ${format(lag.wallSeconds, 1)} s of measured orders (${cores} cores: ${format(cores * lag.wallSeconds, 1)} at most): ${cpu}`);
   printLog('the primary', lag.primaryLog);
   printLog('the replica', lag.replicaLog);
+}
+
+function printLag(sizes: ReplicaSizes, rounds: readonly LagRound[]): void {
+  console.log(
+    `\nReplica lag: primary (REPLICATION=sync) and one replica (follow), SHARDS=${SHARDS}, one nats-server (JetStream) on loopback; ` +
+    `resting orders asked at ${format(sizes.rate)}/s for ${sizes.seconds} s after ${sizes.warmupSeconds} s of warm-up (open loop, ${sizes.connections} connections, ${sizes.accounts} accounts, ${sizes.markets} markets); ` +
+    `a market-channel socket on each server, lag = arrival at the replica's − at the primary's; ${rounds.length} round(s) on fresh servers`,
+  );
+  for (const [index, round] of rounds.entries()) printLagRound(index, round);
+  const ofRounds = (read: (round: LagRound) => number): number => median(rounds.map(read));
+  const p99 = ofRounds((round) => round.lagP99Ms);
+  const missing = rounds.reduce((sum, round) => sum + round.primaryOnly, 0);
+  const matched = rounds.every((round) => round.matched > 0);
+  console.log(
+    `  median of the rounds: ${format(ofRounds((round) => round.acceptedPerSecond))} orders/s achieved; lag p50 ${format(ofRounds((round) => round.lagP50Ms), 2)} ms` +
+    `  p99 ${format(p99, 2)} ms  max ${format(ofRounds((round) => round.lagMaxMs), 2)} ms  (goal p99 ≤ ${LAG_GOAL_P99_MS} ms: ${verdict(matched && p99 <= LAG_GOAL_P99_MS)})`,
+  );
+  console.log(`  delivered by the primary, never by the replica, over all rounds: ${format(missing)} (goal 0: ${verdict(missing === 0)})`);
 }
 
 function printFailovers(runs: readonly FailoverRun[]): void {
@@ -528,6 +570,6 @@ export function printReplica(figures: ReplicaFigures): void {
     console.log(`\nReplica: skipped, ${figures.skipped}`);
     return;
   }
-  if (figures.lag !== undefined) printLag(figures.sizes, figures.lag);
+  if (figures.lagRounds.length > 0) printLag(figures.sizes, figures.lagRounds);
   if (figures.failovers.length > 0) printFailovers(figures.failovers);
 }
