@@ -2,6 +2,8 @@
 // 2.9) with JetStream on free loopback ports and a temporary store, alone or as a cluster of
 // three. Each is its own process, killed (SIGKILL) or stopped like any other. It lives with the
 // benchmarks because they do not import from test/; test/support/nats.ts re-exports it.
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -106,6 +108,8 @@ export async function startNats(size: 1 | 3 = 1): Promise<NatsCluster> {
     routes: size === 1 ? [] : clusterPorts.filter((_, other) => other !== index), storeDir: mkdtempSync(join(tmpdir(), 'clobd-nats-')),
   }));
   const nodes = await Promise.all(plans.map((plan) => startNode(plan, `clobd-${ports[0]}`)));
+  // A cluster is ready once JetStream has its leader: until then its API does not answer.
+  if (size > 1) await jetStreamReady(nodes.map((node) => node.url));
   return {
     nodes,
     urls: nodes.map((node) => node.url).join(','),
@@ -114,4 +118,23 @@ export async function startNats(size: 1 | 3 = 1): Promise<NatsCluster> {
       for (const plan of plans) rmSync(plan.storeDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Resolves once JetStream answers on `urls` (a cluster elected its meta leader), in 30 s at most. */
+async function jetStreamReady(urls: readonly string[]): Promise<void> {
+  const nc = await connect({ servers: [...urls] });
+  const deadline = Date.now() + 30_000;
+  try {
+    for (;;) {
+      try {
+        await (await jetstreamManager(nc, { timeout: 2_000 })).getAccountInfo();
+        return;
+      } catch (error) {
+        if (Date.now() >= deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  } finally {
+    await nc.close();
+  }
 }

@@ -42,6 +42,8 @@ const RETRY_LAST_MS = 2_000;
 const APPEND_TIMEOUT_MS = 5_000;
 /** Bytes of a message's payload: under NATS's max_payload (1 MiB by default), with room for headers. */
 const MESSAGE_BYTES_CAP = 512 * 1024;
+/** How long a start waits for JetStream to answer (a cluster electing its leader) before it fails. */
+const JETSTREAM_READY_MS = 30_000;
 /** With REPLICATION=async, how long a message waits for more batches to go with it. */
 const ASYNC_GATHER_MS = 5;
 /** JetStream's window for message ids, in which an append tried again is taken once. */
@@ -391,8 +393,19 @@ async function main(): Promise<void> {
   let replicas: number;
   try {
     nc = await connect({ servers: [...data.servers], name: 'clobd', maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: data.connectTimeoutMs });
-    jsm = await jetstreamManager(nc, { timeout: APPEND_TIMEOUT_MS });
-    replicas = await ensureStream(nc, jsm);
+    // A cluster that is starting (or electing its JetStream leader) answers JetStream requests
+    // only once it has one: asked again until then, for JETSTREAM_READY_MS at most.
+    const deadline = Date.now() + JETSTREAM_READY_MS;
+    for (;;) {
+      try {
+        jsm = await jetstreamManager(nc, { timeout: APPEND_TIMEOUT_MS });
+        replicas = await ensureStream(nc, jsm);
+        break;
+      } catch (error) {
+        if (Date.now() >= deadline || apiErrorCode(error) !== undefined) throw error;
+        await delay(RETRY_LAST_MS);
+      }
+    }
   } catch (error) {
     reply({ type: 'failed', message: `cannot use NATS JetStream at ${data.servers.join(', ')}: ${messageOf(error)}` });
     port.close();

@@ -3,13 +3,26 @@
 // seconds; every order the old primary acknowledged is on the new one with its fills, the state
 // hashes agree with the stream, and the old primary, woken, can get nothing accepted.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { removeDataDir, startServer, type RunningServer } from '../support/server.js';
-import { natsServerInstalled, startNats } from '../support/nats.js';
+import { natsServerInstalled, startNats, type NatsCluster } from '../support/nats.js';
 import { ADMIN_TOKEN, startTrading, type Trader } from '../http/orders/trader.js';
 import { assertStreamRebuilds, flood, shardStates } from './support.js';
 
 const skip = natsServerInstalled() ? false : 'nats-server is not installed (apt-get install nats-server)';
+
+/** Every NATS cluster a test started: closed after the file's tests whatever happened in them (a
+ * server that failed to start must not leave nats-server processes holding the test run open). */
+const clusters: NatsCluster[] = [];
+after(async () => {
+  for (const cluster of clusters) await cluster.close();
+});
+
+async function natsOf(size: 1 | 3): Promise<NatsCluster> {
+  const cluster = await startNats(size);
+  clusters.push(cluster);
+  return cluster;
+}
 const LANES = 8;
 const TAKEOVER_MS = 15_000;
 
@@ -50,11 +63,12 @@ async function assertOrdersKnown(trader: Trader, server: RunningServer, ids: rea
 
 test('kill -9 of the primary during a flood: the standby takes over, with every acknowledged order and fill', { skip }, async () => {
   // The stream and the lease on three NATS nodes (R=3), as in production.
-  const nats = await startNats(3);
+  const nats = await natsOf(3);
   const env = { NATS: nats.urls, NATS_STREAM: 'killed' };
   const { server: primary, markets, traders } = await startTrading([91, 92], env);
-  const standby = await startServer({ args: ['follow'], env: { ADMIN_TOKEN, SHARDS: '2', ...env } });
+  let standby: RunningServer | undefined;
   try {
+    standby = await startServer({ args: ['follow'], env: { ADMIN_TOKEN, SHARDS: '2', ...env } });
     const [maker, taker] = traders as [Trader, Trader];
     // Fills before the flood: the taker's trades must survive the takeover too.
     for (const [index, market] of markets.entries()) {
@@ -81,19 +95,20 @@ test('kill -9 of the primary during a flood: the standby takes over, with every 
     await assertStreamRebuilds(standby.urls.clob, nats.urls, 'killed');
     process.stdout.write(`# takeover after kill -9: first order accepted ${takeoverMs} ms after the kill was noticed\n`);
   } finally {
-    await standby.stop();
-    removeDataDir(standby.dataDir);
+    await standby?.stop();
+    if (standby !== undefined) removeDataDir(standby.dataDir);
     removeDataDir(primary.dataDir);
     await nats.close();
   }
 });
 
 test('a primary paused past its lease: the standby promotes, and the old primary, woken, gets nothing accepted', { skip }, async () => {
-  const nats = await startNats(1);
+  const nats = await natsOf(1);
   const env = { NATS: nats.urls, NATS_STREAM: 'paused' };
   const { server: primary, markets, traders } = await startTrading([93], env);
-  const standby = await startServer({ args: ['follow'], env: { ADMIN_TOKEN, SHARDS: '2', ...env } });
+  let standby: RunningServer | undefined;
   try {
+    standby = await startServer({ args: ['follow'], env: { ADMIN_TOKEN, SHARDS: '2', ...env } });
     const trader = traders[0]!;
     const tokens = markets.flatMap((market) => [market.yes, market.no]);
     for (const tokenId of tokens) assert.equal((await trader.place({ tokenId, side: 'BUY', priceUnits: 100, sizeMicros: 5_000_000 })).status, 200);
@@ -122,8 +137,8 @@ test('a primary paused past its lease: the standby promotes, and the old primary
   } finally {
     primary.process.kill('SIGCONT');
     await primary.stop();
-    await standby.stop();
-    removeDataDir(standby.dataDir);
+    await standby?.stop();
+    if (standby !== undefined) removeDataDir(standby.dataDir);
     removeDataDir(primary.dataDir);
     await nats.close();
   }

@@ -4,20 +4,33 @@
 // killed in the middle of a flood with the stream on three nodes (clients see nothing but 200);
 // and another server appending to a shard's subject (this one stops answering for it, 503).
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { connect } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { journalSubject } from '../../http/replication/journal_message.js';
 import { removeDataDir, startServer } from '../support/server.js';
-import { natsServerInstalled, startNats } from '../support/nats.js';
+import { natsServerInstalled, startNats, type NatsCluster } from '../support/nats.js';
 import { ADMIN_TOKEN, startTrading } from '../http/orders/trader.js';
 import { assertStreamRebuilds, flood, replayStream } from './support.js';
 
 const skip = natsServerInstalled() ? false : 'nats-server is not installed (apt-get install nats-server)';
+
+/** Every NATS cluster a test started: closed after the file's tests whatever happened in them (a
+ * server that failed to start must not leave nats-server processes holding the test run open). */
+const clusters: NatsCluster[] = [];
+after(async () => {
+  for (const cluster of clusters) await cluster.close();
+});
+
+async function natsOf(size: 1 | 3): Promise<NatsCluster> {
+  const cluster = await startNats(size);
+  clusters.push(cluster);
+  return cluster;
+}
 const LANES = 8;
 
 test('kill -9 of the primary mid-flood: every acknowledged order is in the stream, and a restart fills in what it missed', { skip }, async () => {
-  const nats = await startNats(1);
+  const nats = await natsOf(1);
   const env = { NATS: nats.urls, REPLICATION: 'sync', NATS_STREAM: 'crash' };
   const { server, markets, traders } = await startTrading([71], env);
   try {
@@ -49,7 +62,7 @@ test('kill -9 of the primary mid-flood: every acknowledged order is in the strea
 });
 
 test('a NATS node killed mid-flood changes nothing for clients with the stream on three nodes', { skip }, async () => {
-  const nats = await startNats(3);
+  const nats = await natsOf(3);
   const { server, markets, traders } = await startTrading([72], { NATS: nats.urls, REPLICATION: 'sync', NATS_STREAM: 'cluster' });
   try {
     const tokens = markets.flatMap((market) => [market.yes, market.no]);
@@ -74,7 +87,7 @@ test('a NATS node killed mid-flood changes nothing for clients with the stream o
 });
 
 test('another server appending to the shards\' subjects fences this one: its orders are refused, none acknowledged', { skip }, async () => {
-  const nats = await startNats(1);
+  const nats = await natsOf(1);
   const { server, markets, traders } = await startTrading([73], { NATS: nats.urls, REPLICATION: 'sync', NATS_STREAM: 'fence' });
   try {
     const trader = traders[0]!;
