@@ -49,7 +49,7 @@ const STOP_MS_MAX = 15_000;
 /** Seconds an L2 signature made before the measured orders stays valid (the run fits in it). */
 const AUTH_WINDOW_S = 3600;
 const ENROL_CONCURRENCY = 16;
-/** Markets created per market used, so that each shard gets its share (see spreadOverShards). */
+/** Markets created per market used, so that each shard gets its share (see spreadMarkets). */
 const CANDIDATES_PER_MARKET = 4;
 const MICROS_PER_SHARE = 1_000_000;
 const CENT_UNITS = 100;
