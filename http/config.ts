@@ -81,10 +81,15 @@ export interface ReplicationConfig {
   readonly replicas: number | undefined;
   /** The stream's name and its subjects' first token (NATS_STREAM). */
   readonly stream: string;
+  /** How often the primary puts a snapshot on NATS for new replicas to start from (SNAPSHOT_INTERVAL_S; 0: never by itself). */
+  readonly snapshotIntervalS: number;
 }
 
 /** Most replicas JetStream keeps of a stream. */
 export const NATS_REPLICAS_MAX = 5;
+/** SNAPSHOT_INTERVAL_S: an hour by default (a new replica reads at most about an hour of the stream), a week at most. */
+const SNAPSHOT_INTERVAL_S_DEFAULT = 3_600;
+const SNAPSHOT_INTERVAL_S_MAX = 7 * 24 * 3_600;
 
 export class ConfigError extends Error {}
 
@@ -169,6 +174,7 @@ const settings = {
   natsReplicas: setting('NATS_REPLICAS'),
   natsStream: setting('NATS_STREAM'),
   advertiseUrl: setting('ADVERTISE_URL'),
+  snapshotIntervalS: setting('SNAPSHOT_INTERVAL_S'),
 } as const;
 
 const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
@@ -255,7 +261,7 @@ function advertiseUrl(read: Source): string | undefined {
 function replication(read: Source): ReplicationConfig | undefined {
   const servers = (read(settings.nats) ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
   if (servers.length === 0) {
-    for (const companion of [settings.replication, settings.natsReplicas, settings.natsStream]) {
+    for (const companion of [settings.replication, settings.natsReplicas, settings.natsStream, settings.snapshotIntervalS]) {
       if ((read(companion) ?? '') !== '') throw new ConfigError(`${companion.env} needs NATS (the NATS servers' URLs)`);
     }
     return undefined;
@@ -268,7 +274,8 @@ function replication(read: Source): ReplicationConfig | undefined {
   const replicas = (read(settings.natsReplicas) ?? '') === '' ? undefined : integer(read, settings.natsReplicas, 1, 1, NATS_REPLICAS_MAX);
   const stream = read(settings.natsStream) || 'clobd';
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(stream)) throw new ConfigError(`NATS_STREAM must be 1 to 32 letters, digits, _ or -, got "${stream}"`);
-  return { servers, mode, replicas, stream };
+  const snapshotIntervalS = integer(read, settings.snapshotIntervalS, SNAPSHOT_INTERVAL_S_DEFAULT, 0, SNAPSHOT_INTERVAL_S_MAX);
+  return { servers, mode, replicas, stream, snapshotIntervalS };
 }
 
 function onOff(read: Source, source: Setting): boolean {

@@ -3,7 +3,9 @@
 // loads a Gamma-shaped catalog file into DATA_DIR; `... docs <dir>` writes the Markdown reference
 // of each listener (npm run docs); `... backup <dir>` has the server running on DATA_DIR copy
 // every store at one cut, and `... restore <backup> [<data dir>]` brings a backup back
-// (http/backup/commands.ts). Settings come from the environment and flags. A damaged data
+// (http/backup/commands.ts); `... follow` runs a replica of the primary on NATS (a new one starts
+// from the primary's latest snapshot there) and `... snapshot` puts one there
+// (http/replication/snapshot.ts). Settings come from the environment and flags. A damaged data
 // directory, like an invalid setting, exits with code 2 and one line on stderr; so does a port
 // or a data directory another process holds (exclusive.ts, data_dir/lock.ts): serve, verify and
 // import hold DATA_DIR while they run, and refuse while anything else does. docs starts its own
@@ -18,6 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { CATALOG_STORE, CatalogStore } from './catalog/store.js';
 import { importFile } from './catalog/import.js';
 import { runBackup, runRestore } from './backup/commands.js';
+import { fetchSnapshot, publishSnapshot } from './replication/snapshot.js';
 import { ConfigError, loadConfig, parseArgv, type Config } from './config.js';
 import { DataDirDamaged, refuseIfAny } from './data_dir/damage.js';
 import { inspectDataDir } from './data_dir/directory.js';
@@ -172,6 +175,12 @@ async function main(): Promise<void> {
   if (command === 'serve') return serve(config, log);
   if (command === 'follow') {
     if (config.replication === undefined) throw new ConfigError('usage: follow --nats nats://host:port[,...] (a replica follows the primary\'s replicated journal on NATS)');
+    // A new replica starts from the primary's latest snapshot on NATS, not from the stream's start.
+    if (!holdsAnything(config.dataDir)) {
+      const restored = await fetchSnapshot(config);
+      log.info('replica_start', { from: restored === undefined ? 'the stream\'s start (NATS holds no snapshot)' : 'a snapshot' });
+      if (restored !== undefined) process.stdout.write(`${restored}\n`);
+    }
     return serve(config, log, true);
   }
   if (command === 'import') return runImport(config, rest[0]);
@@ -183,6 +192,10 @@ async function main(): Promise<void> {
     process.stdout.write(`${await runBackup(config, rest[0])}\n`);
     return;
   }
+  if (command === 'snapshot') {
+    process.stdout.write(`${await publishSnapshot(config)}\n`);
+    return;
+  }
   if (command === 'restore') {
     process.stdout.write(`${await runRestore(config, rest[0], rest[1])}\n`);
     return;
@@ -192,7 +205,7 @@ async function main(): Promise<void> {
     for (const path of await writeReference(rest[0])) process.stdout.write(`wrote ${path}\n`);
     return;
   }
-  throw new ConfigError(`unknown command "${command}" (expected serve, follow, verify, import <file>, backup <directory>, restore <backup> [<data directory>] or docs <directory>)`);
+  throw new ConfigError(`unknown command "${command}" (expected serve, follow, verify, import <file>, backup <directory>, restore <backup> [<data directory>], snapshot or docs <directory>)`);
 }
 
 main().catch((error: unknown) => {

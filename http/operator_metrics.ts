@@ -84,11 +84,11 @@ function replicationMetrics(metrics: Metrics, trading: TradingRuntime, replicati
     samples: () => perShard((shard) => Math.max(0, trading.pool.counters(shard).lastBatch - replication.acked(shard))),
   });
   metrics.gauge({
-    name: 'clobd_replication_messages_total', help: 'Messages appended to the replicated journal for the shard (each holds one or more batches, or a part of one).', type: 'counter',
+    name: 'clobd_replication_messages_total', help: 'Messages of the shard\'s subject appended to the replicated journal (a primary), or read from it (a replica); each holds one or more batches, or a part of one.', type: 'counter',
     samples: () => perShard((shard) => replication.counts(shard).messages),
   });
   metrics.gauge({
-    name: 'clobd_replication_bytes_total', help: 'Bytes of the shard\'s journal entries appended to the replicated journal.', type: 'counter',
+    name: 'clobd_replication_bytes_total', help: 'Bytes of the shard\'s journal messages appended to the replicated journal (a primary), or read from it (a replica).', type: 'counter',
     samples: () => perShard((shard) => replication.counts(shard).bytes),
   });
   metrics.gauge({

@@ -50,6 +50,7 @@ import { engineOptionsOf, startTrading, type TradingRuntime } from './trading/ru
 import { assertNativeUws, listenExclusive, listenShared, probeUnderscoreHeaderNames, uws, type TemplatedApp, type us_listen_socket } from './uws.js';
 import { FrontEnds } from './front_end/hub.js';
 import { Replication } from './replication/replication.js';
+import { SnapshotSchedule } from './replication/snapshot_schedule.js';
 import { LEASE_MS, type LeaseHolder } from './replication/lease.js';
 import { ReplicatedRoutes } from './replication/routes.js';
 import { ChangeFollower } from './replication/state_follower.js';
@@ -484,7 +485,12 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   // DATA_DIR/control.sock: how `main.js backup` reaches this server (http/backup/control.ts).
   resources.add(await resources.guard(() => startControl(config.dataDir, new Backups({
     dataDir: config.dataDir, pool: trading.pool, keys, engine: engineOptionsOf(config), log,
+    changesAt: () => (replicated?.role === 'primary' ? replication?.changes : undefined),
   }), log)), (control) => control.close());
+  // The primary's snapshots on NATS, where new replicas start (a standby's begin once it is promoted).
+  if (replicationConfig !== undefined && replicationConfig.snapshotIntervalS > 0) {
+    resources.add(new SnapshotSchedule(config, replicationConfig, () => replicated?.role === 'primary', log), (schedule) => schedule.stop());
+  }
   const url = (port: number) => `http://${config.host}:${port}`;
   let compatUrl: string | undefined;
   if (config.compatPort !== undefined && relay !== undefined) {

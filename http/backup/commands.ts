@@ -48,46 +48,64 @@ function putInPlace(partial: string, target: string): void {
   syncDirectory(dirname(target));
 }
 
-/** The backup command (see the file comment); resolves with its report. */
-export async function runBackup(config: Config, directory: string | undefined): Promise<string> {
-  if (directory === undefined) throw new ConfigError('usage: backup <directory>');
-  const target = resolve(directory);
+/** A backup made and checked (takeBackup). */
+export interface TakenBackup {
+  readonly target: string;
+  readonly copy: ServerCopy;
+  readonly checked: CheckedCopy;
+  readonly section: CompleteBackup;
+  readonly ms: number;
+}
+
+/**
+ * The backup command's work (see the file comment): a copy of every store of the server running
+ * on DATA_DIR, at one cut, checked and put in place at `target` (absolute). ConfigError for what
+ * the operator can act on (a target in the way, the server's refusal).
+ */
+export async function takeBackup(config: Config, target: string, onCut: (pauseMs: number) => void): Promise<TakenBackup> {
   const refused = targetProblem(target, config.dataDir);
   if (refused !== undefined) throw new ConfigError(`backup refused: ${refused}`);
   const started = performance.now();
   let copy: ServerCopy;
   try {
     copy = await requestBackup(config.dataDir, target, config.backupMbPerS, (report) => {
-      if (report.event === 'cut') process.stdout.write(`cut taken: trading paused ${report.pauseMs.toFixed(1)} ms; copying\n`);
+      if (report.event === 'cut') onCut(report.pauseMs);
     });
   } catch (error) {
     if (error instanceof BackupRefused) throw new ConfigError(`backup refused: ${error.message}`);
     throw error;
   }
-  let checked: CheckedCopy;
-  let section: CompleteBackup;
   try {
-    checked = await checkCopy(copy.partial, copy.record, copy.engine);
+    const checked = await checkCopy(copy.partial, copy.record, copy.engine);
     checked.shards.forEach((shard, index) => {
       const cut = copy.shards[index]!;
       if (shard.batch !== cut.batch || shard.seq !== cut.seq) {
         throw new Error(`the copy of ${shardStoreName(index)} recovers to batch ${shard.batch} (seq ${shard.seq}), not to the cut's batch ${cut.batch} (seq ${cut.seq})`);
       }
     });
-    section = {
+    const section: CompleteBackup = {
       state: 'complete', startedAt: copy.startedAt, source: config.dataDir, cutAt: copy.cutAt, pauseMs: copy.pauseMs, engine: copy.engine,
       shards: checked.shards,
     };
     copyLooseFiles(config.dataDir, copy.partial);
     writeRecord(copy.partial, { ...copy.record, backup: section });
     putInPlace(copy.partial, target);
+    return { target, copy, checked, section, ms: performance.now() - started };
   } catch (error) {
     rmSync(copy.partial, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** The backup command (see the file comment); resolves with its report. */
+export async function runBackup(config: Config, directory: string | undefined): Promise<string> {
+  if (directory === undefined) throw new ConfigError('usage: backup <directory>');
+  const { target, copy, checked, section, ms } = await takeBackup(config, resolve(directory), (pauseMs) => {
+    process.stdout.write(`cut taken: trading paused ${pauseMs.toFixed(1)} ms; copying\n`);
+  });
   const bytes = copy.stores.reduce((sum, store) => sum + store.bytes, 0);
   return [
-    `backup ${target} is complete (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+    `backup ${target} is complete (${(ms / 1000).toFixed(1)} s)`,
     `  cut: ${copy.cutAt}; trading paused ${copy.pauseMs.toFixed(1)} ms (the longest a shard held), API key writes ${copy.keysHeldMs.toFixed(1)} ms`,
     `  copied: ${copy.stores.length} stores, ${megabytes(bytes)} in ${(copy.copyMs / 1000).toFixed(1)} s while trading went on`,
     `  checked: ${checked.walk.entries} entries walked, identities, ${section.shards.length} shard(s) recovered to the cut, invariants and agreement hold, ${checked.ordersLive} live orders`,

@@ -60,6 +60,12 @@ export interface BackupDeps {
   readonly keys: ApiKeyStore;
   readonly engine: EngineOptions;
   readonly log: Logger;
+  /**
+   * The number of the last of the front end's changes on the replicated journal (a primary's,
+   * with NATS; replication/state_changes.ts), read at the cut: a snapshot on NATS says where a
+   * replica starting from it takes the changes up. Undefined without NATS and on a replica.
+   */
+  readonly changesAt?: () => number | undefined;
 }
 
 /** Where the cut found a shard, and how long it held. */
@@ -85,6 +91,8 @@ export interface ServerCopy {
   readonly stores: readonly { readonly name: string; readonly bytes: number }[];
   readonly copyMs: number;
   readonly engine: BackupEngine;
+  /** BackupDeps.changesAt at the cut: every change through it is in the copy (and later ones may be). */
+  readonly changes: number | undefined;
 }
 
 /** What a backup reports as it goes, before its end. */
@@ -105,6 +113,7 @@ interface Cut {
   readonly shards: CutShard[];
   readonly cutAt: number;
   readonly keysHeldMs: number;
+  readonly changes: number | undefined;
 }
 
 /** One backup at a time, of one running server's data directory. */
@@ -165,7 +174,7 @@ export class Backups {
       log.info('backup_copied', { target, partial, copyMs, bytes: stores.reduce((sum, store) => sum + store.bytes, 0) });
       return {
         partial, record: live, startedAt, cutAt: new Date(cut.cutAt).toISOString(), pauseMs, keysHeldMs: cut.keysHeldMs,
-        shards: cut.shards, stores, copyMs, engine: { operatorAddress: this.deps.engine.operatorAddress, orderHistory: this.deps.engine.orderHistory ?? ORDER_HISTORY_DEFAULT },
+        shards: cut.shards, stores, copyMs, changes: cut.changes, engine: { operatorAddress: this.deps.engine.operatorAddress, orderHistory: this.deps.engine.orderHistory ?? ORDER_HISTORY_DEFAULT },
       };
     } catch (error) {
       log.warn('backup_failed', { target, error: error instanceof Error ? error.message : String(error) });
@@ -202,9 +211,11 @@ export class Backups {
         for (const pinned of pins) pinned.release();
         throw error;
       }
+      // A change is recorded after its store committed it: every one counted here is in the pins.
+      const changes = this.deps.changesAt?.();
       releasedAt = epochMs();
       return {
-        pins, cutAt: releasedAt, keysHeldMs: performance.now() - keysHeldAt,
+        pins, cutAt: releasedAt, changes, keysHeldMs: performance.now() - keysHeldAt,
         shards: paused.map(({ batch, seq, atMs }) => ({ batch, seq, pauseMs: releasedAt - atMs })),
       };
     } finally {

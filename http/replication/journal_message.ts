@@ -21,6 +21,19 @@ export const JOURNAL_HEADERS = {
   TERM: 'Clobd-Term',
 } as const;
 
+/**
+ * The last batch whole on `subject` once its message with `header` is read: the message's LAST,
+ * or the batch before its BATCH when it is a part but not the last part (it only grows along a
+ * subject). A message without them was not appended by clobd: the subject is not clobd's.
+ */
+export function streamedBatch(header: { get(name: string): string }, subject: string): number {
+  const last = header.get(JOURNAL_HEADERS.LAST);
+  if (/^\d+$/.test(last)) return Number(last);
+  const first = header.get(JOURNAL_HEADERS.BATCH);
+  if (/^\d+$/.test(first)) return Number(first) - 1;
+  throw new Error(`the last message on ${subject} was not appended by a clobd primary (it has no ${JOURNAL_HEADERS.BATCH} header)`);
+}
+
 /** Bytes of an entry's head: batch (f64) and length (u32). */
 export const ENTRY_HEAD_BYTES = 12;
 

@@ -16,8 +16,9 @@ import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { DiscardPolicy, jetstream, jetstreamManager, StorageType, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Ring, type RingLayout } from '../../engine/ring.js';
 import { FEED_STATE, FEED_WORDS, type FollowFrom, type JournalEntry } from '../../engine/shard/journal_feed.js';
-import { encodeEntry, JOURNAL_HEADERS, JournalReader, journalSubject, journalSubjects } from './journal_message.js';
+import { encodeEntry, JOURNAL_HEADERS, JournalReader, journalSubject, journalSubjects, streamedBatch } from './journal_message.js';
 import { stateSubject } from './state_changes.js';
+import { lastMessage, seekAfter } from './stream_reader.js';
 import { Lease } from './lease.js';
 import {
   apiErrorCode, JS_ERRORS, PUBLISH_STATS, PUBLISH_STATS_PER_SHARD, type PublisherData, type PublisherMessage, type PublisherReply,
@@ -221,7 +222,7 @@ class ShardSubject {
  */
 async function claimSubject(js: JetStreamClient, jsm: JetStreamManager, subject: string): Promise<{ lastBatch: number; lastSeq: number }> {
   for (;;) {
-    const last = await retried(`read the last message of ${subject}`, () => lastMessage(jsm, subject));
+    const last = await retried(`read the last message of ${subject}`, () => lastMessage(jsm, data.stream, subject));
     const lastBatch = last === undefined ? 0 : streamedBatch(last.header, subject);
     const lastTerm = last === undefined ? 0 : Number(last.header.get(JOURNAL_HEADERS.TERM) || 0);
     if (lastTerm > term) {
@@ -246,19 +247,6 @@ async function claimSubject(js: JetStreamClient, jsm: JetStreamManager, subject:
   }
 }
 
-/**
- * The last batch whole in the stream, from the subject's last message: its LAST, or the batch
- * before its BATCH when it is a part but not the last part. A message without them was not
- * appended by clobd: the subject is not this server's to append to.
- */
-function streamedBatch(header: { get(name: string): string }, subject: string): number {
-  const last = header.get(JOURNAL_HEADERS.LAST);
-  if (/^\d+$/.test(last)) return Number(last);
-  const first = header.get(JOURNAL_HEADERS.BATCH);
-  if (/^\d+$/.test(first)) return Number(first) - 1;
-  throw new Error(`the last message on ${subject} was not appended by a clobd primary (it has no ${JOURNAL_HEADERS.BATCH} header)`);
-}
-
 /** Batches a replica's thread posts a worker ahead of what it applied. */
 const FOLLOW_AHEAD_BATCHES = 64;
 /** Messages one pull of a replica's consumer asks for. */
@@ -273,7 +261,9 @@ class ShardFollower {
   private stopped = false;
   private readonly words: BigInt64Array;
 
-  constructor(readonly shard: number, private readonly feed: MessagePort, shared: SharedArrayBuffer, private readonly js: JetStreamClient) {
+  constructor(
+    readonly shard: number, private readonly feed: MessagePort, shared: SharedArrayBuffer, private readonly js: JetStreamClient, private readonly jsm: JetStreamManager,
+  ) {
     this.words = new BigInt64Array(shared);
     feed.once('message', (from: FollowFrom) => {
       this.run(from.batch).catch((error: unknown) => {
@@ -291,14 +281,20 @@ class ShardFollower {
     const subject = subjectFor(this.shard);
     let posted = from;
     // Where to start again after a consumer fails: the message after the last whole entry read.
-    let nextSeq = 1;
+    let nextSeq = 0;
     let reader = new JournalReader();
     while (!this.stopped) {
       try {
+        if (nextSeq === 0) {
+          nextSeq = await seekAfter(this.jsm, data.stream, subject, from);
+          log('info', 'replica follows the replicated journal', { subject, afterBatch: from, fromSequence: nextSeq });
+        }
         const consumer = await this.js.consumers.get(data.stream, { filter_subjects: subject, opt_start_seq: nextSeq });
         const messages = await consumer.consume({ max_messages: FOLLOW_PULL_MESSAGES });
         for await (const message of messages) {
           if (this.stopped) break;
+          stats[this.shard * PUBLISH_STATS_PER_SHARD + PUBLISH_STATS.MESSAGES]!++;
+          stats[this.shard * PUBLISH_STATS_PER_SHARD + PUBLISH_STATS.BYTES]! += message.data.length;
           for (const entry of reader.read(message.data, message.headers?.get(JOURNAL_HEADERS.PART))) {
             if (entry.batch <= posted) continue;
             await this.roomFor(entry.batch);
@@ -339,18 +335,6 @@ function subjectFor(index: number): string {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** The subject's last message, or undefined when it has none. */
-async function lastMessage(jsm: JetStreamManager, subject: string): Promise<{ seq: number; header: { get(name: string): string } } | undefined> {
-  try {
-    const message = await jsm.streams.getMessage(data.stream, { last_by_subj: subject });
-    if (message === null) return undefined;
-    return { seq: message.seq, header: { get: (name) => message.header?.get(name) ?? '' } };
-  } catch (error) {
-    if (apiErrorCode(error) === JS_ERRORS.NO_MESSAGE) return undefined;
-    throw error;
-  }
 }
 
 /** Runs `attempt` until it succeeds, pausing longer after each failure (logged once). */
@@ -473,7 +457,7 @@ async function main(): Promise<void> {
         break;
       case 'follow':
         followers.get(message.shard)?.stop();
-        followers.set(message.shard, new ShardFollower(message.shard, message.feed, message.shared, js));
+        followers.set(message.shard, new ShardFollower(message.shard, message.feed, message.shared, js, jsm));
         break;
       case 'stop':
         for (const follower of followers.values()) follower.stop();

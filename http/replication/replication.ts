@@ -147,6 +147,11 @@ export class Replication {
     return { port: channel.port1, shared };
   }
 
+  /** The number of the primary's last change recorded (state_changes.ts); 0 before the first. */
+  get changes(): number {
+    return this.changesRecorded;
+  }
+
   /** The last batch of `shard` the stream holds, as the thread last wrote it. */
   acked(shard: number): number {
     return Number(Atomics.load(this.words[shard]!, FEED_WORDS.ACKED));

@@ -74,6 +74,7 @@ test('every setting is read from the environment', () => {
       REPLICATION: 'async',
       NATS_REPLICAS: '3',
       NATS_STREAM: 'exchange-1',
+      SNAPSHOT_INTERVAL_S: '600',
       ADVERTISE_URL: 'https://clob.example/',
     },
     none,
@@ -111,7 +112,7 @@ test('every setting is read from the environment', () => {
       keyCacheEntries: 500,
       backupMbPerS: 50,
       frontEnds: 3,
-      replication: { servers: ['nats://n1:4222', 'nats://n2:4222'], mode: 'async', replicas: 3, stream: 'exchange-1' },
+      replication: { servers: ['nats://n1:4222', 'nats://n2:4222'], mode: 'async', replicas: 3, stream: 'exchange-1', snapshotIntervalS: 600 },
       advertiseUrl: 'https://clob.example',
     },
   );
@@ -119,7 +120,9 @@ test('every setting is read from the environment', () => {
 
 test('replication: off without NATS (a companion setting alone is refused), sync by default, and checked values', () => {
   assert.equal(loadConfig({}, none).replication, undefined);
-  assert.deepEqual(loadConfig({ NATS: 'nats://127.0.0.1:4222' }, none).replication, { servers: ['nats://127.0.0.1:4222'], mode: 'sync', replicas: undefined, stream: 'clobd' });
+  assert.deepEqual(loadConfig({ NATS: 'nats://127.0.0.1:4222' }, none).replication, { servers: ['nats://127.0.0.1:4222'], mode: 'sync', replicas: undefined, stream: 'clobd', snapshotIntervalS: 3600 });
+  assert.throws(() => loadConfig({ SNAPSHOT_INTERVAL_S: '60' }, none), /SNAPSHOT_INTERVAL_S needs NATS/);
+  assert.throws(() => loadConfig({ NATS: 'nats://h:4222', SNAPSHOT_INTERVAL_S: '1h' }, none), /SNAPSHOT_INTERVAL_S must be an integer/);
   assert.throws(() => loadConfig({ REPLICATION: 'sync' }, none), /REPLICATION needs NATS/);
   assert.throws(() => loadConfig({ NATS: 'nats://h:4222', REPLICATION: 'eventually' }, none), /REPLICATION must be sync or async/);
   assert.throws(() => loadConfig({ NATS: 'http://h:4222' }, none), /NATS must list nats:\/\/host:port URLs/);
