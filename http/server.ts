@@ -406,8 +406,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
     table.routes.push(openApiRoute({ title: `clobd ${name} API`, listener: name, routes: table.routes, style: table.style, listenerCaps: table.caps, caps: config.rateLimits }));
   }
   // The threads check a POST /order and a DELETE /order in full themselves, on the process's clock
-  // only (a server started on another clock, in tests of time, checks every one here).
-  if (frontEnds !== undefined && options.now === undefined && !following) {
+  // only (a server started on another clock, in tests of time, checks every one here). A replica's
+  // hand each to this thread, which refuses it as a replica, until it is promoted.
+  if (frontEnds !== undefined && options.now === undefined) {
     const capsOf = (method: string): { perClientCaps: number[]; sharedCaps: number[] } => {
       const found = tables.clob.routes.find((entry) => entry.method === method && entry.path === '/order')!;
       const ids = capIdsOf(limiter, [...tables.clob.caps, ...found.limits]);
