@@ -297,6 +297,12 @@ class ShardFollower {
           stats[this.shard * PUBLISH_STATS_PER_SHARD + PUBLISH_STATS.BYTES]! += message.data.length;
           for (const entry of reader.read(message.data, message.headers?.get(JOURNAL_HEADERS.PART))) {
             if (entry.batch <= posted) continue;
+            if (entry.batch > posted + 1) {
+              // The worker stops on it too (a replica must not skip a batch); this says what to do.
+              log('error', 'the replicated journal no longer holds the batches after this replica\'s (a snapshot purged them): start the replica again on an empty DATA_DIR, from the latest snapshot', {
+                subject, holds: posted, streamGoesOnAt: entry.batch,
+              });
+            }
             await this.roomFor(entry.batch);
             if (this.stopped) break;
             const bytes = new Uint8Array(entry.bytes);

@@ -9,7 +9,8 @@
 //     every file of the backup in the object store `<stream>-snapshots` (JetStream, as many
 //     replicas as the stream) under `<id>/<path>`, and then, last, the manifest `latest`
 //     naming them: a replica reads either the previous snapshot or this one, whole. Objects of
-//     snapshots before the previous one are deleted.
+//     snapshots before the previous one are deleted, and so is each shard's history on the stream
+//     before the previous snapshot's batch: the stream holds what replicas may still need.
 //
 //   node dist/http/main.js follow   on a DATA_DIR that holds nothing
 //     reads `latest`, fetches its files (JetStream checks each object's SHA-256 digest) into a
@@ -32,7 +33,7 @@ import { takeBackup, runRestore } from '../backup/commands.js';
 import { CatalogStore } from '../catalog/store.js';
 import { journalSubject, streamedBatch } from './journal_message.js';
 import { stateSubject } from './state_changes.js';
-import { lastMessage } from './stream_reader.js';
+import { lastMessage, seekAfter } from './stream_reader.js';
 import { apiErrorCode, JS_ERRORS } from './wire.js';
 
 /** The manifest's object name: written last, it makes a snapshot the one replicas start from. */
@@ -149,11 +150,12 @@ export async function publishSnapshot(config: Config): Promise<string> {
         await store.delete(object.name);
         deleted++;
       }
+      const purged = previous === undefined ? 0 : await purgeBefore(jsm, replication.stream, previous);
       const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
       return [
         `snapshot ${id} is on NATS (${((performance.now() - started) / 1000).toFixed(1)} s): bucket ${snapshotBucket(replication.stream)}, ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB`,
         `  cut: ${taken.copy.cutAt}; batches ${batches.join(', ')}; the front end's changes through ${changes}`,
-        `  ${deleted} objects of older snapshots deleted`,
+        `  ${deleted} objects of older snapshots deleted; ${purged} messages of the shards' history before the previous snapshot purged from the stream`,
       ].join('\n');
     } finally {
       await nc.close();
@@ -163,6 +165,21 @@ export async function publishSnapshot(config: Config): Promise<string> {
     process.off('SIGINT', onSignal);
     rmSync(target, { recursive: true, force: true });
   }
+}
+
+/**
+ * Purges each shard's messages before the one holding the batch `previous` (the snapshot kept
+ * beside the new one) stands at: no replica starting from a snapshot needs them any more. The
+ * front end's changes are kept whole (they are few). Returns how many messages went.
+ */
+async function purgeBefore(jsm: JetStreamManager, stream: string, previous: SnapshotManifest): Promise<number> {
+  let purged = 0;
+  for (const [shard, batch] of previous.batches.entries()) {
+    const subject = journalSubject(stream, shard);
+    const seq = await seekAfter(jsm, stream, subject, batch);
+    if (seq > 1) purged += (await jsm.streams.purge(stream, { filter: subject, seq })).purged;
+  }
+  return purged;
 }
 
 /** The manifest `latest`, or undefined when the bucket holds none. */

@@ -1,7 +1,7 @@
 // Snapshots on NATS (http/replication/snapshot.ts): a replica started late on an empty data
 // directory starts from the primary's latest snapshot in the JetStream object store and reads
-// the stream only after it, not from its start; the primary puts one there by itself every
-// SNAPSHOT_INTERVAL_S.
+// the stream only after it, not from its start; a snapshot purges the shards' history before the
+// previous one; the primary puts one there by itself every SNAPSHOT_INTERVAL_S.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { connect } from '@nats-io/transport-node';
@@ -44,7 +44,7 @@ async function readManifest(urls: string, stream: string): Promise<SnapshotManif
   }
 }
 
-test('a replica started on an empty directory starts from the primary\'s snapshot on NATS and reads the stream only after it', { skip }, async () => {
+test('a replica started on an empty directory starts from the primary\'s latest snapshot on NATS and reads the stream only after it; history before the previous snapshot is purged', { skip }, async () => {
   const env = { NATS: nats.urls, NATS_STREAM: 'snap', SNAPSHOT_INTERVAL_S: '0' };
   const { server: primary, markets, traders } = await startTrading([91], env);
   let replica: RunningServer | undefined;
@@ -64,8 +64,16 @@ test('a replica started on an empty directory starts from the primary\'s snapsho
     // (The shards' expiry ticks commit batches of their own meanwhile.)
     manifest.batches.forEach((batch, shard) => assert.ok(batch >= placed[shard]!.batch, `the snapshot holds shard ${shard}'s orders: batch ${batch}`));
 
-    // After the snapshot: orders, a new market and a key, which only the stream holds.
+    // A second snapshot purges the shards' history before the first from the stream.
     for (const tokenId of tokens) assert.equal((await trader.place({ tokenId, side: 'BUY', priceUnits: 900, sizeMicros: 5_000_000 })).status, 200);
+    const second = await run(primary.dataDir, ['snapshot'], env);
+    assert.equal(second.code, 0, second.stdout + second.stderr);
+    const purged = /(\d+) messages of the shards' history before the previous snapshot purged/.exec(second.stdout);
+    assert.ok(purged !== null && Number(purged[1]) >= ORDERS_BEFORE / 2, second.stdout);
+    const latest = await readManifest(nats.urls, 'snap');
+    assert.notEqual(latest?.id, manifest.id);
+
+    // After the snapshots: a new market and an order on it, which only the stream holds.
     const created = await request<{ markets: { clobTokenIds: string }[] }>(`${primary.urls.clob}/admin/events`, {
       method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'After the snapshot', endDate: '2031-01-01T00:00:00Z', markets: [{ question: 'Late?' }] }),
@@ -77,7 +85,7 @@ test('a replica started on an empty directory starts from the primary\'s snapsho
     replica = await startServer({ args: ['follow'], env: { ADMIN_TOKEN, SHARDS: '2', LOG_LEVEL: 'info', ...env } });
     await caughtUp(primary, replica);
     const logged = replica.output().stdout + replica.output().stderr;
-    assert.match(logged, new RegExp(`snapshot ${manifest.id} fetched from NATS and restored`));
+    assert.match(logged, new RegExp(`snapshot ${latest!.id} fetched from NATS and restored`));
     // Each subject is read from the message holding the snapshot's batch on, found by sequence.
     const starts = [...logged.matchAll(/"event":"replica follows the replicated journal".*?"subject":"([^"]+)".*?"fromSequence":(\d+)/g)];
     assert.equal(starts.length, 3, `every shard's subject and the state subject: ${logged}`);
@@ -86,11 +94,14 @@ test('a replica started on an empty directory starts from the primary\'s snapsho
     const read = await metricSum(replica.urls.clob, 'clobd_replication_messages_total');
     assert.ok(read < appended / 2, `the replica read ${read} of the ${appended} messages the primary appended`);
 
-    for (const path of [`/book?token_id=${lateYes}`, `/book?token_id=${tokens[0]}`, `/book?token_id=${tokens[1]}`]) {
-      const ours: Response = await request(`${primary.urls.clob}${path}`);
-      const theirs: Response = await request(`${replica.urls.clob}${path}`);
+    for (const tokenId of [lateYes, tokens[0]!, tokens[1]!]) {
+      const ours: Response = await request(`${primary.urls.clob}/book?token_id=${tokenId}`);
+      const theirs: Response = await request(`${replica.urls.clob}/book?token_id=${tokenId}`);
       assert.equal(theirs.status, 200, theirs.text);
-      assert.deepEqual(theirs.body, ours.body, path);
+      // A book unchanged since the snapshot is stamped with the replica's start, as after a
+      // restart (docs/api.md, GET /book), and its hash covers the stamp.
+      const levels = (book: unknown): unknown => ({ ...(book as object), timestamp: undefined, hash: undefined });
+      assert.deepEqual(tokenId === lateYes ? theirs.body : levels(theirs.body), tokenId === lateYes ? ours.body : levels(ours.body), tokenId);
     }
     trader.clobUrl = replica.urls.clob;
     const orders = await trader.send<{ data: unknown[] }>('GET', '/data/orders');
