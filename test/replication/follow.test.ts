@@ -10,7 +10,7 @@ import { removeDataDir, request, startServer, temporaryDataDir, type Response, t
 import { natsServerInstalled, startNats, type NatsCluster } from '../support/nats.js';
 import { ADMIN_TOKEN, startTrading, type Trader } from '../http/orders/trader.js';
 import { run } from '../http/backup/support.js';
-import { shardStates } from './support.js';
+import { caughtUp } from './support.js';
 
 const skip = natsServerInstalled() ? false : 'nats-server is not installed (apt-get install nats-server)';
 const CATCH_UP_MS = 40_000;
@@ -28,17 +28,6 @@ async function until(condition: () => boolean, what: string, timeoutMs = CATCH_U
   while (!condition()) {
     assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-/** Waits until the replica's shards stand at the primary's batches with its state hashes (the primary's expiry ticks move both on). */
-async function caughtUp(primary: RunningServer, replica: RunningServer): Promise<void> {
-  const deadline = Date.now() + CATCH_UP_MS;
-  for (;;) {
-    const [ours, theirs] = await Promise.all([shardStates(primary.urls.clob), shardStates(replica.urls.clob)]);
-    if (ours.every((state, shard) => state.batch === theirs[shard]!.batch && state.stateHash === theirs[shard]!.stateHash)) return;
-    if (Date.now() > deadline) assert.deepEqual(theirs, ours, 'the replica reaches the primary\'s batches and state hashes');
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

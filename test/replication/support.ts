@@ -27,6 +27,20 @@ export async function shardStates(clobUrl: string): Promise<ShardState[]> {
   return status.body.shards;
 }
 
+/** How long a replica may take to reach the primary's shards. */
+const CATCH_UP_MS = 40_000;
+
+/** Waits until the replica's shards stand at the primary's batches with its state hashes (the primary's expiry ticks move both on). */
+export async function caughtUp(primary: RunningServer, replica: RunningServer): Promise<void> {
+  const deadline = Date.now() + CATCH_UP_MS;
+  for (;;) {
+    const [ours, theirs] = await Promise.all([shardStates(primary.urls.clob), shardStates(replica.urls.clob)]);
+    if (ours.every((state, shard) => state.batch === theirs[shard]!.batch && state.stateHash === theirs[shard]!.stateHash)) return;
+    if (Date.now() > deadline) assert.deepEqual(theirs, ours, 'the replica reaches the primary\'s batches and state hashes');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 export interface Replayed {
   readonly stateHash: string;
   readonly seq: number;
