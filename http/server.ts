@@ -290,6 +290,9 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const holder: LeaseHolder = { id: randomUUID(), url: config.advertiseUrl ?? '' };
   if (replication !== undefined && !following) await resources.guard(() => replication.acquireLease(holder, 2 * LEASE_MS + 1_000));
   let changes = replication === undefined || following ? undefined : await resources.guard(() => replication.recordChanges());
+  // A primary's stores send what their outboxes hold as they open, before they take any change
+  // (replication/outbox.ts): what a primary that died on this data directory committed and the
+  // stream never took.
   const store = resources.add(CatalogStore.open(config.dataDir), (r) => r.close());
   store.outbox.attach(changes);
   // A replica's catalog is the primary's: it seeds nothing of its own.

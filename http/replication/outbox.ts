@@ -111,13 +111,13 @@ export class Outbox {
   /**
    * A synchronous write transaction of the store: runs `write`, and stages the change
    * `changeOf` makes of its result in the same transaction (a full outbox aborts it); once
-   * committed, the change is sent.
+   * committed, the change is sent. Without a change log the change is not even made.
    */
   commitSync<T>(write: () => T, changeOf: (result: T) => StateChange): T {
     let staged: StagedChange | undefined;
     const result = this.root.transactionSync(() => {
       const written = write();
-      staged = this.stage(changeOf(written));
+      if (this.changes !== undefined) staged = this.stage(changeOf(written));
       return written;
     });
     this.send(staged);
