@@ -1,7 +1,7 @@
 // Public profiles of addresses (contract §8: PUT /admin/profiles/{address}), shown on the public
 // fill and activity feeds. An address without one gets a stable pseudonym derived from it, so
 // feeds never show an empty name.
-import type { ChangeLog } from './replication/state_changes.js';
+import { Outbox } from './replication/outbox.js';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { type Database, type RootDatabase } from 'lmdb';
@@ -32,13 +32,15 @@ export function pseudonymOf(address: string): string {
 export class ProfileStore {
   private readonly root: RootDatabase;
   private readonly profiles: Database<Profile, string>;
-  /** Where committed changes go (the primary's replicated journal); undefined without one. */
-  changes: ChangeLog | undefined = undefined;
+  /** The profiles' changes on their way to the primary's replicated journal (nothing without one). */
+  readonly outbox: Outbox;
 
   constructor(dataDir: string) {
     const path = join(dataDir, PROFILES_STORE);
-    this.root = openDurable(path, 2);
+    // The profiles and the outbox (replication/outbox.ts), with room for two more.
+    this.root = openDurable(path, 4);
     this.profiles = this.root.openDB({ name: 'profiles', encoding: 'msgpack' });
+    this.outbox = new Outbox(this.root, 'profile store');
   }
 
   /** The address's profile, or the default one (pseudonym only). */
@@ -51,12 +53,12 @@ export class ProfileStore {
   set(address: string, fields: Partial<Profile>): Profile {
     const key = address.toLowerCase();
     const next: Profile = { ...this.get(key), ...fields };
-    this.root.transactionSync(() => this.profiles.putSync(key, next));
-    this.changes?.record({ kind: 'profile', address: key, profile: { ...next } });
+    this.outbox.commitSync(() => this.profiles.putSync(key, next), () => ({ kind: 'profile', address: key, profile: { ...next } }));
     return next;
   }
 
-  close(): Promise<void> {
-    return this.root.close();
+  async close(): Promise<void> {
+    await this.outbox.close();
+    await this.root.close();
   }
 }

@@ -291,18 +291,24 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const holder: LeaseHolder = { id: randomUUID(), url: config.advertiseUrl ?? '' };
   if (replication !== undefined && !following) await resources.guard(() => replication.acquireLease(holder, 2 * LEASE_MS + 1_000));
   let changes = replication === undefined || following ? undefined : await resources.guard(() => replication.recordChanges());
+  // A primary's stores send what their outboxes hold as they open, before they take any change
+  // (replication/outbox.ts): what a primary that died on this data directory committed and the
+  // stream never took.
   const store = resources.add(CatalogStore.open(config.dataDir), (r) => r.close());
-  store.changes = changes;
+  store.outbox.attach(changes);
   // A replica's catalog is the primary's: it seeds nothing of its own.
   const demoState = config.seedDemo && !following ? await resources.guard(() => seedDemo(store, config.dataDir, now(), log)) : undefined;
   const keys = resources.add(await resources.guard(() => new ApiKeyStore(config.dataDir, { adopting, cacheEntries: config.keyCacheEntries })), (r) => r.close());
-  keys.changes = changes;
+  keys.outbox.attach(changes);
   const profiles = resources.add(new ProfileStore(config.dataDir), (r) => r.close());
-  profiles.changes = changes;
+  profiles.outbox.attach(changes);
   const trading = resources.add(await resources.guard(() => startTrading(
     config, log, store.allMarkets(), now, adopting, (pool) => checkBackupState(config.dataDir, pool, engineOptionsOf(config)),
     { replication, changes, following },
   )), (r) => r.stop());
+  if (following) {
+    for (const outbox of [store.outbox, keys.outbox, profiles.outbox, trading.treasury.outbox]) await resources.guard(() => outbox.discard());
+  }
   // Before anything is served: the shards, the treasury and the key store agree. Only then is
   // a new or adopted directory recorded. (A replica's stores follow the primary's one change at
   // a time, and may stand between two that belong together.)
@@ -524,7 +530,8 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       await replication.appliedThrough(batches);
       follower.stop();
       changes = await replication.recordChanges();
-      store.changes = keys.changes = profiles.changes = trading.treasury.changes = changes;
+      // Before any change of its own: what its outboxes hold goes first (replication/outbox.ts).
+      for (const outbox of [store.outbox, keys.outbox, profiles.outbox, trading.treasury.outbox]) outbox.attach(changes);
       await trading.promote();
       replicated.role = 'primary';
       replicated.primaryUrl = holder.url;

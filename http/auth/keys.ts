@@ -18,7 +18,7 @@ import { openDurable } from '../../engine/durable_env.js';
 import { checksumOf } from '../data_dir/checksum.js';
 import { KEY_CACHE_ENTRIES_DEFAULT, KeyCache } from './key_cache.js';
 import type { ApiKeyRecord } from './l2.js';
-import type { ChangeLog } from '../replication/state_changes.js';
+import { Outbox } from '../replication/outbox.js';
 
 /** What the client receives (contract §3). */
 export interface ApiCredentials {
@@ -71,8 +71,8 @@ export function padded(secret: string): string {
 }
 
 export class ApiKeyStore {
-  /** Where committed changes go (the primary's replicated journal); undefined without one. */
-  changes: ChangeLog | undefined = undefined;
+  /** The keys made and revoked on their way to the primary's replicated journal (nothing without one). */
+  readonly outbox: Outbox;
   private readonly root: RootDatabase;
   private readonly keys: Database<StoredKey, string>;
   private readonly byOwner: Database<string, string>;
@@ -92,6 +92,7 @@ export class ApiKeyStore {
     this.root = openDurable(path, 4);
     this.keys = this.root.openDB({ name: 'keys', encoding: 'msgpack' });
     this.byOwner = this.root.openDB({ name: 'by-owner', encoding: 'msgpack' });
+    this.outbox = new Outbox(this.root, 'key store', (body) => this.write(body));
   }
 
   /**
@@ -109,12 +110,14 @@ export class ApiKeyStore {
     });
     const made = await this.write(() => {
       if (this.byOwner.get(owner) !== undefined || this.countOf(address) >= KEYS_PER_ADDRESS_MAX) return false;
+      // Before the key's writes: a full outbox refuses the change with nothing written (Outbox.stage).
+      const staged = this.outbox.stage({ kind: 'key', apiKey, stored });
       this.keys.putSync(apiKey, stored);
       this.byOwner.putSync(owner, apiKey);
-      return true;
+      return { staged };
     });
-    if (!made) return undefined;
-    this.changes?.record({ kind: 'key', apiKey, stored });
+    if (made === false) return undefined;
+    this.outbox.send(made.staged);
     return { apiKey, secret: padded(stored.secret), passphrase: stored.passphrase };
   }
 
@@ -158,16 +161,18 @@ export class ApiKeyStore {
     const revoked = await this.write(() => {
       const stored = this.read(apiKey);
       if (stored === undefined) return false;
+      const staged = this.outbox.stage({ kind: 'revoke', apiKey });
       this.keys.removeSync(apiKey);
       this.byOwner.removeSync(ownerKey(stored.address, stored.nonce));
-      return true;
+      return { staged };
     });
     // After the commit: a lookup between the callback and the commit read the key as committed
     // then, and may have cached it again. lmdb-js renews its read transaction before it resolves
     // the commit, so from here on a lookup reads the key as gone.
     this.cache.delete(apiKey);
-    if (revoked) this.changes?.record({ kind: 'revoke', apiKey });
-    return revoked;
+    if (revoked === false) return false;
+    this.outbox.send(revoked.staged);
+    return true;
   }
 
   /** A replica: stores a key as the primary stored it (again: the same key, unchanged). */
@@ -216,8 +221,9 @@ export class ApiKeyStore {
     this.adopting = false;
   }
 
-  close(): Promise<void> {
-    return this.root.close();
+  async close(): Promise<void> {
+    await this.outbox.close();
+    await this.root.close();
   }
 
   /**

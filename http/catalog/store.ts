@@ -3,7 +3,7 @@
 // as the records they point to. Writes are synchronous, durable transactions: when a write
 // returns, it is on disk. Readers see a `version` that every committed write bumps, which is
 // what response caches key on.
-import type { ChangeLog } from '../replication/state_changes.js';
+import { Outbox } from '../replication/outbox.js';
 import { join } from 'node:path';
 import { type Database, type RootDatabase } from 'lmdb';
 import { openDurable } from '../../engine/durable_env.js';
@@ -49,8 +49,8 @@ const REPLICATED_KEY = 'replicated-change';
 
 export class CatalogStore {
   private versionCounter = 1;
-  /** Where committed changes go (the primary's replicated journal); undefined without one. */
-  changes: ChangeLog | undefined = undefined;
+  /** The catalog's changes on their way to the primary's replicated journal (nothing without one). */
+  readonly outbox: Outbox;
   /**
    * Markets by lower-case condition id as of `byConditionVersion`: the trading path looks one up
    * for every fill and every order event it publishes, and a lookup plus a record read from LMDB
@@ -69,7 +69,9 @@ export class CatalogStore {
     private readonly eventsByTag: Database<number, number>,
     private readonly eventsBySeries: Database<number, number>,
     private readonly meta: Database<number, string>,
-  ) {}
+  ) {
+    this.outbox = new Outbox(root, 'catalog');
+  }
 
   static open(dataDir: string): CatalogStore {
     const path = join(dataDir, CATALOG_STORE);
@@ -158,8 +160,7 @@ export class CatalogStore {
 
   /** Creates one event with its markets (admin API); the server assigns every id. */
   createEvent(input: EventInput): EventRecord {
-    const id = this.root.transactionSync(() => this.writeEvent(input, 'create'));
-    this.changes?.record({ kind: 'event', input, id });
+    const id = this.outbox.commitSync(() => this.writeEvent(input, 'create'), (created) => ({ kind: 'event', input, id: created }));
     this.versionCounter++;
     const created = this.event(id);
     if (created === undefined) throw new Error(`event ${id} missing after commit`);
@@ -169,7 +170,7 @@ export class CatalogStore {
   /** Upserts events keeping their ids, in one transaction; re-importing the same file is a no-op. */
   importEvents(inputs: readonly EventInput[]): WriteSummary {
     const summary = { events: 0, markets: 0, tags: 0, series: 0 };
-    this.root.transactionSync(() => {
+    this.outbox.commitSync(() => {
       for (const input of inputs) {
         this.writeEvent(input, 'import');
         summary.events++;
@@ -177,8 +178,7 @@ export class CatalogStore {
         summary.tags += input.tags.length;
         summary.series += input.series.length;
       }
-    });
-    this.changes?.record({ kind: 'import', inputs });
+    }, () => ({ kind: 'import', inputs }));
     this.versionCounter++;
     return summary;
   }
@@ -188,8 +188,7 @@ export class CatalogStore {
     const previous = this.market(id);
     if (previous === undefined) throw new Error(`market ${id} does not exist`);
     const record: MarketRecord = { ...previous, ...flags, updatedAtMs: nowMs };
-    this.root.transactionSync(() => this.markets.putSync(id, record));
-    this.changes?.record({ kind: 'flags', id, flags, nowMs });
+    this.outbox.commitSync(() => this.markets.putSync(id, record), () => ({ kind: 'flags', id, flags, nowMs }));
     this.versionCounter++;
     return record;
   }
@@ -205,6 +204,7 @@ export class CatalogStore {
   }
 
   async close(): Promise<void> {
+    await this.outbox.close();
     await this.root.flushed;
     await this.root.close();
   }

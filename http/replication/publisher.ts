@@ -199,6 +199,9 @@ class ShardSubject {
     Atomics.store(this.words, FEED_WORDS.ACKED, BigInt(batch));
     Atomics.notify(this.words, FEED_WORDS.ACKED);
     this.wake?.wakeConsumer();
+    // The front end's changes: told as a message, for their stores' outboxes (outbox.ts) to forget
+    // them; no thread waits on this word but a sync request's answer.
+    if (this.shard === data.shards) reply({ type: 'changes-appended', batch });
   }
 
   private fence(error: unknown): void {

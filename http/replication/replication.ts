@@ -38,6 +38,8 @@ export class Replication {
   private stopped: Promise<void> | undefined;
   /** The primary's changes recorded so far (state_changes.ts): the number of the last. */
   private changesRecorded = 0;
+  /** What runs once the stream holds a recorded change, by its number, oldest first (ChangeLog.record). */
+  private readonly changesAwaited: [number, () => Promise<void> | undefined][] = [];
   private leaseLost: (holder: LeaseHolder | undefined) => void = () => undefined;
   private leaseRegained: () => void = () => undefined;
 
@@ -103,10 +105,11 @@ export class Replication {
     this.thread.postMessage({ type: 'attach', shard: index, feed: undefined, shared: this.shared[index]!, wake: undefined, layout: undefined } satisfies PublisherMessage);
     this.changesRecorded = await attached;
     return {
-      record: (change) => {
+      record: (change, appended) => {
         this.changesRecorded++;
         const bytes = pack(change);
         this.thread.postMessage({ type: 'state', batch: this.changesRecorded, bytes } satisfies PublisherMessage);
+        if (appended !== undefined) this.changesAwaited.push([this.changesRecorded, appended]);
       },
     };
   }
@@ -236,6 +239,19 @@ export class Replication {
     }));
   }
 
+  /** The stream holds the recorded changes through `batch`: what waited for them runs. */
+  private changesAppendedThrough(batch: number): void {
+    let count = 0;
+    while (count < this.changesAwaited.length && this.changesAwaited[count]![0] <= batch) count++;
+    for (const [number, appended] of this.changesAwaited.splice(0, count)) {
+      appended()?.catch((error: unknown) => {
+        // The outbox keeps the change until a later removal takes it, or the next start sends it again:
+        // harmless, but the operator should know why.
+        this.log.warn('a store could not remove from its outbox a change the replicated journal holds', { change: number, error: error instanceof Error ? error.message : String(error) });
+      });
+    }
+  }
+
   /** Sends the thread `message` and resolves with its first reply of one of `types`. */
   private ask<T extends PublisherReply>(message: PublisherMessage, types: readonly PublisherReply['type'][]): Promise<T> {
     return new Promise<T>((resolve) => {
@@ -267,6 +283,9 @@ export class Replication {
         else waiting?.reject(new ReplicationUnavailable(`shard ${message.shard} could not attach to the replicated journal: ${message.message}`));
         break;
       }
+      case 'changes-appended':
+        this.changesAppendedThrough(message.batch);
+        break;
       case 'log':
         this.log[message.level](message.message, message.fields);
         break;

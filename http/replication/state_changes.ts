@@ -44,5 +44,9 @@ export type StateChange =
 
 /** Where a store tells its committed changes (the primary's state journal); undefined on a replica and without NATS. */
 export interface ChangeLog {
-  record(change: StateChange): void;
+  /**
+   * Sends a committed change to the stream. `appended`, when given, runs once the stream holds
+   * it (a store's outbox forgets it then, outbox.ts); a failure it resolves with is logged.
+   */
+  record(change: StateChange, appended?: () => Promise<void> | undefined): void;
 }

@@ -48,6 +48,8 @@ export type PublisherReply =
   // The stream's last batch of the shard (written to its ACKED word too).
   | { readonly type: 'attached'; readonly shard: number; readonly batch: number }
   | { readonly type: 'attach-failed'; readonly shard: number; readonly message: string }
+  // The stream holds the front end's changes through number `batch` (their stores' outboxes forget them).
+  | { readonly type: 'changes-appended'; readonly batch: number }
   | { readonly type: 'log'; readonly level: 'info' | 'warn' | 'error'; readonly message: string; readonly fields: Record<string, string | number | boolean | null | undefined> }
   | { readonly type: 'stopped' }
   | { readonly type: 'lease-acquired'; readonly term: number }

@@ -81,7 +81,7 @@ export async function startTrading(
   const { replication } = replicated;
   let following = replicated.following;
   const treasury = new Treasury(config.dataDir, config.shards, adopting);
-  treasury.changes = replicated.changes;
+  treasury.outbox.attach(replicated.changes);
   const pool = new ShardPool({ dataDir: config.dataDir, shards: config.shards, engine: engineOptionsOf(config), replication, following }, treasury, log);
   const marketData = new MarketData(pool, log, now, config.frontEnds > 1);
   pool.observe(marketData);

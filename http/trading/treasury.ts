@@ -16,7 +16,8 @@ import { openDurable } from '../../engine/durable_env.js';
 import { COLLATERAL_SUPPLY_MICROS_MAX } from '../../engine/constants.js';
 import { checksumOf } from '../data_dir/checksum.js';
 import { DataDirDamaged, problem, type Problem } from '../data_dir/damage.js';
-import type { ChangeLog, StateChange } from '../replication/state_changes.js';
+import { Outbox } from '../replication/outbox.js';
+import type { StateChange } from '../replication/state_changes.js';
 
 /** The treasury's directory under DATA_DIR. */
 export const TREASURY_STORE = 'treasury';
@@ -40,8 +41,8 @@ export class Treasury {
   private depositCount: number;
   private readonly free = new Map<string, number>();
   private readonly mirror: Map<string, number>[];
-  /** Where committed changes go (the primary's replicated journal); undefined without one. */
-  changes: ChangeLog | undefined = undefined;
+  /** The treasury's changes on their way to the primary's replicated journal (nothing without one). */
+  readonly outbox: Outbox;
   private externalTotal = 0;
 
   /**
@@ -55,6 +56,7 @@ export class Treasury {
     this.external = this.root.openDB({ name: 'external', encoding: 'msgpack' });
     this.meta = this.root.openDB({ name: 'meta', encoding: 'msgpack' });
     this.deposits = this.root.openDB({ name: 'deposits', encoding: 'msgpack', keyEncoding: 'ordered-binary' });
+    this.outbox = new Outbox(this.root, 'treasury');
     this.depositCount = (this.meta.get('deposits') as number | undefined) ?? 0;
     if (this.meta.get('shards') === undefined) this.meta.putSync('shards', shards);
     this.mirror = Array.from({ length: shards }, () => new Map<string, number>());
@@ -114,23 +116,23 @@ export class Treasury {
     const total = entries.reduce((sum, [, micros]) => sum + micros, 0);
     if (this.externalTotal + total > COLLATERAL_SUPPLY_MICROS_MAX) return false;
     const first = this.depositCount + 1;
+    const last = first + entries.length - 1;
     const balances = new Map<string, number>();
-    this.root.transactionSync(() => {
+    this.outbox.commitSync(() => {
       entries.forEach(([address, micros], index) => {
         const after = this.externalOf(address) + micros;
         this.putBalance(address, after);
         balances.set(address, after);
         this.deposits.putSync([address, timeMs, first + index], micros);
       });
-      this.meta.putSync('deposits', first + entries.length - 1);
-    });
-    this.depositCount = first + entries.length - 1;
+      this.meta.putSync('deposits', last);
+    }, () => ({
+      kind: 'treasury', balances: [...balances], deposits: entries.map(([address, micros], index) => [address, timeMs, first + index, micros] as const),
+      depositCount: last,
+    }));
+    this.depositCount = last;
     for (const [address, micros] of entries) this.add(address, micros);
     this.externalTotal += total;
-    this.changes?.record({
-      kind: 'treasury', balances: [...balances], deposits: entries.map(([address, micros], index) => [address, timeMs, first + index, micros] as const),
-      depositCount: this.depositCount,
-    });
     return true;
   }
 
@@ -168,10 +170,9 @@ export class Treasury {
   withdraw(address: string, micros: number): boolean {
     if (this.freeOf(address) < micros) return false;
     const after = this.externalOf(address) - micros;
-    this.root.transactionSync(() => this.putBalance(address, after));
+    this.outbox.commitSync(() => this.putBalance(address, after), () => ({ kind: 'treasury', balances: [[address, after]], deposits: [], depositCount: this.depositCount }));
     this.add(address, -micros);
     this.externalTotal -= micros;
-    this.changes?.record({ kind: 'treasury', balances: [[address, after]], deposits: [], depositCount: this.depositCount });
     return true;
   }
 
@@ -230,8 +231,9 @@ export class Treasury {
     this.adopting = false;
   }
 
-  close(): Promise<void> {
-    return this.root.close();
+  async close(): Promise<void> {
+    await this.outbox.close();
+    await this.root.close();
   }
 
   /** The stored balance of `address` (0 when none); throws when it fails its checksum. */
