@@ -530,7 +530,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
       await replication.appliedThrough(batches);
       follower.stop();
       changes = await replication.recordChanges();
-      // Before any change of its own: what its outboxes hold goes first (replication/outbox.ts).
+      // Its stores record their changes from here on (their outboxes were emptied at its start).
       for (const outbox of [store.outbox, keys.outbox, profiles.outbox, trading.treasury.outbox]) outbox.attach(changes);
       await trading.promote();
       replicated.role = 'primary';

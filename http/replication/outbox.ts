@@ -4,8 +4,7 @@
 // is never on the primary's disk without being on its way to the stream: one committed by a
 // primary that died before the stream took it (kill -9, or NATS unreachable with
 // REPLICATION=async and then a crash) is still in the outbox when that data directory starts
-// again as the primary, or as a standby that is promoted, and is sent then (attach), before
-// the store takes any new change. The shards need none of this: their journal is their outbox
+// again as the primary, and is sent then (attach), before the store takes any new change. The shards need none of this: their journal is their outbox
 // (engine/shard/journal_feed.ts).
 //
 // Sending a change again is harmless: a change carries its result, not the request that made it,
