@@ -17,10 +17,23 @@
 //   a signed order goes to the standby every 20 ms until it answers 200 (503 until it holds the
 //   lease). The figure runs from the kill to that 200; fresh servers and nats-server each run
 //   (--failovers=N). Goal: ≤ 5 s in every run (Polymarket's weekly restart takes about 90 s).
+// - A late replica's start (snapshots on NATS): the primary (SNAPSHOT_INTERVAL_S=0, so it takes
+//   none by itself) takes a history of resting orders (closed loop, as fast as it takes them;
+//   --history=N). Replica B starts `follow` on an empty DATA_DIR with no snapshot on NATS and
+//   replays the stream from its first message; then `node dist/http/main.js snapshot` runs
+//   beside the primary, 1% more orders follow it, and replica A starts on another empty
+//   DATA_DIR: it restores the snapshot and reads each subject from the snapshot's batch on. Each
+//   start is timed from its spawn to the moment its shards stand at the primary's batches and
+//   state hashes, with the messages it read (its clobd_replication_messages_total) beside those
+//   the primary appended. Fresh servers and nats-server each run (--late-runs=N). No goal: the
+//   figure is B's time over A's, and what each read.
+//
+// --only=lag,failover,late runs only the figures named.
 //
 // The bench process, both servers and nats-server share the machine: on two cores the rate asked
 // for may not be reached, and the suite prints the rate the primary accepted.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +90,18 @@ const TAKEOVER_MS_MAX = 60_000;
 const TIMESTAMP_FIELD = /"timestamp":"\d+"/;
 /** Log lines of a server (LOG_LEVEL=warn: warnings and errors only) shown per server. */
 const LOG_LINES_SHOWN = 5;
+/** The orders after the snapshot, per order of the history: A must read the stream past the snapshot too. */
+const AFTER_SNAPSHOT_FRACTION = 0.01;
+/** Closed loop: the history ends once every order is answered; this only bounds a server that stalls. */
+const HISTORY_MS_MAX = 600_000;
+/** A late replica that does not stand where the primary does this long after its spawn fails the run. */
+const LATE_CATCH_UP_MS_MAX = 300_000;
+/** The snapshot command's report (http/replication/snapshot.ts), and a replica's once it restored one. */
+const SNAPSHOT_REPORT = /^snapshot \S+ is on NATS \(([\d.]+) s\): bucket \S+, (\d+) files, ([\d.]+) MB$/m;
+const RESTORE_REPORT = /^snapshot \S+ fetched from NATS and restored \(([\d.]+) s\)/m;
+/** The figures --only may name. */
+const FIGURES = ['lag', 'failover', 'late'] as const;
+type FigureName = (typeof FIGURES)[number];
 
 export interface ReplicaSizes {
   /** Orders per second asked for (--rate). */
@@ -91,10 +116,18 @@ export interface ReplicaSizes {
   readonly rounds: number;
   /** Failovers, each on fresh servers (--failovers). */
   readonly failovers: number;
+  /** Orders the primary takes before the late replicas start (--history). */
+  readonly history: number;
+  /** Late replicas' starts, each pair on fresh servers (--late-runs). */
+  readonly lateRuns: number;
 }
 
-const QUICK: ReplicaSizes = { rate: 500, seconds: 3, warmupSeconds: 1, markets: 2, accounts: 20, connections: 32, rounds: 1, failovers: 1 };
-const FULL: ReplicaSizes = { rate: 1_000, seconds: 20, warmupSeconds: 3, markets: 4, accounts: 200, connections: 128, rounds: 3, failovers: 5 };
+const QUICK: ReplicaSizes = {
+  rate: 500, seconds: 3, warmupSeconds: 1, markets: 2, accounts: 20, connections: 32, rounds: 1, failovers: 1, history: 2_000, lateRuns: 1,
+};
+const FULL: ReplicaSizes = {
+  rate: 1_000, seconds: 20, warmupSeconds: 3, markets: 4, accounts: 200, connections: 128, rounds: 3, failovers: 5, history: 20_000, lateRuns: 3,
+};
 
 export interface LagRound {
   /** Orders sent, and answered 200, over the measured seconds. */
@@ -139,12 +172,48 @@ export interface FailoverRun {
   readonly standbyLog: readonly string[];
 }
 
+/** One late replica's start on an empty DATA_DIR. */
+export interface LateStart {
+  /** From its spawn to its ready line, and to its shards at the primary's batches and state hashes. */
+  readonly readyMs: number;
+  readonly catchUpMs: number;
+  /** What it read of the stream (its clobd_replication_messages_total and _bytes_total over the shards). */
+  readonly messagesRead: number;
+  readonly bytesRead: number;
+  /** What the primary had appended to its shards' subjects by then. */
+  readonly streamMessages: number;
+  /** How long fetching and restoring the snapshot took, as the replica printed it; undefined when it restored none. */
+  readonly restoreSeconds: number | undefined;
+  /** What it printed on stdout besides its ready line: the restore's report, when it restored a snapshot. */
+  readonly printed: readonly string[];
+  /** What it logged (warnings and errors). */
+  readonly log: readonly string[];
+}
+
+export interface LateRun {
+  /** Orders of the history, all accepted, and the rate the primary took them at. */
+  readonly historyOrders: number;
+  readonly historyPerSecond: number;
+  /** Orders after the snapshot, all accepted. */
+  readonly afterSnapshotOrders: number;
+  /** B: no snapshot on NATS; A: after the snapshot and the orders after it. */
+  readonly withoutSnapshot: LateStart;
+  readonly fromSnapshot: LateStart;
+  /** The snapshot command's wall time (spawn to exit), and what it printed: its own time, its files and their size. */
+  readonly snapshotMs: number;
+  readonly snapshotReportSeconds: number;
+  readonly snapshotFiles: number;
+  readonly snapshotMegabytes: number;
+  readonly primaryLog: readonly string[];
+}
+
 export interface ReplicaFigures {
   /** Why the suite did not run (no nats-server); undefined when it ran. */
   readonly skipped: string | undefined;
   readonly sizes: ReplicaSizes;
   readonly lagRounds: readonly LagRound[];
   readonly failovers: readonly FailoverRun[];
+  readonly lateRuns: readonly LateRun[];
 }
 
 /** The processes that share the machine during the run. */
@@ -154,6 +223,8 @@ const PROCESSES: readonly ProcessName[] = ['primary', 'replica', 'nats', 'bench'
 /** A clobd process started as a user starts one, with its own DATA_DIR. */
 interface Clobd {
   readonly clobUrl: string;
+  /** Removed by `stop`. */
+  readonly dataDir: string;
   readonly process: ChildProcess;
   /** Its log lines so far (stdout and stderr but the ready line). */
   log(): string[];
@@ -195,7 +266,7 @@ function startClobd(args: readonly string[], env: Readonly<Record<string, string
       if (match !== null) {
         clearInterval(watch);
         const readyLine = match[0];
-        resolve({ clobUrl: match[1]!, process: child, log: () => output.replace(readyLine, '').split('\n').filter((line) => line !== ''), stop });
+        resolve({ clobUrl: match[1]!, dataDir, process: child, log: () => output.replace(readyLine, '').split('\n').filter((line) => line !== ''), stop });
       } else if (child.exitCode !== null || child.signalCode !== null) {
         fail(`exited with ${child.exitCode ?? child.signalCode} before it was ready`);
       } else if (performance.now() - started > READY_MS_MAX) {
@@ -482,6 +553,96 @@ async function failoverOnce(run: number): Promise<FailoverRun> {
   }
 }
 
+/** Every request to the primary, closed loop; each must be accepted. */
+async function placeAll(clobUrl: string, requests: readonly RequestSpec[], connections: number): Promise<LoadResult> {
+  const result = await runLoad({ url: clobUrl, requests, connections: Math.min(connections, requests.length), durationMs: HISTORY_MS_MAX, unique: true });
+  const accepted = result.statusCounts['200'] ?? 0;
+  if (accepted !== requests.length) throw new Error(`the primary accepted ${accepted} of ${requests.length} orders: ${JSON.stringify(notAccepted(result))} ${JSON.stringify(result.errorSamples)}`);
+  return result;
+}
+
+/** A server's clobd_replication_messages_total and clobd_replication_bytes_total (GET /metrics), summed over its shards. */
+async function replicationTotals(clobUrl: string): Promise<{ messages: number; bytes: number }> {
+  const response = await fetch(`${clobUrl}/metrics`);
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`${clobUrl}/metrics: ${response.status} ${text}`);
+  const sum = (name: string): number => {
+    const samples = [...text.matchAll(new RegExp(`^${name}\\{[^}]*\\} (\\d+)$`, 'gm'))];
+    if (samples.length !== SHARDS) throw new Error(`${clobUrl}/metrics has ${samples.length} samples of ${name}, not one per shard (${SHARDS})`);
+    return samples.reduce((total, sample) => total + Number(sample[1]), 0);
+  };
+  return { messages: sum('clobd_replication_messages_total'), bytes: sum('clobd_replication_bytes_total') };
+}
+
+/** `follow` on a fresh, empty DATA_DIR, timed from its spawn until its shards stand where the primary's do; stopped then. */
+async function lateStart(primary: Clobd, env: Readonly<Record<string, string>>): Promise<LateStart> {
+  const spawnedMs = performance.now();
+  const replica = await startClobd(['follow'], env);
+  try {
+    const readyMs = performance.now() - spawnedMs;
+    if (!(await sameState(primary, replica, LATE_CATCH_UP_MS_MAX - readyMs))) {
+      throw new Error(`a late replica did not reach the primary's batches within ${LATE_CATCH_UP_MS_MAX} ms of its spawn\n${replica.log().join('\n')}`);
+    }
+    const catchUpMs = performance.now() - spawnedMs;
+    const [read, appended] = await Promise.all([replicationTotals(replica.clobUrl), replicationTotals(primary.clobUrl)]);
+    // Log lines are JSON objects (http/log.ts); the rest is the restore's report.
+    const lines = replica.log();
+    const log = lines.filter((line) => line.startsWith('{'));
+    const printed = lines.filter((line) => !line.startsWith('{'));
+    const restored = RESTORE_REPORT.exec(printed.join('\n'));
+    return {
+      readyMs, catchUpMs, messagesRead: read.messages, bytesRead: read.bytes, streamMessages: appended.messages,
+      restoreSeconds: restored === null ? undefined : Number(restored[1]), printed, log,
+    };
+  } finally {
+    await replica.stop();
+  }
+}
+
+type SnapshotTaken = Pick<LateRun, 'snapshotMs' | 'snapshotReportSeconds' | 'snapshotFiles' | 'snapshotMegabytes'>;
+
+/** `node dist/http/main.js snapshot` beside the primary, on its DATA_DIR and NATS settings, as an operator runs it. */
+async function takeSnapshot(primary: Clobd, env: Readonly<Record<string, string>>): Promise<SnapshotTaken> {
+  const startedMs = performance.now();
+  const child = spawn(process.execPath, [MAIN_PATH, 'snapshot'], { env: { ...process.env, ...env, DATA_DIR: primary.dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+  const snapshotMs = performance.now() - startedMs;
+  const report = SNAPSHOT_REPORT.exec(output);
+  if (code !== 0 || report === null) throw new Error(`the snapshot command exited with ${String(code ?? signal)}:\n${output}`);
+  return { snapshotMs, snapshotReportSeconds: Number(report[1]), snapshotFiles: Number(report[2]), snapshotMegabytes: Number(report[3]) };
+}
+
+async function lateRun(sizes: ReplicaSizes, run: number): Promise<LateRun> {
+  const nats = await startNats(1);
+  const servers: Clobd[] = [];
+  try {
+    // Snapshots only when the run asks for one, so that B surely finds none.
+    const env = { ...serverEnv(nats, `replica-late-${run}`), SNAPSHOT_INTERVAL_S: '0' };
+    const primary = await startClobd([], env);
+    servers.push(primary);
+    const tokens = await spreadMarkets(primary.clobUrl, sizes.markets);
+    const afterSnapshot = Math.ceil(sizes.history * AFTER_SNAPSHOT_FRACTION);
+    const requests = await preparedOrders(primary.clobUrl, restingPlan(sizes.history + afterSnapshot, sizes.accounts, sizes.markets), tokens);
+    const history = await placeAll(primary.clobUrl, requests.slice(0, sizes.history), sizes.connections);
+    const withoutSnapshot = await lateStart(primary, env);
+    if (withoutSnapshot.restoreSeconds !== undefined) throw new Error('replica B restored a snapshot, though none was taken');
+    const snapshot = await takeSnapshot(primary, env);
+    await placeAll(primary.clobUrl, requests.slice(sizes.history), sizes.connections);
+    const fromSnapshot = await lateStart(primary, env);
+    if (fromSnapshot.restoreSeconds === undefined) throw new Error(`replica A restored no snapshot:\n${[...fromSnapshot.printed, ...fromSnapshot.log].join('\n')}`);
+    return {
+      historyOrders: sizes.history, historyPerSecond: history.requestsPerSecond, afterSnapshotOrders: afterSnapshot, withoutSnapshot, fromSnapshot, ...snapshot,
+      primaryLog: primary.log(),
+    };
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    await nats.close();
+  }
+}
+
 /** `--name=N`: a positive whole number, or `fallback` when not given. */
 function countOption(options: readonly string[], name: string, fallback: number): number {
   const given = options.find((option) => option.startsWith(`--${name}=`));
@@ -491,18 +652,33 @@ function countOption(options: readonly string[], name: string, fallback: number)
   return value;
 }
 
+/** `--only=a,b`: the figures named (all of them when not given). */
+function chosenFigures(options: readonly string[]): ReadonlySet<FigureName> {
+  const given = options.find((option) => option.startsWith('--only='));
+  if (given === undefined) return new Set(FIGURES);
+  const names = given.slice('--only='.length).split(',');
+  const unknown = names.filter((name) => !(FIGURES as readonly string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0) throw new Error(`--only takes figures among ${FIGURES.join(', ')}, not ${given}`);
+  return new Set(names as FigureName[]);
+}
+
 export async function benchReplica(quick: boolean, options: readonly string[]): Promise<ReplicaFigures> {
   const base = quick ? QUICK : FULL;
+  const chosen = chosenFigures(options);
+  // A figure left out runs no round: the sizes say what ran.
+  const runs = (figure: FigureName, name: string, fallback: number): number => (chosen.has(figure) ? countOption(options, name, fallback) : 0);
   const sizes: ReplicaSizes = {
-    ...base, rate: countOption(options, 'rate', base.rate), seconds: countOption(options, 'seconds', base.seconds), rounds: countOption(options, 'rounds', base.rounds),
-    failovers: countOption(options, 'failovers', base.failovers),
+    ...base, rate: countOption(options, 'rate', base.rate), seconds: countOption(options, 'seconds', base.seconds), rounds: runs('lag', 'rounds', base.rounds),
+    failovers: runs('failover', 'failovers', base.failovers), history: countOption(options, 'history', base.history), lateRuns: runs('late', 'late-runs', base.lateRuns),
   };
-  if (!natsServerInstalled()) return { skipped: 'nats-server is not installed (apt-get install nats-server)', sizes, lagRounds: [], failovers: [] };
+  if (!natsServerInstalled()) return { skipped: 'nats-server is not installed (apt-get install nats-server)', sizes, lagRounds: [], failovers: [], lateRuns: [] };
   const lagRounds: LagRound[] = [];
   for (let round = 0; round < sizes.rounds; round++) lagRounds.push(await lagRound(sizes));
   const failovers: FailoverRun[] = [];
   for (let run = 0; run < sizes.failovers; run++) failovers.push(await failoverOnce(run));
-  return { skipped: undefined, sizes, lagRounds, failovers };
+  const lateRuns: LateRun[] = [];
+  for (let run = 0; run < sizes.lateRuns; run++) lateRuns.push(await lateRun(sizes, run));
+  return { skipped: undefined, sizes, lagRounds, failovers, lateRuns };
 }
 
 const verdict = (met: boolean): string => (met ? 'PASS' : 'MISS');
@@ -565,6 +741,37 @@ function printFailovers(runs: readonly FailoverRun[]): void {
   console.log(`  median ${seconds(median(times))}  max ${seconds(longest)}  (goal ≤ ${FAILOVER_GOAL_MS / 1000} s in every run: ${verdict(longest <= FAILOVER_GOAL_MS)})`);
 }
 
+function lateStartLine(start: LateStart): string {
+  const restore = start.restoreSeconds === undefined ? '' : `, the snapshot fetched and restored in ${format(start.restoreSeconds, 1)} s of it`;
+  return `${seconds(start.catchUpMs)} from its spawn to the primary's batches and state hashes (ready after ${seconds(start.readyMs)}${restore}); ` +
+    `read ${format(start.messagesRead)} messages (${format(start.bytesRead / 1e6, 1)} MB) of the ${format(start.streamMessages)} the primary appended`;
+}
+
+function printLateRuns(runs: readonly LateRun[]): void {
+  console.log(
+    `\nLate replica's start: primary (REPLICATION=sync, SNAPSHOT_INTERVAL_S=0), SHARDS=${SHARDS}, one nats-server on loopback; a history of resting orders, then ` +
+    `replica B (follow, empty DATA_DIR, no snapshot on NATS); then \`snapshot\` beside the primary, ${format(AFTER_SNAPSHOT_FRACTION * 100)}% more orders, ` +
+    `and replica A (follow, empty DATA_DIR: restores the snapshot, then seeks); fresh servers each of ${runs.length} run(s)`,
+  );
+  for (const [index, run] of runs.entries()) {
+    console.log(
+      `  run ${index + 1}: ${format(run.historyOrders)} orders of history at ${format(run.historyPerSecond)} orders/s, ${format(run.afterSnapshotOrders)} after the snapshot; ` +
+      `B/A ${format(run.withoutSnapshot.catchUpMs / run.fromSnapshot.catchUpMs, 1)}`,
+    );
+    console.log(`    B, no snapshot: ${lateStartLine(run.withoutSnapshot)}`);
+    console.log(`    snapshot command: ${seconds(run.snapshotMs)} from spawn to exit (it printed ${format(run.snapshotReportSeconds, 1)} s), ${run.snapshotFiles} files, ${format(run.snapshotMegabytes, 1)} MB`);
+    console.log(`    A, from the snapshot: ${lateStartLine(run.fromSnapshot)}`);
+    printLog(`run ${index + 1}'s primary`, run.primaryLog);
+    printLog(`run ${index + 1}'s B`, run.withoutSnapshot.log);
+    printLog(`run ${index + 1}'s A`, run.fromSnapshot.log);
+  }
+  const ofRuns = (read: (run: LateRun) => number): number => median(runs.map(read));
+  console.log(
+    `  median of the runs: B ${seconds(ofRuns((run) => run.withoutSnapshot.catchUpMs))}, A ${seconds(ofRuns((run) => run.fromSnapshot.catchUpMs))}, ` +
+    `B/A ${format(ofRuns((run) => run.withoutSnapshot.catchUpMs / run.fromSnapshot.catchUpMs), 1)}; snapshot command ${seconds(ofRuns((run) => run.snapshotMs))}`,
+  );
+}
+
 export function printReplica(figures: ReplicaFigures): void {
   if (figures.skipped !== undefined) {
     console.log(`\nReplica: skipped, ${figures.skipped}`);
@@ -572,4 +779,5 @@ export function printReplica(figures: ReplicaFigures): void {
   }
   if (figures.lagRounds.length > 0) printLag(figures.sizes, figures.lagRounds);
   if (figures.failovers.length > 0) printFailovers(figures.failovers);
+  if (figures.lateRuns.length > 0) printLateRuns(figures.lateRuns);
 }
