@@ -1,4 +1,5 @@
-// Structured logs: one JSON object per line on stderr (stdout carries only the ready line).
+// Structured logs: one JSON object per line on stderr (stdout carries only the ready line, and
+// before it, on a replica that starts from a snapshot, the restore's report: main.ts).
 // Callers pass fields explicitly; nothing here knows about requests or secrets, so callers
 // must never hand it a credential.
 import type { LogLevel } from './config.js';
