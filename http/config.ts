@@ -1,7 +1,7 @@
 // Configuration: every setting of contract §1, read once from the environment and the command
 // line (a flag wins over the environment), validated with errors that name the setting, and
 // frozen. Nothing else in the project reads process.env or process.argv for settings.
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { ORDER_HISTORY_DEFAULT, ORDER_HISTORY_LIMIT } from '../engine/constants.js';
@@ -83,6 +83,24 @@ export interface ReplicationConfig {
   readonly stream: string;
   /** How often the primary puts a snapshot on NATS for new replicas to start from (SNAPSHOT_INTERVAL_S; 0: never by itself). */
   readonly snapshotIntervalS: number;
+  readonly auth: NatsAuth;
+}
+
+/**
+ * How clobd proves itself to NATS, and checks NATS: at most one of a user and password
+ * (NATS_USER, NATS_PASSWORD), a token (NATS_TOKEN) or a credentials file (NATS_CREDS: a user's
+ * JWT and nkey seed, NATS's decentralized accounts); and TLS (NATS_TLS_CA: the CA that signed
+ * the servers' certificates; NATS_TLS_CERT and NATS_TLS_KEY: a client certificate, for servers
+ * that verify one). Unset fields: none of it.
+ */
+export interface NatsAuth {
+  readonly user?: string;
+  readonly password?: string;
+  readonly token?: string;
+  readonly credsFile?: string;
+  readonly tlsCaFile?: string;
+  readonly tlsCertFile?: string;
+  readonly tlsKeyFile?: string;
 }
 
 /** Most replicas JetStream keeps of a stream. */
@@ -175,7 +193,22 @@ const settings = {
   natsStream: setting('NATS_STREAM'),
   advertiseUrl: setting('ADVERTISE_URL'),
   snapshotIntervalS: setting('SNAPSHOT_INTERVAL_S'),
+  natsUser: setting('NATS_USER'),
+  natsPassword: setting('NATS_PASSWORD'),
+  natsToken: setting('NATS_TOKEN'),
+  natsCreds: setting('NATS_CREDS'),
+  natsTlsCa: setting('NATS_TLS_CA'),
+  natsTlsCert: setting('NATS_TLS_CERT'),
+  natsTlsKey: setting('NATS_TLS_KEY'),
 } as const;
+
+/** The settings of NatsAuth, by its fields. */
+const NATS_AUTH_SETTINGS = {
+  user: settings.natsUser, password: settings.natsPassword, token: settings.natsToken, credsFile: settings.natsCreds,
+  tlsCaFile: settings.natsTlsCa, tlsCertFile: settings.natsTlsCert, tlsKeyFile: settings.natsTlsKey,
+} as const satisfies Record<keyof NatsAuth, Setting>;
+/** The settings of NatsAuth that name files. */
+const NATS_AUTH_FILES = ['credsFile', 'tlsCaFile', 'tlsCertFile', 'tlsKeyFile'] as const;
 
 const knownFlags = new Set(Object.values(settings).map((s) => s.flag));
 
@@ -261,7 +294,7 @@ function advertiseUrl(read: Source): string | undefined {
 function replication(read: Source): ReplicationConfig | undefined {
   const servers = (read(settings.nats) ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
   if (servers.length === 0) {
-    for (const companion of [settings.replication, settings.natsReplicas, settings.natsStream, settings.snapshotIntervalS]) {
+    for (const companion of [settings.replication, settings.natsReplicas, settings.natsStream, settings.snapshotIntervalS, ...Object.values(NATS_AUTH_SETTINGS)]) {
       if ((read(companion) ?? '') !== '') throw new ConfigError(`${companion.env} needs NATS (the NATS servers' URLs)`);
     }
     return undefined;
@@ -275,7 +308,43 @@ function replication(read: Source): ReplicationConfig | undefined {
   const stream = read(settings.natsStream) || 'clobd';
   if (!/^[A-Za-z0-9_-]{1,32}$/.test(stream)) throw new ConfigError(`NATS_STREAM must be 1 to 32 letters, digits, _ or -, got "${stream}"`);
   const snapshotIntervalS = integer(read, settings.snapshotIntervalS, SNAPSHOT_INTERVAL_S_DEFAULT, 0, SNAPSHOT_INTERVAL_S_MAX);
-  return { servers, mode, replicas, stream, snapshotIntervalS };
+  return { servers, mode, replicas, stream, snapshotIntervalS, auth: natsAuth(read) };
+}
+
+/**
+ * The environment that gives another clobd process (the snapshot command the primary runs)
+ * these NATS settings, whether they came from the environment or from flags.
+ */
+export function replicationEnv(replication: ReplicationConfig): Record<string, string> {
+  const env: Record<string, string> = { [settings.nats.env]: replication.servers.join(','), [settings.natsStream.env]: replication.stream };
+  for (const [field, source] of Object.entries(NATS_AUTH_SETTINGS)) {
+    const value = replication.auth[field as keyof NatsAuth];
+    if (value !== undefined) env[source.env] = value;
+  }
+  return env;
+}
+
+function natsAuth(read: Source): NatsAuth {
+  const auth: Record<string, string> = {};
+  for (const [field, source] of Object.entries(NATS_AUTH_SETTINGS)) {
+    const value = read(source) ?? '';
+    if (value !== '') auth[field] = value;
+  }
+  const { user, password, token, credsFile, tlsCertFile, tlsKeyFile } = auth as NatsAuth;
+  if ((user === undefined) !== (password === undefined)) throw new ConfigError('NATS_USER and NATS_PASSWORD go together');
+  const ways = [user, token, credsFile].filter((way) => way !== undefined).length;
+  if (ways > 1) throw new ConfigError('NATS_USER and NATS_PASSWORD, NATS_TOKEN and NATS_CREDS are three ways to authenticate to NATS: set one of them');
+  if ((tlsCertFile === undefined) !== (tlsKeyFile === undefined)) throw new ConfigError('NATS_TLS_CERT and NATS_TLS_KEY go together (a client certificate and its key)');
+  for (const field of NATS_AUTH_FILES) {
+    const path = auth[field];
+    if (path === undefined) continue;
+    try {
+      accessSync(path, constants.R_OK);
+    } catch {
+      throw new ConfigError(`${NATS_AUTH_SETTINGS[field].env} names ${path}, which this process cannot read`);
+    }
+  }
+  return auth;
 }
 
 function onOff(read: Source, source: Setting): boolean {

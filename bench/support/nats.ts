@@ -52,6 +52,8 @@ export interface NatsCluster {
 
 interface NodePlan {
   readonly name: string;
+  /** More of nats-server's options (authentication, TLS). */
+  readonly args: readonly string[];
   readonly port: number;
   readonly clusterPort: number | undefined;
   readonly routes: readonly number[];
@@ -59,7 +61,7 @@ interface NodePlan {
 }
 
 function startNode(plan: NodePlan, clusterName: string): Promise<NatsNode> {
-  const args = ['-js', '-a', '127.0.0.1', '-p', String(plan.port), '-sd', plan.storeDir, '-n', plan.name];
+  const args = ['-js', '-a', '127.0.0.1', '-p', String(plan.port), '-sd', plan.storeDir, '-n', plan.name, ...plan.args];
   if (plan.clusterPort !== undefined) {
     args.push('--cluster_name', clusterName, '--cluster', `nats://127.0.0.1:${plan.clusterPort}`, '--routes', plan.routes.map((port) => `nats://127.0.0.1:${port}`).join(','));
   }
@@ -99,12 +101,15 @@ function startNode(plan: NodePlan, clusterName: string): Promise<NatsNode> {
   }));
 }
 
-/** One JetStream server, or (`size` 3) a cluster of three whose nodes route to each other. */
-export async function startNats(size: 1 | 3 = 1): Promise<NatsCluster> {
+/**
+ * One JetStream server, or (`size` 3) a cluster of three whose nodes route to each other; `args`:
+ * more of nats-server's options for every node (a cluster's readiness check connects without them).
+ */
+export async function startNats(size: 1 | 3 = 1, args: readonly string[] = []): Promise<NatsCluster> {
   const ports = await Promise.all(Array.from({ length: size * 2 }, () => freePort()));
   const clusterPorts = ports.slice(size);
   const plans: NodePlan[] = Array.from({ length: size }, (_, index) => ({
-    name: `n${index + 1}`, port: ports[index]!, clusterPort: size === 1 ? undefined : clusterPorts[index]!,
+    name: `n${index + 1}`, args, port: ports[index]!, clusterPort: size === 1 ? undefined : clusterPorts[index]!,
     routes: size === 1 ? [] : clusterPorts.filter((_, other) => other !== index), storeDir: mkdtempSync(join(tmpdir(), 'clobd-nats-')),
   }));
   const nodes = await Promise.all(plans.map((plan) => startNode(plan, `clobd-${ports[0]}`)));

@@ -20,6 +20,7 @@ import { encodeEntry, JOURNAL_HEADERS, JournalReader, journalSubject, journalSub
 import { stateSubject } from './state_changes.js';
 import { lastMessage, seekAfter } from './stream_reader.js';
 import { Lease } from './lease.js';
+import { natsOptions } from './nats_connect.js';
 import {
   apiErrorCode, JS_ERRORS, PUBLISH_STATS, PUBLISH_STATS_PER_SHARD, type PublisherData, type PublisherMessage, type PublisherReply,
 } from './wire.js';
@@ -385,7 +386,7 @@ async function main(): Promise<void> {
   let jsm: JetStreamManager;
   let replicas: number;
   try {
-    nc = await connect({ servers: [...data.servers], name: 'clobd', maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: data.connectTimeoutMs });
+    nc = await connect({ ...natsOptions(data, 'clobd', data.connectTimeoutMs), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
     // A cluster that is starting (or electing its JetStream leader) answers JetStream requests
     // only once it has one: asked again until then, for JETSTREAM_READY_MS at most.
     const deadline = Date.now() + JETSTREAM_READY_MS;

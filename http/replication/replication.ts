@@ -57,7 +57,7 @@ export class Replication {
     // One more than the shards: the front end's changes (state_changes.ts) count as index SHARDS.
     const stats = new SharedArrayBuffer((shards + 1) * PUBLISH_STATS_PER_SHARD * 8);
     const data: PublisherData = {
-      servers: config.servers, shards, stream: config.stream, replicas: config.replicas, connectTimeoutMs: CONNECT_TIMEOUT_MS, stats, mode: config.mode,
+      servers: config.servers, auth: config.auth, shards, stream: config.stream, replicas: config.replicas, connectTimeoutMs: CONNECT_TIMEOUT_MS, stats, mode: config.mode,
     };
     const thread = new Worker(new URL('./publisher.js', import.meta.url), { workerData: data });
     const ready = await new Promise<Extract<PublisherReply, { type: 'ready' }>>((resolve, reject) => {

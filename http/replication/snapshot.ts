@@ -33,6 +33,7 @@ import { takeBackup, runRestore } from '../backup/commands.js';
 import { CatalogStore } from '../catalog/store.js';
 import { journalSubject, streamedBatch } from './journal_message.js';
 import { stateSubject } from './state_changes.js';
+import { natsOptions } from './nats_connect.js';
 import { lastMessage, seekAfter } from './stream_reader.js';
 import { apiErrorCode, JS_ERRORS } from './wire.js';
 
@@ -68,7 +69,7 @@ export interface SnapshotManifest {
 
 async function openNats(replication: ReplicationConfig): Promise<{ nc: NatsConnection; jsm: JetStreamManager }> {
   try {
-    const nc = await connect({ servers: [...replication.servers], name: 'clobd-snapshot', timeout: CONNECT_TIMEOUT_MS });
+    const nc = await connect(natsOptions(replication, 'clobd-snapshot', CONNECT_TIMEOUT_MS));
     return { nc, jsm: await jetstreamManager(nc) };
   } catch (error) {
     throw new ConfigError(`cannot use NATS at ${replication.servers.join(', ')}: ${error instanceof Error ? error.message : String(error)}`);

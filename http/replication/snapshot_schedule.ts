@@ -5,7 +5,7 @@
 // over DATA_DIR/control.sock (backup/control.ts), which pauses each shard for a moment.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Config, ReplicationConfig } from '../config.js';
+import { replicationEnv, type Config, type ReplicationConfig } from '../config.js';
 import type { Logger } from '../log.js';
 
 /** The most output of a snapshot child kept for the log. */
@@ -27,7 +27,7 @@ export class SnapshotSchedule {
     if (this.child !== undefined || replication === undefined || !this.primary()) return;
     // The settings the command needs, whether the server had them from the environment or from flags.
     const env = {
-      ...process.env, DATA_DIR: this.config.dataDir, SHARDS: String(this.config.shards), NATS: replication.servers.join(','), NATS_STREAM: replication.stream,
+      ...process.env, ...replicationEnv(replication), DATA_DIR: this.config.dataDir, SHARDS: String(this.config.shards),
       BACKUP_MB_PER_S: String(this.config.backupMbPerS),
     };
     const child = spawn(process.execPath, [fileURLToPath(new URL('../main.js', import.meta.url)), 'snapshot'], { env, stdio: ['ignore', 'pipe', 'pipe'] });

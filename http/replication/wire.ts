@@ -2,9 +2,11 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { RingLayout } from '../../engine/ring.js';
 import type { LeaseHolder } from './lease.js';
+import type { NatsAuth } from '../config.js';
 
 export interface PublisherData {
   readonly servers: readonly string[];
+  readonly auth: NatsAuth;
   /** SHARDS: index `shards` names the front end's changes (state_changes.ts) wherever a shard's index goes. */
   readonly shards: number;
   readonly stream: string;

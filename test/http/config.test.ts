@@ -75,6 +75,9 @@ test('every setting is read from the environment', () => {
       NATS_REPLICAS: '3',
       NATS_STREAM: 'exchange-1',
       SNAPSHOT_INTERVAL_S: '600',
+      NATS_USER: 'clobd',
+      NATS_PASSWORD: 'pw',
+      NATS_TLS_CA: '/dev/null',
       ADVERTISE_URL: 'https://clob.example/',
     },
     none,
@@ -112,7 +115,9 @@ test('every setting is read from the environment', () => {
       keyCacheEntries: 500,
       backupMbPerS: 50,
       frontEnds: 3,
-      replication: { servers: ['nats://n1:4222', 'nats://n2:4222'], mode: 'async', replicas: 3, stream: 'exchange-1', snapshotIntervalS: 600 },
+      replication: { servers: ['nats://n1:4222', 'nats://n2:4222'], mode: 'async', replicas: 3, stream: 'exchange-1', snapshotIntervalS: 600,
+        auth: { user: 'clobd', password: 'pw', tlsCaFile: '/dev/null' },
+      },
       advertiseUrl: 'https://clob.example',
     },
   );
@@ -120,7 +125,12 @@ test('every setting is read from the environment', () => {
 
 test('replication: off without NATS (a companion setting alone is refused), sync by default, and checked values', () => {
   assert.equal(loadConfig({}, none).replication, undefined);
-  assert.deepEqual(loadConfig({ NATS: 'nats://127.0.0.1:4222' }, none).replication, { servers: ['nats://127.0.0.1:4222'], mode: 'sync', replicas: undefined, stream: 'clobd', snapshotIntervalS: 3600 });
+  assert.deepEqual(loadConfig({ NATS: 'nats://127.0.0.1:4222' }, none).replication, { servers: ['nats://127.0.0.1:4222'], mode: 'sync', replicas: undefined, stream: 'clobd', snapshotIntervalS: 3600, auth: {} });
+  assert.throws(() => loadConfig({ NATS_TOKEN: 't' }, none), /NATS_TOKEN needs NATS/);
+  assert.throws(() => loadConfig({ NATS: 'nats://h:4222', NATS_USER: 'u' }, none), /NATS_USER and NATS_PASSWORD go together/);
+  assert.throws(() => loadConfig({ NATS: 'nats://h:4222', NATS_TOKEN: 't', NATS_CREDS: '/dev/null' }, none), /set one of them/);
+  assert.throws(() => loadConfig({ NATS: 'nats://h:4222', NATS_TLS_CERT: '/dev/null' }, none), /NATS_TLS_CERT and NATS_TLS_KEY go together/);
+  assert.throws(() => loadConfig({ NATS: 'nats://h:4222', NATS_CREDS: '/nonexistent/user.creds' }, none), /NATS_CREDS names \/nonexistent\/user.creds, which this process cannot read/);
   assert.throws(() => loadConfig({ SNAPSHOT_INTERVAL_S: '60' }, none), /SNAPSHOT_INTERVAL_S needs NATS/);
   assert.throws(() => loadConfig({ NATS: 'nats://h:4222', SNAPSHOT_INTERVAL_S: '1h' }, none), /SNAPSHOT_INTERVAL_S must be an integer/);
   assert.throws(() => loadConfig({ REPLICATION: 'sync' }, none), /REPLICATION needs NATS/);
