@@ -46,6 +46,7 @@ import { format } from './support/format.js';
 import { median } from './support/median.js';
 import { processCpuSeconds } from './support/spawn.js';
 import { natsServerInstalled, startNats, type NatsCluster } from './support/nats.js';
+import { sumOverShards } from './support/shard_metrics.js';
 import { ShardPool } from '../http/trading/shards.js';
 import { SERVER_NODE_FLAGS } from '../http/node_flags.js';
 import { ADMIN_TOKEN } from '../test/http/orders/trader.js';
@@ -567,9 +568,9 @@ async function replicationTotals(clobUrl: string): Promise<{ messages: number; b
   const text = await response.text();
   if (response.status !== 200) throw new Error(`${clobUrl}/metrics: ${response.status} ${text}`);
   const sum = (name: string): number => {
-    const samples = [...text.matchAll(new RegExp(`^${name}\\{[^}]*\\} (\\d+)$`, 'gm'))];
-    if (samples.length !== SHARDS) throw new Error(`${clobUrl}/metrics has ${samples.length} samples of ${name}, not one per shard (${SHARDS})`);
-    return samples.reduce((total, sample) => total + Number(sample[1]), 0);
+    const { total, shards } = sumOverShards(text, name);
+    if (shards !== SHARDS) throw new Error(`${clobUrl}/metrics has ${shards} samples of ${name}, not one per shard (${SHARDS})`);
+    return total;
   };
   return { messages: sum('clobd_replication_messages_total'), bytes: sum('clobd_replication_bytes_total') };
 }

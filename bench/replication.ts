@@ -21,6 +21,7 @@ import { orderRun, FULL_ORDERS, QUICK_ORDERS, type OrderRun, type OrderSizes, ty
 import { format } from './support/format.js';
 import { median } from './support/median.js';
 import { natsServerInstalled, startNats } from './support/nats.js';
+import { sumOverShards } from './support/shard_metrics.js';
 import { processCpuSeconds } from './support/spawn.js';
 
 const SYNC_GOAL = 0.5;
@@ -92,17 +93,6 @@ interface Reading {
   readonly threads: ThreadCpu;
   readonly stream: StreamCounts | undefined;
   readonly natsCpuSeconds: number;
-}
-
-/** A per-shard metric of /metrics summed over the shards, and how many shards it had. */
-function sumOverShards(text: string, name: string): { total: number; shards: number } {
-  let total = 0;
-  let shards = 0;
-  for (const match of text.matchAll(new RegExp(`^${name}\\{shard="\\d+"\\} (\\S+)$`, 'gm'))) {
-    total += Number(match[1]);
-    shards++;
-  }
-  return { total, shards };
 }
 
 function streamCounts(text: string): StreamCounts {

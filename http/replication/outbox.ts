@@ -130,15 +130,7 @@ export class Outbox {
    * this server's promotion they would undo on every replica the later changes it applied.
    */
   async discard(): Promise<void> {
-    const removed = await this.write(() => {
-      let count = 0;
-      for (const key of this.entries.getKeys()) {
-        this.entries.removeSync(key);
-        count++;
-      }
-      return count;
-    });
-    this.held -= removed;
+    await this.remove(undefined);
   }
 
   /** The store closes: nothing more is removed (what the stream holds and is still here is sent again at the next start). */
@@ -169,16 +161,21 @@ export class Outbox {
     await Promise.resolve();
     while (!this.closed && this.forgottenThrough < this.appendedThrough) {
       const through = this.appendedThrough;
-      const removed = await this.write(() => {
-        let count = 0;
-        for (const key of this.entries.getKeys({ end: through + 1 })) {
-          this.entries.removeSync(key);
-          count++;
-        }
-        return count;
-      });
-      this.held -= removed;
+      await this.remove(through);
       this.forgottenThrough = through;
     }
+  }
+
+  /** Removes every entry through the key `through` (undefined: every entry), in one of the store's writes. */
+  private async remove(through: number | undefined): Promise<void> {
+    const removed = await this.write(() => {
+      let count = 0;
+      for (const key of this.entries.getKeys(through === undefined ? {} : { end: through + 1 })) {
+        this.entries.removeSync(key);
+        count++;
+      }
+      return count;
+    });
+    this.held -= removed;
   }
 }

@@ -38,7 +38,7 @@ import { lastMessage, seekAfter } from './stream_reader.js';
 import { apiErrorCode, JS_ERRORS } from './wire.js';
 
 /** The manifest's object name: written last, it makes a snapshot the one replicas start from. */
-export const MANIFEST_OBJECT = 'latest';
+const MANIFEST_OBJECT = 'latest';
 const MANIFEST_FORMAT = 1;
 /** How long the snapshot command waits for the stream to hold what its cut holds. */
 const STREAM_WAIT_MS = 60_000;
@@ -184,7 +184,7 @@ async function purgeBefore(jsm: JetStreamManager, stream: string, previous: Snap
 }
 
 /** The manifest `latest`, or undefined when the bucket holds none. */
-async function readManifest(store: ObjectStore): Promise<SnapshotManifest | undefined> {
+export async function readManifest(store: ObjectStore): Promise<SnapshotManifest | undefined> {
   const bytes = await store.getBlob(MANIFEST_OBJECT);
   if (bytes === null) return undefined;
   const manifest = JSON.parse(new TextDecoder().decode(bytes)) as SnapshotManifest;

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { removeDataDir, startServer, type RunningServer } from '../support/server.js';
-import { natsServerInstalled, startNats, type NatsCluster } from '../support/nats.js';
+import { natsServerInstalled } from '../support/nats.js';
 import { ADMIN_TOKEN, startTrading } from '../http/orders/trader.js';
 import { run } from '../http/backup/support.js';
-import { caughtUp } from './support.js';
+import { caughtUp, natsForFile } from './support.js';
 
 const skip = natsServerInstalled() ? false : 'nats-server is not installed (apt-get install nats-server)';
 
@@ -24,10 +24,9 @@ function opensslInstalled(): boolean {
   }
 }
 
-const clusters: NatsCluster[] = [];
+const startNats = natsForFile();
 const dirs: string[] = [];
-after(async () => {
-  for (const cluster of clusters) await cluster.close();
+after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -46,7 +45,6 @@ async function refusedStart(env: Record<string, string>): Promise<string> {
 
 test('with a NATS user and password, the primary, its snapshot and a replica from it connect; without them the start stops, saying why', { skip }, async () => {
   const nats = await startNats(1, ['--user', 'clobd', '--pass', 'journal-secret']);
-  clusters.push(nats);
   const env = { NATS: nats.urls, NATS_STREAM: 'auth', SNAPSHOT_INTERVAL_S: '0' };
   const said = await refusedStart(env);
   assert.match(said, /cannot use NATS JetStream at .*Authorization Violation/i);
@@ -81,7 +79,6 @@ test('with TLS and a token, clobd checks the NATS servers\' certificate against 
   writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
   openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'san.ext');
   const nats = await startNats(1, ['--tls', '--tlscert', join(dir, 'server.pem'), '--tlskey', join(dir, 'server.key'), '--auth', 'journal-token']);
-  clusters.push(nats);
   const env = { NATS: nats.urls, NATS_STREAM: 'tls', NATS_TOKEN: 'journal-token' };
   // The servers' certificate is signed by a CA this process does not trust without the setting.
   assert.match(await refusedStart(env), /cannot use NATS JetStream at .*certificate/i);

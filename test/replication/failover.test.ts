@@ -3,26 +3,15 @@
 // seconds; every order the old primary acknowledged is on the new one with its fills, the state
 // hashes agree with the stream, and the old primary, woken, can get nothing accepted.
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { removeDataDir, startServer, type RunningServer } from '../support/server.js';
-import { natsServerInstalled, startNats, type NatsCluster } from '../support/nats.js';
+import { natsServerInstalled } from '../support/nats.js';
 import { ADMIN_TOKEN, startTrading, type Trader } from '../http/orders/trader.js';
-import { assertStreamRebuilds, flood, shardStates } from './support.js';
+import { assertStreamRebuilds, flood, natsForFile, shardStates } from './support.js';
 
 const skip = natsServerInstalled() ? false : 'nats-server is not installed (apt-get install nats-server)';
 
-/** Every NATS cluster a test started: closed after the file's tests whatever happened in them (a
- * server that failed to start must not leave nats-server processes holding the test run open). */
-const clusters: NatsCluster[] = [];
-after(async () => {
-  for (const cluster of clusters) await cluster.close();
-});
-
-async function natsOf(size: 1 | 3): Promise<NatsCluster> {
-  const cluster = await startNats(size);
-  clusters.push(cluster);
-  return cluster;
-}
+const natsOf = natsForFile();
 const LANES = 8;
 const TAKEOVER_MS = 15_000;
 

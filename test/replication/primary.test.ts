@@ -4,29 +4,18 @@
 // killed in the middle of a flood with the stream on three nodes (clients see nothing but 200);
 // and another server appending to a shard's subject (this one stops answering for it, 503).
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { connect } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { journalSubject } from '../../http/replication/journal_message.js';
 import { removeDataDir, startServer } from '../support/server.js';
-import { natsServerInstalled, startNats, type NatsCluster } from '../support/nats.js';
+import { natsServerInstalled } from '../support/nats.js';
 import { ADMIN_TOKEN, startTrading } from '../http/orders/trader.js';
-import { assertStreamRebuilds, flood, replayStream } from './support.js';
+import { assertStreamRebuilds, flood, natsForFile, replayStream } from './support.js';
 
 const skip = natsServerInstalled() ? false : 'nats-server is not installed (apt-get install nats-server)';
 
-/** Every NATS cluster a test started: closed after the file's tests whatever happened in them (a
- * server that failed to start must not leave nats-server processes holding the test run open). */
-const clusters: NatsCluster[] = [];
-after(async () => {
-  for (const cluster of clusters) await cluster.close();
-});
-
-async function natsOf(size: 1 | 3): Promise<NatsCluster> {
-  const cluster = await startNats(size);
-  clusters.push(cluster);
-  return cluster;
-}
+const natsOf = natsForFile();
 const LANES = 8;
 
 test('kill -9 of the primary mid-flood: every acknowledged order is in the stream, and a restart fills in what it missed', { skip }, async () => {

@@ -8,9 +8,10 @@ import { connect } from '@nats-io/transport-node';
 import { Objm } from '@nats-io/obj';
 import { removeDataDir, request, startServer, type Response, type RunningServer } from '../support/server.js';
 import { natsServerInstalled, startNats, type NatsCluster } from '../support/nats.js';
+import { sumOverShards } from '../../bench/support/shard_metrics.js';
 import { ADMIN_TOKEN, startTrading } from '../http/orders/trader.js';
 import { run } from '../http/backup/support.js';
-import { MANIFEST_OBJECT, snapshotBucket, type SnapshotManifest } from '../../http/replication/snapshot.js';
+import { readManifest, snapshotBucket, type SnapshotManifest } from '../../http/replication/snapshot.js';
 import { caughtUp, shardStates } from './support.js';
 
 const skip = natsServerInstalled() ? false : 'nats-server is not installed (apt-get install nats-server)';
@@ -30,15 +31,13 @@ after(async () => {
 async function metricSum(clobUrl: string, name: string): Promise<number> {
   const metrics = await request(`${clobUrl}/metrics`);
   assert.equal(metrics.status, 200);
-  return [...metrics.text.matchAll(new RegExp(`^${name}\\{[^}]*\\} (\\d+)$`, 'gm'))].reduce((sum, match) => sum + Number(match[1]), 0);
+  return sumOverShards(metrics.text, name).total;
 }
 
-async function readManifest(urls: string, stream: string): Promise<SnapshotManifest | undefined> {
+async function manifestOn(urls: string, stream: string): Promise<SnapshotManifest | undefined> {
   const nc = await connect({ servers: urls.split(',') });
   try {
-    const store = await new Objm(nc).open(snapshotBucket(stream));
-    const bytes = await store.getBlob(MANIFEST_OBJECT);
-    return bytes === null ? undefined : JSON.parse(new TextDecoder().decode(bytes)) as SnapshotManifest;
+    return await readManifest(await new Objm(nc).open(snapshotBucket(stream)));
   } finally {
     await nc.close();
   }
@@ -59,7 +58,7 @@ test('a replica started on an empty directory starts from the primary\'s latest 
     const published = await run(primary.dataDir, ['snapshot'], env);
     assert.equal(published.code, 0, published.stdout + published.stderr);
     assert.match(published.stdout, /snapshot \S+ is on NATS/);
-    const manifest = await readManifest(nats.urls, 'snap');
+    const manifest = await manifestOn(nats.urls, 'snap');
     assert.ok(manifest !== undefined, 'the manifest is on NATS');
     // (The shards' expiry ticks commit batches of their own meanwhile.)
     manifest.batches.forEach((batch, shard) => assert.ok(batch >= placed[shard]!.batch, `the snapshot holds shard ${shard}'s orders: batch ${batch}`));
@@ -70,7 +69,7 @@ test('a replica started on an empty directory starts from the primary\'s latest 
     assert.equal(second.code, 0, second.stdout + second.stderr);
     const purged = /(\d+) messages of the shards' history before the previous snapshot purged/.exec(second.stdout);
     assert.ok(purged !== null && Number(purged[1]) >= ORDERS_BEFORE / 2, second.stdout);
-    const latest = await readManifest(nats.urls, 'snap');
+    const latest = await manifestOn(nats.urls, 'snap');
     assert.notEqual(latest?.id, manifest.id);
 
     // After the snapshots: a new market and an order on it, which only the stream holds.
@@ -123,7 +122,7 @@ test('the primary puts a snapshot on NATS every SNAPSHOT_INTERVAL_S by itself', 
     const deadline = Date.now() + SNAPSHOT_WAIT_MS;
     let manifest: SnapshotManifest | undefined;
     for (;;) {
-      manifest = await readManifest(nats.urls, 'scheduled').catch(() => undefined);
+      manifest = await manifestOn(nats.urls, 'scheduled').catch(() => undefined);
       if (manifest !== undefined && manifest.batches.some((batch) => batch > 0)) break;
       assert.ok(Date.now() < deadline, `no snapshot on NATS: ${primary.output().stdout}${primary.output().stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 200));

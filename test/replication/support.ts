@@ -1,6 +1,7 @@
 // What the replication tests share: a flood of signed orders over HTTP, the streamed journal
 // read back and replayed, and the shards' own state from /admin/status.
 import assert from 'node:assert/strict';
+import { after } from 'node:test';
 import { connect } from '@nats-io/transport-node';
 import { Command, CommandKind } from '../../engine/command.js';
 import { ORDER_HISTORY_DEFAULT } from '../../engine/constants.js';
@@ -9,6 +10,7 @@ import { Frame } from '../../engine/shard/frame.js';
 import { replayEntry } from '../../engine/shard/recovery.js';
 import { readShardJournal } from '../../http/replication/stream_reader.js';
 import { request, type RunningServer } from '../support/server.js';
+import { startNats, type NatsCluster } from '../support/nats.js';
 import { ADMIN_TOKEN, type Trader } from '../http/orders/trader.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
@@ -25,6 +27,23 @@ export async function shardStates(clobUrl: string): Promise<ShardState[]> {
   const status = await request<{ shards: ShardState[] }>(`${clobUrl}/admin/status`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
   assert.equal(status.status, 200, status.text);
   return status.body.shards;
+}
+
+/**
+ * For a test file, at its top level: a way to start NATS (startNats's arguments) whose every
+ * cluster is closed after the file's tests, whatever happened in them (a server that failed to
+ * start must not leave nats-server processes holding the test run open).
+ */
+export function natsForFile(): (size?: 1 | 3, args?: readonly string[]) => Promise<NatsCluster> {
+  const clusters: NatsCluster[] = [];
+  after(async () => {
+    for (const cluster of clusters) await cluster.close();
+  });
+  return async (size = 1, args = []) => {
+    const cluster = await startNats(size, args);
+    clusters.push(cluster);
+    return cluster;
+  };
 }
 
 /** How long a replica may take to reach the primary. */
