@@ -41,6 +41,9 @@ export interface Side {
   readonly runs: readonly OrderRun[];
 }
 
+/** The reads a thread answers itself: one book per request, or all eight in one batch (a market-data reader's watch list). */
+type BookRead = 'GET /book' | 'POST /books';
+
 export interface BookSide {
   readonly frontEnds: number;
   readonly requestsPerSecond: number;
@@ -58,6 +61,7 @@ export interface FrontEndFigures {
   readonly one: Side;
   readonly many: Side;
   readonly book: { readonly one: BookSide; readonly many: BookSide };
+  readonly books: { readonly one: BookSide; readonly many: BookSide };
   readonly ws: { readonly one: WsFigures; readonly many: WsFigures };
 }
 
@@ -78,11 +82,13 @@ function baselineServer(ref: string): { script: string; remove: () => void } | u
   return { script: join(tree.root, 'dist/bench/support/server.js'), remove: () => tree.remove() };
 }
 
-async function bookSide(frontEnds: number, quick: boolean): Promise<BookSide> {
+async function bookSide(frontEnds: number, quick: boolean, read: BookRead): Promise<BookSide> {
   const server = await spawnBenchServer({ FRONT_ENDS: String(frontEnds), METRICS: 'on' });
   try {
     const tokens = await readTokens(server.urls.clob);
-    const requests = tokens.map((token) => ({ method: 'GET', path: `/book?token_id=${token}` }));
+    const batch = JSON.stringify(tokens.map((token) => ({ token_id: token })));
+    const requests = read === 'GET /book' ? tokens.map((token) => ({ method: 'GET', path: `/book?token_id=${token}` }))
+      : [{ method: 'POST', path: '/books', headers: { 'content-type': 'application/json' }, body: batch }];
     await runLoad({ url: server.urls.clob, requests, connections: BOOK_CONNECTIONS, durationMs: 500 });
     const before = (await frontEndCpuSeconds(server.urls.clob)) ?? 0;
     const result = await runLoad({ url: server.urls.clob, requests, connections: BOOK_CONNECTIONS, durationMs: quick ? 1_000 : 6_000 });
@@ -133,10 +139,10 @@ export async function benchFrontEnds(quick: boolean, options: readonly string[])
     { name: 'FRONT_ENDS=1', env: { FRONT_ENDS: '1', METRICS: 'on' } },
     { name: `FRONT_ENDS=${frontEnds}`, env: { FRONT_ENDS: String(frontEnds), METRICS: 'on' } },
   ]);
-  const bookOne = await bookSide(1, quick);
-  const bookMany = await bookSide(frontEnds, quick);
+  const book = { one: await bookSide(1, quick, 'GET /book'), many: await bookSide(frontEnds, quick, 'GET /book') };
+  const books = { one: await bookSide(1, quick, 'POST /books'), many: await bookSide(frontEnds, quick, 'POST /books') };
   const ws = { one: await benchWs(quick, { FRONT_ENDS: '1' }), many: await benchWs(quick, { FRONT_ENDS: String(frontEnds) }) };
-  return { frontEnds, sizes, baseline, against, one: one!, many: many!, book: { one: bookOne, many: bookMany }, ws };
+  return { frontEnds, sizes, baseline, against, one: one!, many: many!, book, books, ws };
 }
 
 const med = (side: Side, read: (run: OrderRun) => number): number => median(side.runs.map(read));
@@ -150,7 +156,7 @@ function printSide(side: Side): void {
 }
 
 export function printFrontEnds(figures: FrontEndFigures): void {
-  const { sizes, baseline, one, many, book, frontEnds } = figures;
+  const { sizes, baseline, one, many, frontEnds } = figures;
   console.log(`\nFront ends: POST /order, ${format(sizes.measuredOrders)} signed durable orders per server over ${sizes.connections} connections, medians of ${sizes.rounds} alternating round(s)`);
   if (baseline === undefined) {
     console.log('  FRONT_ENDS=1 against the code before front ends: full runs only (npm run bench -- front-ends)');
@@ -182,11 +188,13 @@ export function printFrontEnds(figures: FrontEndFigures): void {
     `front-end + pool CPU efficiency (µs/order with 1 over with ${frontEnds}) ${efficiency.toFixed(2)}× ` +
     `(2-core goal ≥ ${SHARING_GOAL}: ${efficiency >= SHARING_GOAL ? 'met' : 'MISSED'}; front ends alone ${frontEndsOnly.toFixed(2)}×; many-core goal with 4: orders/s ≥ 3×)`,
   );
-  console.log(`GET /book over ${BOOK_CONNECTIONS} connections`);
-  for (const side of [book.one, book.many]) {
-    console.log(`  FRONT_ENDS=${side.frontEnds}  ${format(side.requestsPerSecond).padStart(7)} req/s  front ends ${format(side.capacity).padStart(7)} req/CPU-s  p99 ${format(side.p99Ms, 2)} ms`);
+  for (const [read, book] of [['GET /book', figures.book], ['POST /books (8 tokens a request)', figures.books]] as const) {
+    console.log(`${read} over ${BOOK_CONNECTIONS} connections`);
+    for (const side of [book.one, book.many]) {
+      console.log(`  FRONT_ENDS=${side.frontEnds}  ${format(side.requestsPerSecond).padStart(7)} req/s  front ends ${format(side.capacity).padStart(7)} req/CPU-s  p99 ${format(side.p99Ms, 2)} ms`);
+    }
+    console.log(`  FRONT_ENDS=${frontEnds} / 1: req/s ${(book.many.requestsPerSecond / book.one.requestsPerSecond).toFixed(2)}×, front-end CPU efficiency ${(book.many.capacity / book.one.capacity).toFixed(2)}× (many-core goal with 4, GET /book: req/s ≥ 3.5×)`);
   }
-  console.log(`  FRONT_ENDS=${frontEnds} / 1: req/s ${(book.many.requestsPerSecond / book.one.requestsPerSecond).toFixed(2)}×, front-end CPU efficiency ${(book.many.capacity / book.one.capacity).toFixed(2)}× (many-core goal with 4: req/s ≥ 3.5×)`);
   const { ws } = figures;
   console.log(`WebSocket fan-out: ${ws.one.subscribers} subscribers of one market, ${ws.one.ordersPerSecond} and ${ws.many.ordersPerSecond} orders/s on it`);
   for (const [name, run] of [['FRONT_ENDS=1', ws.one], [`FRONT_ENDS=${frontEnds}`, ws.many]] as const) {

@@ -173,6 +173,10 @@ export function operatorMetrics(
       type: 'counter', samples: () => frontEnds.served().map(({ frontEnd, requests }) => [{ front_end: frontEnd }, requests]),
     });
     metrics.gauge({
+      name: 'clobd_front_end_kept_answers_total', help: 'Of those, the reads each front-end thread answered itself from an answer it kept (GET /book and the other one-book reads, and the batch reads POST /books, /prices, …), while every book the answer was built from is unchanged.',
+      type: 'counter', samples: () => frontEnds.served().map(({ frontEnd, kept }) => [{ front_end: frontEnd }, kept]),
+    });
+    metrics.gauge({
       name: 'clobd_front_end_checked_total',
       help: 'POST /order and DELETE /order requests each front-end thread checked in full itself, by route and outcome: done (the main thread placed or cancelled as checked) or handed_over (the key, or the order\'s market, had changed since the thread was told them: the whole request went to the main thread).',
       type: 'counter',

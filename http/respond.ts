@@ -16,9 +16,9 @@ export interface Reply {
   /** application/json unless given. */
   readonly contentType?: string;
   /**
-   * Set by a read whose answer is built from one book: it stays right while the book's shared
-   * version does (market/book_versions.ts), so a front-end thread may answer the same request
-   * again itself (http/front_end/).
+   * Set by a read whose answer is built from books only (one, or a batch's): it stays right while
+   * each book's shared version does (market/book_versions.ts), so a front-end thread may answer
+   * the same request (and, for a batch, the same body) again itself (http/front_end/).
    */
   readonly validity?: Validity;
 }

@@ -328,8 +328,10 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     const charge = accountCharge(limiter, spec.accountLimits ?? []);
     const chargeAccount = (address: string): void => charge({ address }, 1);
     // A front-end thread may answer a read again itself only when nothing but the route's own
-    // per-request caps decides its answer: no credentials, no address, no cost per row.
-    const keepable = declaredHeaders.length === 0 && !clientIp && costOf === undefined && spec.body === undefined && (spec.accountLimits ?? []).length === 0;
+    // per-request caps decides its answer: no credentials, no address, no cost per row. A POST's
+    // answer (a batch read) is kept for the same body only.
+    const keepable = declaredHeaders.length === 0 && !clientIp && costOf === undefined && (spec.body === undefined || spec.method === 'POST') &&
+      (spec.accountLimits ?? []).length === 0;
     const metrics = listener.metrics?.route(listener.name, spec.method, spec.path);
     const trust = listener.relay;
     // The relay's header is read only on the listener the relay fronts, and there only by routes

@@ -78,8 +78,8 @@ interface Kept {
   readonly headers: readonly string[];
   readonly body: string | Buffer;
   readonly bytes: number;
-  readonly cell: number;
-  readonly version: number;
+  /** The books it was built from: cell, version, cell, version … (book_versions.ts). */
+  readonly versions: readonly number[];
   readonly perClientCaps: readonly number[];
   readonly sharedCaps: readonly number[];
   readonly metricsId: number;
@@ -88,6 +88,11 @@ interface Kept {
 /** Reads kept per thread, and their bytes: the oldest kept is dropped first past either. */
 const KEPT_MAX = 4_096;
 const KEPT_BYTES_MAX = 32 * 1024 * 1024;
+/**
+ * A POST's answer (a batch read) is kept for its body, which is part of what it is kept as: only
+ * for a body this long at most (500 tokens of a batch are ~45 KB).
+ */
+const KEPT_BODY_BYTES_MAX = 64 * 1024;
 /** How often the reads answered here are counted on the main thread's metrics. */
 const SERVED_FLUSH_MS = 100;
 /** Reads one SERVED message carries at most. */
@@ -201,7 +206,8 @@ class Edge {
     let keepAs: string | undefined;
     if (method === 'GET') {
       keepAs = `${listener} ${url}?${query}`;
-      if (this.answerKept(keepAs, listener, res, req)) return;
+      const kept = this.keptAnswer(keepAs, res, () => this.relayedFor(listener, req));
+      if (kept !== undefined) return this.writeKept(res, kept, requestIdOf(req), performance.now());
     }
     if (this.waiting.size + this.preparing >= REQUESTS_IN_FLIGHT_MAX) return write(res, busy);
     const id = this.nextId++;
@@ -227,7 +233,17 @@ class Edge {
       route, requestId: requestIdOf(req),
       client: checking!.routes[route].perClientCaps.length > 0 ? clientKey(res, this.relay === undefined ? '' : req.getHeader(RELAYED_FOR_HEADER), this.relay) : undefined,
     };
-    const afterBody = check === undefined && orders === undefined ? forward : (body: Buffer | undefined): void => {
+    // Any other POST may be a batch read this thread kept (the main thread says which answers it may keep).
+    const relayed = method === 'POST' && check === undefined && orders === undefined ? this.relayedFor(listener, req) : undefined;
+    const requestId = relayed === undefined ? '' : requestIdOf(req);
+    const afterBody = relayed !== undefined ? (body: Buffer | undefined): void => {
+      if (body === undefined || body.length > KEPT_BODY_BYTES_MAX) return forward(body);
+      const startedMs = performance.now();
+      keepAs = `${listener} ${url}?${query} ${body.toString('latin1')}`;
+      const kept = this.keptAnswer(keepAs, res, () => relayed);
+      if (kept === undefined) return forward(body);
+      pending.replyWith((answered) => this.writeKept(answered, kept, requestId, startedMs), 200);
+    } : check === undefined && orders === undefined ? forward : (body: Buffer | undefined): void => {
       // A cancel goes over with no orders prepared: the main thread may then tell this thread its key.
       if (body === undefined) return forward(body, check?.route === 'cancel' ? [] : undefined);
       this.preparing++;
@@ -339,43 +355,50 @@ class Edge {
     }
   }
 
+  /** The relay's header where it counts (client_address.ts): on the CLOB listener, when the relay fronts it. */
+  private relayedFor(listener: number, req: HttpRequest): string {
+    return this.relay !== undefined && LISTENERS[listener] === 'clob' ? req.getHeader(RELAYED_FOR_HEADER) : '';
+  }
+
   /**
-   * Answers a GET from what the main thread said this thread may keep, while the book it was
-   * built from has not changed, charging the caps the route charges (a refused one goes to the
-   * main thread, which refuses it as it refuses its own); false when it must go there.
+   * What the main thread said this thread may answer again as `keepAs`, while every book it was
+   * built from is unchanged, with the caps the route charges charged (a refused one goes to the
+   * main thread, which refuses it as it refuses its own); undefined when it must go there.
    */
-  private answerKept(keepAs: string, listener: number, res: HttpResponse, req: HttpRequest): boolean {
+  private keptAnswer(keepAs: string, res: HttpResponse, relayed: () => string): Kept | undefined {
     const kept = this.kept.get(keepAs);
-    if (kept === undefined) return false;
-    if (Atomics.load(this.versions, kept.cell) !== kept.version) {
-      this.forget(keepAs, kept);
-      return false;
+    if (kept === undefined) return undefined;
+    const { versions } = kept;
+    for (let at = 0; at < versions.length; at += 2) {
+      if (Atomics.load(this.versions, versions[at]!) !== versions[at + 1]) {
+        this.forget(keepAs, kept);
+        return undefined;
+      }
     }
-    const startedMs = performance.now();
-    if (kept.perClientCaps.length > 0) {
-      const relayed = this.relay !== undefined && LISTENERS[listener] === 'clob' ? req.getHeader(RELAYED_FOR_HEADER) : '';
-      if (this.limiter.charge(kept.perClientCaps, clientKey(res, relayed, this.relay)) > 0) return false;
-    }
-    if (kept.sharedCaps.length > 0 && this.limiter.charge(kept.sharedCaps, ALL_CLIENTS) > 0) return false;
-    const requestId = requestIdOf(req);
+    if (kept.perClientCaps.length > 0 && this.limiter.charge(kept.perClientCaps, clientKey(res, relayed(), this.relay)) > 0) return undefined;
+    if (kept.sharedCaps.length > 0 && this.limiter.charge(kept.sharedCaps, ALL_CLIENTS) > 0) return undefined;
+    return kept;
+  }
+
+  /** Writes a kept answer with the request's own id, and counts it under its route. */
+  private writeKept(res: HttpResponse, kept: Kept, requestId: string, startedMs: number): void {
     for (let at = 0; at < kept.headers.length; at += 2) res.writeHeader(kept.headers[at]!, kept.headers[at + 1]!);
     res.writeHeader('x-request-id', requestId);
     sendBody(res, kept.body, false);
     if (kept.metricsId !== -1) this.count(kept.metricsId, (performance.now() - startedMs) / 1000);
-    return true;
   }
 
   private keep(keepAs: string, message: Message, headers: readonly string[], body: string | Buffer): void {
-    const bytes = typeof body === 'string' ? body.length * 2 : body.byteLength;
-    const caps = (text: string): number[] => (text === '' ? [] : text.split(',').map(Number));
+    const bytes = (typeof body === 'string' ? body.length * 2 : body.byteLength) + keepAs.length * 2;
+    const numbers = (text: string): number[] => (text === '' ? [] : text.split(',').map(Number));
     const previous = this.kept.get(keepAs);
     if (previous !== undefined) this.forget(keepAs, previous);
     // The request id is the request's own, written per answer.
     const own: string[] = [];
     for (let at = 0; at < headers.length; at += 2) if (headers[at] !== 'x-request-id') own.push(headers[at]!, headers[at + 1]!);
     this.kept.set(keepAs, {
-      headers: own, body, bytes, cell: message[6] as number, version: message[7] as number,
-      perClientCaps: caps(message[8] as string), sharedCaps: caps(message[9] as string), metricsId: message[10] as number,
+      headers: own, body, bytes, versions: numbers(message[6] as string),
+      perClientCaps: numbers(message[7] as string), sharedCaps: numbers(message[8] as string), metricsId: message[9] as number,
     });
     this.keptBytes += bytes;
     for (const [oldest, entry] of this.kept) {

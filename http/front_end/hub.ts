@@ -80,6 +80,8 @@ class EdgeThread implements ThreadSide {
   private overloaded = false;
   /** Requests this thread took: handed over, or answered from a kept read (for /metrics). */
   requestsServed = 0;
+  /** Of those, the reads it answered itself from what it kept (for /metrics). */
+  keptAnswers = 0;
   /** Order signatures it recovered that placements used (for /metrics). */
   recovered = 0;
   /** Requests it checked in full, per route: placed or cancelled here, or told to hand over whole (for /metrics). */
@@ -208,6 +210,7 @@ class EdgeThread implements ThreadSide {
       case Up.WsClosed: return this.closed(message[1] as number, message[2] as number);
       case Up.Served: {
         this.requestsServed += message.length - 2;
+        this.keptAnswers += message.length - 2;
         const route = this.hub.metrics?.routeById(message[1] as number);
         if (route === undefined) return;
         const now = performance.now();
@@ -480,8 +483,8 @@ export class FrontEnds {
   }
 
   /** Requests each front end handed over so far (the main thread's own are not counted here), and its thread. */
-  served(): { frontEnd: number; requests: number; threadId: number | undefined; checks: EdgeThread['checks'] }[] {
-    return this.threads.map((thread) => ({ frontEnd: thread.index, requests: thread.requestsServed, threadId: thread.threadId, checks: thread.checks }));
+  served(): { frontEnd: number; requests: number; kept: number; threadId: number | undefined; checks: EdgeThread['checks'] }[] {
+    return this.threads.map((thread) => ({ frontEnd: thread.index, requests: thread.requestsServed, kept: thread.keptAnswers, threadId: thread.threadId, checks: thread.checks }));
   }
 
   /** Order signatures the threads recovered that placements used. */

@@ -204,7 +204,7 @@ export class StandInResponse {
 
   /** The route says the thread may keep this read (router.ts ThreadResponse). */
   keep(validity: Validity, perClientCaps: readonly number[], sharedCaps: readonly number[], metricsId: number): void {
-    this.kept = [validity.cell, validity.version, perClientCaps.join(','), sharedCaps.join(','), metricsId];
+    this.kept = [validity.flatMap(({ cell, version }) => [cell, version]).join(','), perClientCaps.join(','), sharedCaps.join(','), metricsId];
   }
 
   cork(write: () => void): this {

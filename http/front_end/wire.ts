@@ -22,8 +22,9 @@
 //   FLUSHED  token                   every SERVED before it is sent (an answer to FLUSH)
 // Main thread → front end:
 //   ANSWER   id, status line ('' for 200 OK), headers, body, close connection
-//            [, book version cell, version, per-client cap ids, shared cap ids, route metrics id]
-//            a read the thread may keep and answer again itself while the cell holds the version
+//            [, book versions (cell,version,cell,version…), per-client cap ids, shared cap ids, route metrics id]
+//            a read the thread may keep and answer again itself (a POST: for the same body) while every
+//            cell holds its version
 //   UPGRADED id, socket key, address key   the channel took the socket: the front end upgrades its
 //                                    connection, and charges its ws-level pings to those buckets
 //   KEYS     id, account             the socket's account authenticated: its pings are charged to it too

@@ -7,7 +7,7 @@ import { BookSide } from '../../engine/book.js';
 import { PRICE_UNITS_PER_ONE } from '../../engine/constants.js';
 import { notionalMicros } from '../../engine/notional.js';
 import type { BookView, MarketView } from '../../engine/reads.js';
-import type { BookVersions, Validity } from './book_versions.js';
+import type { BookVersion, BookVersions } from './book_versions.js';
 import { TradedVolume } from './volume.js';
 
 export const BUY = 0;
@@ -121,7 +121,7 @@ export class MarketBook {
   }
 
   /** While an answer built from this book's current state stays right (book_versions.ts); undefined when the book has no cell. */
-  validity(): Validity | undefined {
+  validity(): BookVersion | undefined {
     return this.cell === -1 ? undefined : { cell: this.cell, version: this.version | 0 };
   }
 

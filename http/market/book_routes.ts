@@ -16,6 +16,7 @@ import { requestRef } from '../request_schemas.js';
 import { arrayOf, failure, ok, ref, type JsonSchema, type Responses } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 import { BUY, SELL, type MarketBook, type TradeSide } from './book.js';
+import { validityOf } from './book_versions.js';
 
 export const NO_BOOK = 'No orderbook exists for the requested token id';
 /** The documented 404 of every route that names a token. */
@@ -33,6 +34,13 @@ export interface TokenBook {
   readonly market: MarketRecord;
   readonly outcome: number;
   readonly book: MarketBook;
+}
+
+/** One item of a batch read's body, its token resolved. */
+interface BatchItem {
+  readonly tokenId: string;
+  readonly side: string | undefined;
+  readonly token: TokenBook;
 }
 
 export interface MarketDataDeps {
@@ -111,7 +119,7 @@ function memoJson(token: TokenBook, slot: number, build: () => unknown): Reply {
 /** A 200 of a token's read, right while its book's version stays (Reply.validity). */
 function kept(token: TokenBook, body: Buffer | string): Reply {
   const validity = token.book.validity();
-  return validity === undefined ? { status: 200, body } : { status: 200, body, validity };
+  return validity === undefined ? { status: 200, body } : { status: 200, body, validity: [validity] };
 }
 
 /** The best bid and ask of a token (price units); undefined when a side has no orders. */
@@ -176,18 +184,29 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
   };
   const sideOf = (name: string): TradeSide => (name === 'BUY' ? BUY : SELL);
   /**
+   * A batch read (POST /books, /prices, /midpoints, /spreads, /last-trades-prices): each item's
+   * token resolved (a 404 for one without a book, as its single-token sibling answers), and the
+   * answer kept by a front-end thread while every book of the batch is unchanged (Reply.validity).
+   */
+  const batchRead = (body: unknown, answer: (items: readonly BatchItem[]) => Reply): Reply => {
+    const items = batchItems(body).map((item) => ({ ...item, token: tokenBook(item.tokenId) }));
+    const reply = answer(items);
+    const validity = validityOf(items.map(({ token }) => token.book.validity()));
+    return validity === undefined ? reply : { ...reply, validity };
+  };
+  /**
    * The answer of a batch of single-token values (POST /midpoints, /spreads): `{token_id: value}`,
    * a token whose value is undefined (a side without orders) left out, as POST /prices leaves
    * out an empty side. The object has no prototype, so no token id can reach one.
    */
-  const byToken = (body: unknown, valueOf: (token: TokenBook) => string | undefined): Reply => {
+  const byToken = (body: unknown, valueOf: (token: TokenBook) => string | undefined): Reply => batchRead(body, (items) => {
     const out = Object.create(null) as Record<string, string>;
-    for (const { tokenId } of batchItems(body)) {
-      const value = valueOf(tokenBook(tokenId));
+    for (const { tokenId, token } of items) {
+      const value = valueOf(token);
       if (value !== undefined) out[tokenId] = value;
     }
     return json(out);
-  };
+  });
   /** GET /fee-rate (query or path): Polymarket's name for the market's taker fee, in basis points. */
   const feeRate = (raw: string | undefined): Reply => {
     const token = tokenBook(raw);
@@ -206,10 +225,10 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
     route({
       method: 'POST', path: '/books', limits: ['POST /books'], summary: `Order books of up to ${BATCH_TOKENS_MAX} tokens, in request order.`, body: 'json', request: tokenBatch,
       response: tokenRead(arrayOf(ref('OrderBookSummary'))),
-      handler: (context): Reply => {
-        const bodies = batchItems(context.body).map(({ tokenId }) => bookBody(tokenBook(tokenId), tokenId));
+      handler: (context): Reply => batchRead(context.body, (items) => {
+        const bodies = items.map(({ tokenId, token }) => bookBody(token, tokenId));
         return { status: 200, body: Buffer.concat([Buffer.from('['), ...bodies.flatMap((body, at) => (at === 0 ? [body] : [Buffer.from(','), body])), Buffer.from(']')]) };
-      },
+      }),
     }),
     route({
       method: 'GET', path: '/price', limits: ['GET /price'], summary: 'Best bid (side=BUY) or best ask (side=SELL) of a token.',
@@ -225,10 +244,9 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
     route({
       method: 'POST', path: '/prices', limits: ['POST /prices'], summary: 'Best prices of many tokens: {token: {BUY, SELL}}; a side without orders is left out.', body: 'json', request: tokenBatch,
       response: tokenRead(ref('BestPrices')),
-      handler: (context): Reply => {
+      handler: (context): Reply => batchRead(context.body, (items) => {
         const out: Record<string, Record<string, string>> = {};
-        for (const { tokenId, side } of batchItems(context.body)) {
-          const token = tokenBook(tokenId);
+        for (const { tokenId, side, token } of items) {
           const entry = out[tokenId] ?? {};
           for (const name of side === undefined ? SIDE_NAMES : [side]) {
             const units = token.book.best(token.outcome, sideOf(name));
@@ -237,7 +255,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
           out[tokenId] = entry;
         }
         return json(out);
-      },
+      }),
     }),
     route({
       method: 'GET', path: '/midpoint', limits: ['GET /midpoint'], summary: 'Midpoint of the best bid and ask of a token.', query: tokenQuery,
@@ -276,10 +294,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
     route({
       method: 'POST', path: '/last-trades-prices', limits: ['POST /prices'], summary: `Last trades of up to ${BATCH_TOKENS_MAX} tokens: [{token_id, price, side}] in request order.`, body: 'json', request: tokenBatch,
       response: tokenRead(arrayOf(ref('TokenLastTradePrice'))),
-      handler: (context): Reply => json(batchItems(context.body).map(({ tokenId }) => {
-        const token = tokenBook(tokenId);
-        return { token_id: tokenId, ...lastTradeOf(token.book, token.outcome) };
-      })),
+      handler: (context): Reply => batchRead(context.body, (items) => json(items.map(({ tokenId, token }) => ({ token_id: tokenId, ...lastTradeOf(token.book, token.outcome) })))),
     }),
     route({
       method: 'GET', path: '/tick-size', limits: ['market data'], summary: "A token's minimum tick size.", query: tokenQuery,

@@ -22,8 +22,21 @@ export class BookVersions {
   }
 }
 
-/** A kept answer's validity: right while `cell` holds `version`. */
-export interface Validity {
+/** One book's part of a kept answer's validity: right while `cell` holds `version`. */
+export interface BookVersion {
   readonly cell: number;
   readonly version: number;
+}
+
+/** A kept answer's validity: right while every book it was built from holds its version. */
+export type Validity = readonly BookVersion[];
+
+/** The validity of an answer built from all of `books`; undefined when one has no cell (then no thread keeps it). */
+export function validityOf(books: readonly (BookVersion | undefined)[]): Validity | undefined {
+  const all: BookVersion[] = [];
+  for (const book of books) {
+    if (book === undefined) return undefined;
+    all.push(book);
+  }
+  return all;
 }

@@ -259,35 +259,93 @@ test('a thread checks a POST /order and a DELETE /order in full itself: done onc
   }
 });
 
+test('batch reads (POST /books, /prices, …) a thread answers itself for the same body, and every connection sees a change at once', async () => {
+  const { server, markets, traders } = await startTrading([321], { FRONT_ENDS });
+  try {
+    const [alice] = traders as [Trader];
+    const [first, second] = markets as [PlainMarket, PlainMarket];
+    const agents = Array.from({ length: 12 }, oneConnection);
+    const both = [{ token_id: first.yes }, { token_id: second.yes }];
+    const other = [{ token_id: first.no }];
+    type Book = { asset_id: string; bids: { price: string }[] };
+    const books = async (agent: Agent, body: unknown): Promise<Book[]> => {
+      const answer = await send(agent, server.urls.clob, alice, 'POST', '/books', body);
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      return answer.body as Book[];
+    };
+    // Each connection reads both bodies a few times: its thread keeps each answer for its own body.
+    for (let round = 0; round < 3; round++) {
+      for (const agent of agents) {
+        assert.deepEqual((await books(agent, both)).map((book) => book.asset_id), [first.yes, second.yes]);
+        assert.deepEqual((await books(agent, other)).map((book) => book.asset_id), [first.no], 'another body is never answered with a kept one\'s answer');
+      }
+    }
+    const kept = await samples(server, 'clobd_front_end_kept_answers_total', 'front_end');
+    assert.ok([...kept.values()].reduce((sum, count) => sum + count, 0) >= 36, `the threads answered most of them themselves: ${JSON.stringify([...kept])}`);
+    const metrics = await request<string>(`${server.urls.clob}/metrics`);
+    assert.match(metrics.text, /clobd_http_requests_total\{listener="clob",method="POST",route="\/books",status="200"\} 72\n/, 'every answer counted under its route');
+
+    // An order on the second book, on one connection: every other connection's batch shows it at once.
+    const priceUnits = 4_200;
+    const { body, orderId } = alice.placementBody({ tokenId: second.yes, side: 'BUY', priceUnits, sizeMicros: 10_000_000 });
+    const placed = await send(agents[0]!, server.urls.clob, alice, 'POST', '/order', body);
+    assert.equal(placed.status, 200, JSON.stringify(placed.body));
+    const showsBid = (batch: Book[]): boolean => batch[1]!.bids.some((level) => Number(level.price) === priceUnits / 10_000);
+    for (const batch of await Promise.all(agents.map((agent) => books(agent, both)))) assert.ok(showsBid(batch), 'every connection\'s POST /books shows the order');
+    for (const agent of agents) {
+      const prices = await send(agent, server.urls.clob, alice, 'POST', '/prices', [{ token_id: second.yes, side: 'BUY' }]);
+      assert.deepEqual(prices.body, { [second.yes]: { BUY: String(priceUnits / 10_000) } });
+    }
+    const cancelled = await send(agents[1]!, server.urls.clob, alice, 'DELETE', '/order', { orderID: orderId });
+    assert.deepEqual((cancelled.body as { canceled: string[] }).canceled, [orderId]);
+    for (const batch of await Promise.all(agents.map((agent) => books(agent, both)))) assert.ok(!showsBid(batch), 'and none once it is cancelled');
+    for (const agent of agents) {
+      const prices = await send(agent, server.urls.clob, alice, 'POST', '/prices', [{ token_id: second.yes, side: 'BUY' }]);
+      assert.deepEqual(prices.body, { [second.yes]: {} });
+    }
+    for (const agent of agents) agent.destroy();
+  } finally {
+    await server.stop();
+    removeDataDir(server.dataDir);
+  }
+});
+
 test('caps are exact across front ends, for reads a thread answers itself too', async () => {
   const dir = temporaryDataDir();
   const capsFile = join(dir, 'caps.json');
-  writeFileSync(capsFile, JSON.stringify({ 'GET /book': { requests: 50, windowSeconds: 600 } }));
+  writeFileSync(capsFile, JSON.stringify({ 'GET /book': { requests: 50, windowSeconds: 600 }, 'POST /books': { requests: 50, windowSeconds: 600 } }));
   const server = await startServer({ env: { RATE_LIMITS: capsFile, FRONT_ENDS } });
   try {
     const markets = (await request<{ data: { tokens: { token_id: string }[] }[] }>(`${server.urls.clob}/sampling-markets`)).body.data;
     const token = markets[0]!.tokens[0]!.token_id;
-    const agents = Array.from({ length: 16 }, oneConnection);
-    // Warm every connection's thread with the book first (each keeps it), then read it from all of them.
-    const statuses: number[] = [];
-    for (let round = 0; round < 5; round++) {
-      const answers = await Promise.all(agents.map((agent) => new Promise<number>((resolve, reject) => {
-        const url = new URL(`/book?token_id=${token}`, server.urls.clob);
-        httpRequest({ agent, host: url.hostname, port: url.port, path: url.pathname + url.search }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        }).on('error', reject).end();
-      })));
-      statuses.push(...answers);
+    const reads = [
+      { method: 'GET', path: `/book?token_id=${token}`, body: '', route: '\\/book' },
+      { method: 'POST', path: '/books', body: JSON.stringify([{ token_id: token }]), route: '\\/books' },
+    ];
+    for (const read of reads) {
+      const agents = Array.from({ length: 16 }, oneConnection);
+      // Warm every connection's thread with the read first (each keeps it), then read it from all of them.
+      const statuses: number[] = [];
+      for (let round = 0; round < 5; round++) {
+        const answers = await Promise.all(agents.map((agent) => new Promise<number>((resolve, reject) => {
+          const url = new URL(read.path, server.urls.clob);
+          const headers = read.body === '' ? {} : { 'content-type': 'application/json', 'content-length': String(read.body.length) };
+          httpRequest({ agent, host: url.hostname, port: url.port, method: read.method, path: url.pathname + url.search, headers }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          }).on('error', reject).end(read.body);
+        })));
+        statuses.push(...answers);
+      }
+      assert.equal(statuses.length, 80);
+      assert.equal(statuses.filter((status) => status === 200).length, 50, `${read.method} ${read.path}: exactly the cap, however the threads shared the requests`);
+      assert.equal(statuses.filter((status) => status === 429).length, 30);
+      const metrics = await request<string>(`${server.urls.clob}/metrics`);
+      assert.match(metrics.text, new RegExp(`clobd_http_requests_total\\{listener="clob",method="${read.method}",route="${read.route}",status="200"\\} 50\\n`), 'every answer counted, those a thread gave itself too');
+      for (const agent of agents) agent.destroy();
     }
-    assert.equal(statuses.length, 80);
-    assert.equal(statuses.filter((status) => status === 200).length, 50, 'exactly the cap, however the threads shared the requests');
-    assert.equal(statuses.filter((status) => status === 429).length, 30);
-    const metrics = await request<string>(`${server.urls.clob}/metrics`);
-    assert.match(metrics.text, /clobd_http_requests_total\{listener="clob",method="GET",route="\/book",status="200"\} 50\n/, 'every answer counted, those a thread gave itself too');
     const served = await frontEndRequests(server);
     assert.ok([...served.values()].reduce((sum, count) => sum + count, 0) > 0, 'the other threads took some of them');
-    for (const agent of agents) agent.destroy();
   } finally {
     await server.stop();
     removeDataDir(server.dataDir);
