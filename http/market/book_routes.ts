@@ -327,8 +327,9 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
       params: { token_id: string({ required: true, description: 'token id', maxLength: 100 }) },
       response: ok(ref('MarketByToken')),
       handler: (context): Reply => {
-        const { market } = tokenBook(context.params.token_id);
-        return json({ condition_id: market.conditionId, primary_token_id: market.tokenIds[0], secondary_token_id: market.tokenIds[1] });
+        const token = tokenBook(context.params.token_id);
+        const { market } = token;
+        return kept(token, JSON.stringify({ condition_id: market.conditionId, primary_token_id: market.tokenIds[0], secondary_token_id: market.tokenIds[1] }));
       },
     }),
     route({

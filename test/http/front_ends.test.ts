@@ -278,10 +278,12 @@ test('batch reads (POST /books, /prices, …) a thread answers itself for the sa
       for (const agent of agents) {
         assert.deepEqual((await books(agent, both)).map((book) => book.asset_id), [first.yes, second.yes]);
         assert.deepEqual((await books(agent, other)).map((book) => book.asset_id), [first.no], 'another body is never answered with a kept one\'s answer');
+        const market = await send(agent, server.urls.clob, alice, 'GET', `/markets-by-token/${second.no}`);
+        assert.deepEqual(market.body, { condition_id: second.conditionId, primary_token_id: second.yes, secondary_token_id: second.no });
       }
     }
     const kept = await samples(server, 'clobd_front_end_kept_answers_total', 'front_end');
-    assert.ok([...kept.values()].reduce((sum, count) => sum + count, 0) >= 36, `the threads answered most of them themselves: ${JSON.stringify([...kept])}`);
+    assert.ok([...kept.values()].reduce((sum, count) => sum + count, 0) >= 54, `the threads answered most of them themselves: ${JSON.stringify([...kept])}`);
     const metrics = await request<string>(`${server.urls.clob}/metrics`);
     assert.match(metrics.text, /clobd_http_requests_total\{listener="clob",method="POST",route="\/books",status="200"\} 72\n/, 'every answer counted under its route');
 
