@@ -2,8 +2,8 @@
 // slot can decode into one reused object and the engine reads plain fields without allocating.
 // Every command carries its sequence number (assigned by the shard) and its time (stamped by the
 // front end); the engine reads no clock, so the same commands always give the same events.
-import { idKey } from './id_buckets.js';
-import { ID_WORDS } from './id_words.js';
+import { idKey } from './orders/id_buckets.js';
+import { ID_WORDS } from './orders/id_words.js';
 
 export const CommandKind = {
   AddMarket: 1,

@@ -4,24 +4,24 @@
 // expire what is due, run the command, emit the level and balance changes, and (in verify mode)
 // check every invariant.
 import { assert } from './assert.js';
-import { cancelAccount, cancelAccountMarket, cancelOrder, cancelOrders } from './cancellation.js';
-import { pushBalanceChanges, pushLevelChanges } from './change_events.js';
-import { deposit, withdraw } from './collateral.js';
+import { cancelAccount, cancelAccountMarket, cancelOrder, cancelOrders } from './orders/cancellation.js';
+import { pushBalanceChanges, pushLevelChanges } from './events/change_events.js';
+import { deposit, withdraw } from './ledger/collateral.js';
 import { CommandKind, unreachable, type Command } from './command.js';
 import { TIME_MS_MAX } from './constants.js';
-import type { EventBuffer } from './events.js';
-import { sweepExpired } from './expiry.js';
-import { checkInvariants } from './invariants.js';
-import { addMarket, resolveMarket, setMarketAccepting, setTickSize } from './market_admin.js';
-import { placeOrder } from './placement.js';
+import type { EventBuffer } from './events/events.js';
+import { sweepExpired } from './orders/expiry.js';
+import { checkInvariants } from './state/invariants.js';
+import { addMarket, resolveMarket, setMarketAccepting, setTickSize } from './market/market_admin.js';
+import { placeOrder } from './orders/placement.js';
 import {
   accountsView, balanceOf, bestPrice, bookLevels, getOrder, holdersOf, marketView, openOrdersOf,
   type AccountsView, type BalanceView, type BookView, type HolderView, type MarketView, type OrderView,
-} from './reads.js';
-import type { BookSide } from './book.js';
-import { restoreState, takeColumnarSnapshot, takeSnapshot, type ColumnarSnapshot, type EngineSnapshot } from './snapshot.js';
-import { EngineState, resolveOptions, type EngineConfig, type EngineOptions } from './state.js';
-import { stateHash } from './state_hash.js';
+} from './state/reads.js';
+import type { BookSide } from './market/book.js';
+import { restoreState, takeColumnarSnapshot, takeSnapshot, type ColumnarSnapshot, type EngineSnapshot } from './state/snapshot.js';
+import { EngineState, resolveOptions, type EngineConfig, type EngineOptions } from './state/state.js';
+import { stateHash } from './state/state_hash.js';
 
 export interface EngineStats {
   readonly ordersLive: number;

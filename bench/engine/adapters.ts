@@ -5,9 +5,9 @@
 import { OrderBook, Side as BaselineSide } from 'nodejs-order-book';
 import { Command, CommandKind, OrderType, Side } from '../../engine/command.js';
 import { Engine } from '../../engine/engine.js';
-import type { EngineOptions } from '../../engine/state.js';
+import type { EngineOptions } from '../../engine/state/state.js';
 import { ROW_PLACE, TICK_UNITS, type Flow, type FlowOracle } from './flows.js';
-import { OrderStatus } from '../../engine/order_status.js';
+import { OrderStatus } from '../../engine/orders/order_status.js';
 
 export interface BookAdapter {
   readonly name: string;

@@ -11,8 +11,8 @@
 // rest: an oracle (the engine itself, run alongside during generation) tells it which do.
 import { OrderType, Side } from '../../engine/command.js';
 import { assert } from '../../engine/assert.js';
-import { idKey } from '../../engine/id_buckets.js';
-import { ID_WORDS, parseIdWords } from '../../engine/id_words.js';
+import { idKey } from '../../engine/orders/id_buckets.js';
+import { ID_WORDS, parseIdWords } from '../../engine/orders/id_words.js';
 import { Prng } from '../../test/engine/prng.js';
 
 export const FlowKind = { deep: 'deep', normal: 'normal', fast: 'fast' } as const;
@@ -48,7 +48,7 @@ export class Flow {
    */
   readonly idKey: Int32Array;
   /**
-   * The row's order id's words (ID_WORDS a row, see engine/id_words.ts), which the front end
+   * The row's order id's words (ID_WORDS a row, see engine/orders/id_words.ts), which the front end
    * parses into a command's frame as it does the key; set by `keyRow` with the key.
    */
   readonly idWords: Float64Array;

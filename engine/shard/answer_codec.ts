@@ -16,11 +16,11 @@
 // channels, the order routes) would only step over them.
 import { ByteReader, ByteWriter } from '../bytes.js';
 import type { Command } from '../command.js';
-import type { BalanceEvent, EngineEvent } from '../event_objects.js';
-import { ACCEPTED_RESTS, EventKind, Field, MARKET_ACCEPTING, MARKET_RESOLVED, Text, type EventBuffer, type FillKind } from '../events.js';
-import type { BookSide } from '../book.js';
-import type { CancelReason } from '../order_status.js';
-import { Reject } from '../reject.js';
+import type { BalanceEvent, EngineEvent } from '../events/event_objects.js';
+import { ACCEPTED_RESTS, EventKind, Field, MARKET_ACCEPTING, MARKET_RESOLVED, Text, type EventBuffer, type FillKind } from '../events/events.js';
+import type { BookSide } from '../market/book.js';
+import type { CancelReason } from '../orders/order_status.js';
+import { Reject } from '../events/reject.js';
 import type { FrameOutcome, FrameResult, Redemption } from './core.js';
 
 const INITIAL_BYTES = 1 << 16;

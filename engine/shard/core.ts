@@ -17,10 +17,10 @@
 // it the next engine index and answers it. Other frames name the engine index.
 import { Command, CommandKind } from '../command.js';
 import { Engine } from '../engine.js';
-import type { BalanceEvent, EngineEvent } from '../event_objects.js';
-import { EventKind, Field, MARKET_RESOLVED, Text, type EventBuffer } from '../events.js';
-import type { EngineSnapshot } from '../snapshot.js';
-import type { EngineOptions } from '../state.js';
+import type { BalanceEvent, EngineEvent } from '../events/event_objects.js';
+import { EventKind, Field, MARKET_RESOLVED, Text, type EventBuffer } from '../events/events.js';
+import type { EngineSnapshot } from '../state/snapshot.js';
+import type { EngineOptions } from '../state/state.js';
 import type { Frame } from './frame.js';
 import type { ShardBalances } from './protocol.js';
 

@@ -26,8 +26,8 @@
 // postings newest first and find a fill in its group (FillLookup). Older versions stored a fill
 // and an index entry (value 0) per key; those read as groups and postings of one.
 import type { Database, Key, RootDatabase } from 'lmdb';
-import type { FillEvent } from '../event_objects.js';
-import { notionalMicros } from '../notional.js';
+import type { FillEvent } from '../events/event_objects.js';
+import { notionalMicros } from '../ledger/notional.js';
 import { openAccounts, type AccountIds } from './account_ids.js';
 import type { Redemption } from './core.js';
 import { decoded, putInGroups, readStoredFill, readStoredFills, storedFillRecordIn, StoredWriter } from './stored_codec.js';

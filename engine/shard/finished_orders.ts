@@ -3,9 +3,9 @@
 // (stored_orders.ts); reading them back from the engine at commit time instead would miss orders
 // the engine's bounded history had already forgotten (a resolution or a batch that finishes more
 // orders than the history holds), and cost a lookup per touched order.
-import { ACCEPTED_RESTS, EventKind, Field, Text, type EventBuffer } from '../events.js';
-import { CancelReason, finishedStatus } from '../order_status.js';
-import type { OrderView } from '../reads.js';
+import { ACCEPTED_RESTS, EventKind, Field, Text, type EventBuffer } from '../events/events.js';
+import { CancelReason, finishedStatus } from '../orders/order_status.js';
+import type { OrderView } from '../state/reads.js';
 
 /** Adds (or replaces) the view of each order rows [0, count) of `events` finished; `timeMs` is the frame's time. */
 export function recordFinishedOrders(events: EventBuffer, timeMs: number, into: Map<string, OrderView>): void {

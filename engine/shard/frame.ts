@@ -12,9 +12,9 @@
 // journaled before they were carried) leaves the engine to compare the id as a string.
 import { CommandKind, type Command } from '../command.js';
 import { CANCEL_IDS_MAX } from '../constants.js';
-import { idKey } from '../id_buckets.js';
+import { idKey } from '../orders/id_buckets.js';
 import { assert } from '../assert.js';
-import { CANONICAL_ID_LENGTH, ID_WORDS, isIdWord, parseIdWords } from '../id_words.js';
+import { CANONICAL_ID_LENGTH, ID_WORDS, isIdWord, parseIdWords } from '../orders/id_words.js';
 
 export class Frame {
   requestId = 0;

@@ -1,10 +1,10 @@
 // What the front end and a shard worker share: the worker's start data, the control messages
 // (postMessage carries control only) and the ring layouts. Answers on the result ring are
 // encoded by answer_codec.ts.
-import type { AccountsView, BookView, MarketView } from '../reads.js';
+import type { AccountsView, BookView, MarketView } from '../state/reads.js';
 import type { JournalFeedSetup, JournalFollowSetup } from './journal_feed.js';
 import type { RingLayout } from '../ring.js';
-import type { EngineOptions } from '../state.js';
+import type { EngineOptions } from '../state/state.js';
 
 export interface ShardWorkerData {
   readonly shard: number;

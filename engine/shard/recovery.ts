@@ -8,7 +8,7 @@ import { Command } from '../command.js';
 import { ShardCore, type FrameOutcome } from './core.js';
 import { decodeFrame, Frame } from './frame.js';
 import type { RecoveryFigures } from './protocol.js';
-import type { EngineOptions } from '../state.js';
+import type { EngineOptions } from '../state/state.js';
 import type { ShardStore } from './store.js';
 
 /** Bytes before each frame of a journal entry: its length (u32, little-endian). */

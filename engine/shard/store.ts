@@ -28,8 +28,8 @@
 import { join } from 'node:path';
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { openDurable } from '../durable_env.js';
-import type { OrderView } from '../reads.js';
-import type { ColumnarSnapshot, EngineSnapshot } from '../snapshot.js';
+import type { OrderView } from '../state/reads.js';
+import type { ColumnarSnapshot, EngineSnapshot } from '../state/snapshot.js';
 import { AccountIds } from './account_ids.js';
 import type { CoreState } from './core.js';
 import { BalanceLog, decoded, readBalanceChanges, type BalanceChange } from './stored_codec.js';

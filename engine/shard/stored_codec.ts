@@ -20,9 +20,9 @@
 // many orders as it has commands: one put per record was the largest part of a commit. Values an
 // older version stored one per key read as a group of one.
 import { ByteReader, ByteWriter } from '../bytes.js';
-import type { FillKind } from '../events.js';
-import type { CancelReason, OrderStatus } from '../order_status.js';
-import type { OrderView } from '../reads.js';
+import type { FillKind } from '../events/events.js';
+import type { CancelReason, OrderStatus } from '../orders/order_status.js';
+import type { OrderView } from '../state/reads.js';
 import type { StoredFill } from './feed_tables.js';
 
 const FILL_LAYOUT = 1;

@@ -30,8 +30,8 @@
 import { randomInt } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
 import { assert } from '../assert.js';
-import { hashOrderId, idKey, IdBuckets, seededHash } from '../id_buckets.js';
-import type { OrderView } from '../reads.js';
+import { hashOrderId, idKey, IdBuckets, seededHash } from '../orders/id_buckets.js';
+import type { OrderView } from '../state/reads.js';
 import { decoded, putInGroups, readStoredOrders, storedOrderIdsOf, StoredWriter } from './stored_codec.js';
 
 /** Orders the in-memory index can hold (2^28 buckets, 2 GiB, at its largest). */

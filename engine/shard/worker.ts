@@ -9,10 +9,10 @@
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { Command, CommandKind } from '../command.js';
-import { Reject } from '../reject.js';
+import { Reject } from '../events/reject.js';
 import { Ring } from '../ring.js';
-import { fillAt } from '../event_objects.js';
-import { EventKind, Field, Text, type EventBuffer } from '../events.js';
+import { fillAt } from '../events/event_objects.js';
+import { EventKind, Field, Text, type EventBuffer } from '../events/events.js';
 import { emptyOutcome, ShardCore, type FrameOutcome } from './core.js';
 import { AnswerWriter } from './answer_codec.js';
 import { FRAGMENT_MARK, writeAnswer } from './answer_stream.js';

@@ -2,8 +2,8 @@
 // configured the admin API is disabled and every admin route answers 403.
 import { timingSafeEqual } from 'node:crypto';
 import { ADDRESS, isAddress } from '../auth/eip712.js';
-import type { EngineEvent } from '../../engine/event_objects.js';
-import { rejectText } from '../../engine/reject_text.js';
+import type { EngineEvent } from '../../engine/events/event_objects.js';
+import { rejectText } from '../../engine/events/reject_text.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { string } from '../params.js';
 import { PROFILE_TEXT_MAX, type ProfileStore } from '../profiles.js';

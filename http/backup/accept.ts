@@ -5,7 +5,7 @@
 // the whole start's check has passed, the record's backup section is dropped: from then on the
 // directory is live and its state moves on.
 import { shardStoreName } from '../../engine/shard/store.js';
-import type { EngineOptions } from '../../engine/state.js';
+import type { EngineOptions } from '../../engine/state/state.js';
 import { problem, refuseIfAny } from '../data_dir/damage.js';
 import { readRecord, writeRecord } from '../data_dir/record.js';
 import type { Logger } from '../log.js';

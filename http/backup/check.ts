@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { recoverCore } from '../../engine/shard/recovery.js';
 import { ShardStore, shardStoreName } from '../../engine/shard/store.js';
 import type { ShardBalances } from '../../engine/shard/protocol.js';
-import type { EngineOptions } from '../../engine/state.js';
+import type { EngineOptions } from '../../engine/state/state.js';
 import { ApiKeyStore } from '../auth/keys.js';
 import { agreementProblems } from '../data_dir/agreement.js';
 import { DataDirDamaged, messageOf, problem, refuseIfAny, type Problem } from '../data_dir/damage.js';

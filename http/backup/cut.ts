@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { HOLD } from '../../engine/shard/protocol.js';
 import { ORDER_HISTORY_DEFAULT } from '../../engine/constants.js';
-import type { EngineOptions } from '../../engine/state.js';
+import type { EngineOptions } from '../../engine/state/state.js';
 import type { ApiKeyStore } from '../auth/keys.js';
 import { readRecord, writeRecord, type DirectoryRecord } from '../data_dir/record.js';
 import { storeNames } from '../data_dir/stores.js';

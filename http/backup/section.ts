@@ -16,7 +16,7 @@ export interface BackupShard {
   /** The last batch committed before the cut, and the engine's sequence number after it. */
   readonly batch: number;
   readonly seq: number;
-  /** The state hash of the shard's engine at the cut (engine/state_hash.ts). */
+  /** The state hash of the shard's engine at the cut (engine/state/state_hash.ts). */
   readonly stateHash: string;
 }
 

@@ -3,10 +3,10 @@
 // is derived when a token's view is asked for (a NO bid at q is a YES ask at 1 − q). Every change
 // bumps `version`, and whatever is derived from the levels (best prices, serialized bodies) is
 // cached against it, so a read between two changes costs a lookup.
-import { BookSide } from '../../engine/book.js';
+import { BookSide } from '../../engine/market/book.js';
 import { PRICE_UNITS_PER_ONE } from '../../engine/constants.js';
-import { notionalMicros } from '../../engine/notional.js';
-import type { BookView, MarketView } from '../../engine/reads.js';
+import { notionalMicros } from '../../engine/ledger/notional.js';
+import type { BookView, MarketView } from '../../engine/state/reads.js';
 import type { BookVersion, BookVersions } from './book_versions.js';
 import { TradedVolume } from './volume.js';
 

@@ -6,7 +6,7 @@
 // GET /markets/live-activity/{condition_id} (its client's getMarketTradesEvents): a market's
 // latest fills as its market trade events, from the same index, under the same allow-list.
 import { createHash } from 'node:crypto';
-import { notionalMicros } from '../../engine/notional.js';
+import { notionalMicros } from '../../engine/ledger/notional.js';
 import { ADDRESS, BYTES32 } from '../auth/eip712.js';
 import type { MarketRecord } from '../catalog/model.js';
 import { formatUnits, jsonUnits, unitsNumber } from '../decimal.js';

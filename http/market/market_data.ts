@@ -6,9 +6,9 @@
 // the shard's books, market states and last trades (as of an engine sequence number S). Then the
 // held answers are applied, their events only after S (a LEVEL event carries the level's new
 // total, so applying them in order after the snapshot is exact).
-import type { EngineEvent, FillEvent } from '../../engine/event_objects.js';
+import type { EngineEvent, FillEvent } from '../../engine/events/event_objects.js';
 import { BookVersions } from './book_versions.js';
-import { notionalMicros } from '../../engine/notional.js';
+import { notionalMicros } from '../../engine/ledger/notional.js';
 import type { FrameResult } from '../../engine/shard/core.js';
 import type { MarketData as ShardMarketData } from '../../engine/shard/protocol.js';
 import type { Logger } from '../log.js';

@@ -17,9 +17,9 @@
 // an engine (its order slots; 10 000 per account and shard), a balance (~100 bytes) per non-zero
 // engine balance (its accounts and positions), and `finishedMax` finished orders (~360 bytes each).
 import { MARKETS_MAX } from '../../engine/constants.js';
-import type { BalanceEvent, EngineEvent, OrderCancelledEvent, OrderUpdatedEvent } from '../../engine/event_objects.js';
-import { CancelReason, finishedStatus, OrderStatus } from '../../engine/order_status.js';
-import { OrderNumber, ORDER_NUMBERS, type BalanceView, type OrderView, type PositionView } from '../../engine/reads.js';
+import type { BalanceEvent, EngineEvent, OrderCancelledEvent, OrderUpdatedEvent } from '../../engine/events/event_objects.js';
+import { CancelReason, finishedStatus, OrderStatus } from '../../engine/orders/order_status.js';
+import { OrderNumber, ORDER_NUMBERS, type BalanceView, type OrderView, type PositionView } from '../../engine/state/reads.js';
 import type { FrameResult } from '../../engine/shard/core.js';
 import type { AccountData as ShardAccountData } from '../../engine/shard/protocol.js';
 import type { Logger } from '../log.js';
@@ -35,7 +35,7 @@ export class LiveOrder {
     public matchedMicros: number, public remainingMicros: number, readonly createdAtMs: number, readonly expirationMs: number,
   ) {}
 
-  /** As the engine shows a live order (engine/reads.ts liveOrderView). */
+  /** As the engine shows a live order (engine/state/reads.ts liveOrderView). */
   view(): OrderView {
     return {
       orderId: this.orderId, owner: this.owner, market: this.market, outcome: this.outcome, side: this.side, orderType: this.orderType,

@@ -7,11 +7,11 @@
 // orders page 500 by base64 offsets and end with ""; trades page 500 and end with "LTE=", and
 // their cursor says where each shard's index stopped, so the next page seeks there: every trade
 // of an account can be read, however many it has, each page at the cost of one.
-import { orderStatusName } from '../../engine/order_status.js';
+import { orderStatusName } from '../../engine/orders/order_status.js';
 import type { StoredFill } from '../../engine/shard/feed_tables.js';
 import { CURSOR_LENGTH_MAX, decodeCursor, encodeCursor, longReads, readSliced } from '../market/feed_pages.js';
 import type { FeedReader } from '../market/feed_reader.js';
-import type { OrderView } from '../../engine/reads.js';
+import type { OrderView } from '../../engine/state/reads.js';
 import { authenticateRequest, L2_HEADER_NAMES, type ApiKeyRecord, type L2Deps } from '../auth/l2.js';
 import type { MarketRecord } from '../catalog/model.js';
 import { formatUnits } from '../decimal.js';

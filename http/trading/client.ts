@@ -4,13 +4,13 @@
 // periodic expiry tick. Money is integers throughout (price units, micros).
 import { CommandKind, OUTCOME_ANY, OrderType, Side } from '../../engine/command.js';
 import { PRICE_UNITS_PER_ONE, SIZE_MICROS_MAX } from '../../engine/constants.js';
-import type { EngineEvent } from '../../engine/event_objects.js';
-import { takerFeeMicros } from '../../engine/fee.js';
-import { notionalCeilMicros } from '../../engine/notional.js';
+import type { EngineEvent } from '../../engine/events/event_objects.js';
+import { takerFeeMicros } from '../../engine/ledger/fee.js';
+import { notionalCeilMicros } from '../../engine/ledger/notional.js';
 import type { FrameResult } from '../../engine/shard/core.js';
 import type { ShardStatus } from '../../engine/shard/protocol.js';
-import type { BalanceView, BookView, MarketView, OrderView } from '../../engine/reads.js';
-import { Reject } from '../../engine/reject.js';
+import type { BalanceView, BookView, MarketView, OrderView } from '../../engine/state/reads.js';
+import { Reject } from '../../engine/events/reject.js';
 import { ShardHints, type OrderHints } from './shard_hints.js';
 import type { ShardPool } from './shards.js';
 import type { Treasury } from './treasury.js';

@@ -23,10 +23,10 @@
 // (POST /admin/markets/{id}/resolve). Markets made through the admin API are never traded.
 import { Side } from '../../engine/command.js';
 import { PRICE_UNITS_PER_ONE } from '../../engine/constants.js';
-import { takerFeeMicros } from '../../engine/fee.js';
-import { notionalMicros } from '../../engine/notional.js';
-import { Reject } from '../../engine/reject.js';
-import { rejectText } from '../../engine/reject_text.js';
+import { takerFeeMicros } from '../../engine/ledger/fee.js';
+import { notionalMicros } from '../../engine/ledger/notional.js';
+import { Reject } from '../../engine/events/reject.js';
+import { rejectText } from '../../engine/events/reject_text.js';
 import type { ApiKeyRecord } from '../auth/l2.js';
 import type { MarketRecord } from '../catalog/model.js';
 import type { CatalogStore } from '../catalog/store.js';

@@ -12,15 +12,15 @@
 //   SELL exactly on the tick, a market SELL at taker / maker rounded UP to the tick: the seller
 //   never receives less than it signed.
 //
-// The engine then takes shares of up to D decimals (its size step, engine/notional.ts) and rounds
+// The engine then takes shares of up to D decimals (its size step, engine/ledger/notional.ts) and rounds
 // each fill's collateral so a BUY pays at most ceil(limit × size), never above its makerAmount,
 // and a SELL receives at least floor(limit × size), never below its takerAmount (before fees;
-// engine/fill_collateral.ts). Amounts are integer micros; prices are found with BigInt, since
+// engine/ledger/fill_collateral.ts). Amounts are integer micros; prices are found with BigInt, since
 // collateral × 10^4 passes 2^53.
 import { OrderType, Side } from '../../engine/command.js';
 import { PRICE_UNITS_PER_ONE, SIZE_MICROS_MAX } from '../../engine/constants.js';
-import { sizeStepMicros } from '../../engine/notional.js';
-import { Reject } from '../../engine/reject.js';
+import { sizeStepMicros } from '../../engine/ledger/notional.js';
+import { Reject } from '../../engine/events/reject.js';
 
 const MICROS_DECIMALS = 6;
 /** Decimals of a share amount in every order but a market BUY's. */

@@ -9,7 +9,7 @@
 // each order's digest and signer (prepareOrder, on that thread); the main thread uses them when
 // they were made for the exchange the token's market trades on, and does both itself otherwise.
 import { OrderType, Side } from '../../engine/command.js';
-import { rejectText } from '../../engine/reject_text.js';
+import { rejectText } from '../../engine/events/reject_text.js';
 import { EncodingError, orderDigest, parseUint256, toHex, ZERO_BYTES32, type OrderStruct } from '../auth/eip712.js';
 import type { ApiKeyRecord } from '../auth/l2.js';
 import { isSignaturesBusy, signaturesBusy } from '../auth/verifier.js';

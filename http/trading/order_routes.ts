@@ -1,10 +1,10 @@
 // Order placement and cancels on the CLOB listener (contract §4), every one behind L2
 // authentication. An answer is written only after the shard committed the command durably.
 import { OUTCOME_ANY } from '../../engine/command.js';
-import type { EngineEvent } from '../../engine/event_objects.js';
-import { filledTakerMicros } from '../../engine/fill_collateral.js';
-import { rejectText } from '../../engine/reject_text.js';
-import type { Reject } from '../../engine/reject.js';
+import type { EngineEvent } from '../../engine/events/event_objects.js';
+import { filledTakerMicros } from '../../engine/ledger/fill_collateral.js';
+import { rejectText } from '../../engine/events/reject_text.js';
+import type { Reject } from '../../engine/events/reject.js';
 import { authenticateRequest, L2_HEADER_NAMES, type ApiKeyRecord } from '../auth/l2.js';
 import type { ApiKeyStore } from '../auth/keys.js';
 import type { SignatureVerifier } from '../auth/verifier.js';
@@ -68,7 +68,7 @@ function placementOf(order: SignedOrder, result: TradeResult): Placement | strin
     }
     if (event.kind === 'FILL' && event.takerOrderId === orderId) {
       // The engine writes the maker's ORDER_UPDATED right after its FILL: its remainder gives the
-      // fill's collateral as the engine rounded it (engine/fill_collateral.ts).
+      // fill's collateral as the engine rounded it (engine/ledger/fill_collateral.ts).
       const maker = events[index + 1];
       if (maker?.kind !== 'ORDER_UPDATED' || maker.orderId !== event.makerOrderId) throw new Error('a FILL without its maker\'s update');
       shares += event.sizeMicros;

@@ -2,7 +2,7 @@
 // market-data and account read models and the feeds' reader, started together (every shard
 // recovered, every catalog market with an order book registered) and stopped together (every
 // shard answers what it holds, snapshots and closes).
-import type { EngineOptions } from '../../engine/state.js';
+import type { EngineOptions } from '../../engine/state/state.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { MarketRecord } from '../catalog/model.js';

@@ -1,6 +1,6 @@
 // Which shard took each accepted order, as a hint for cancels and reads by order id (an id alone
 // does not say its market, so without a hint every shard is asked at once). A fixed table of one
-// 32-bit word per slot, indexed by a seeded hash of the id (the engine's, engine/id_buckets.ts): a
+// 32-bit word per slot, indexed by a seeded hash of the id (the engine's, engine/orders/id_buckets.ts): a
 // 24-bit fingerprint of the id (a second seed) and the shard + 1 (0 = empty). Nothing is kept per
 // order as an object, so the front end's heap does not grow with the orders it has seen: a Map of
 // the last 2^20 ids held each id's string in old space, every one promoted and later left for a
@@ -12,7 +12,7 @@
 // hinted one says it does not know the order, so even that answer is right, only later. The
 // seeds are secret and fresh at every start, so nobody can aim ids at another account's slots.
 import { randomInt } from 'node:crypto';
-import { hashOrderId } from '../../engine/id_buckets.js';
+import { hashOrderId } from '../../engine/orders/id_buckets.js';
 
 /** log2 of the slots in the table (4 MiB). */
 const SLOT_BITS = 20;

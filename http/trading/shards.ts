@@ -21,7 +21,7 @@ import {
   COMMAND_LAYOUT, RESULT_LAYOUT, STORAGE_FAILED_EXIT, type RecoveryFigures, type ShardBalances, type ShardControl, type ShardMessage,
   type ShardRead, type ShardStatus, type ShardWorkerData,
 } from '../../engine/shard/protocol.js';
-import type { EngineOptions } from '../../engine/state.js';
+import type { EngineOptions } from '../../engine/state/state.js';
 import { HttpError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Replication } from '../replication/replication.js';

@@ -27,7 +27,7 @@ import { CLOSE_TOO_MANY_REQUESTS, type ChannelCaps, type Refusal, type SocketKey
 import {
   bookMessage, lastTradeMessage, orderMessage, priceChangeMessage, resolvedMessage, tickSizeMessage, tradeMessage,
 } from './messages.js';
-import type { LevelEvent } from '../../engine/event_objects.js';
+import type { LevelEvent } from '../../engine/events/event_objects.js';
 
 /** Tokens one market-channel socket may follow. */
 export const ASSETS_PER_SOCKET = 500;

@@ -2,9 +2,9 @@
 // and sizes are decimal strings (price units of 0.0001, shares). Market-channel timestamps are
 // the milliseconds at which the exchange published the change (after its durable commit, before
 // the order's answer); user-channel ones are the command's time in seconds, as Polymarket's are.
-import { BookSide } from '../../engine/book.js';
+import { BookSide } from '../../engine/market/book.js';
 import { PRICE_UNITS_PER_ONE } from '../../engine/constants.js';
-import type { EngineEvent, FillEvent, LevelEvent } from '../../engine/event_objects.js';
+import type { EngineEvent, FillEvent, LevelEvent } from '../../engine/events/event_objects.js';
 import type { MarketRecord } from '../catalog/model.js';
 import { bookSummary, price, size, type TokenBook } from '../market/book_routes.js';
 import { BUY, SELL, type MarketBook } from '../market/book.js';

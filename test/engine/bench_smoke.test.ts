@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { BaselineAdapter, ClobdAdapter } from '../../bench/engine/adapters.js';
 import { FlowKind, generateFlow, makeAccounts, makeIds } from '../../bench/engine/flows.js';
-import { idKey } from '../../engine/id_buckets.js';
-import { ID_WORDS, parseIdWords } from '../../engine/id_words.js';
+import { idKey } from '../../engine/orders/id_buckets.js';
+import { ID_WORDS, parseIdWords } from '../../engine/orders/id_words.js';
 import { runCancelDepth } from '../../bench/engine/micro.js';
 import {
   DECODE_WINDOW_ROWS, measureLatency, measureThroughput, replayPrefill, replayRows, stopGcObserver,

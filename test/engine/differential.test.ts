@@ -12,9 +12,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { pack, unpack } from 'msgpackr';
 import type { Command } from '../../engine/command.js';
 import { Engine } from '../../engine/engine.js';
-import { eventsToObjects, type EngineEvent } from '../../engine/event_objects.js';
-import { rejectName } from '../../engine/reject.js';
-import type { EngineSnapshot } from '../../engine/snapshot.js';
+import { eventsToObjects, type EngineEvent } from '../../engine/events/event_objects.js';
+import { rejectName } from '../../engine/events/reject.js';
+import type { EngineSnapshot } from '../../engine/state/snapshot.js';
 import { RandomCommands } from './random_commands.js';
 import { ReferenceEngine, changesInKeyOrder, referenceStateHash, type ReferenceLimits } from './reference.js';
 

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { CommandKind, OrderType, OUTCOME_ANY, makeCommand, type CommandInit } from '../../engine/command.js';
 import { Engine } from '../../engine/engine.js';
-import { eventsToObjects, type EngineEvent } from '../../engine/event_objects.js';
-import { rejectName } from '../../engine/reject.js';
-import { cancelReasonName } from '../../engine/order_status.js';
-import type { EngineOptions } from '../../engine/state.js';
+import { eventsToObjects, type EngineEvent } from '../../engine/events/event_objects.js';
+import { rejectName } from '../../engine/events/reject.js';
+import { cancelReasonName } from '../../engine/orders/order_status.js';
+import type { EngineOptions } from '../../engine/state/state.js';
 import { formatUnits, parseUnits } from '../../http/decimal.js';
 import { ReferenceEngine, changesInKeyOrder, referenceStateHash } from './reference.js';
 

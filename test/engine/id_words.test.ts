@@ -1,9 +1,9 @@
-// An order id's words (engine/id_words.ts): the canonical form has them, every other form and
+// An order id's words (engine/orders/id_words.ts): the canonical form has them, every other form and
 // every id with a word that does not compare exactly (NaN, -0) has none, and two ids with words
 // have equal words exactly when they are the same id.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CANONICAL_ID_LENGTH, ID_WORDS, parseIdWords } from '../../engine/id_words.js';
+import { CANONICAL_ID_LENGTH, ID_WORDS, parseIdWords } from '../../engine/orders/id_words.js';
 import { Prng } from './prng.js';
 
 const words = new Float64Array(ID_WORDS);

@@ -3,7 +3,7 @@
 // different number of levels, checked against arrays sorted the obvious way.
 import assert from 'node:assert/strict';
 import { describe as suite, test } from 'node:test';
-import { Ladder, NIL, type SlotLinks } from '../../engine/ladder.js';
+import { Ladder, NIL, type SlotLinks } from '../../engine/market/ladder.js';
 import { Prng } from './prng.js';
 
 /** Links in a plain array of (next, prev) pairs, as a simple book would keep them. */

@@ -1,9 +1,9 @@
 // Market administration, collateral, and the read API the runtime uses.
 import assert from 'node:assert/strict';
 import { describe as suite, test } from 'node:test';
-import { BookSide } from '../../engine/book.js';
-import { OrderStatus, CancelReason } from '../../engine/order_status.js';
-import { noTokenLevel } from '../../engine/reads.js';
+import { BookSide } from '../../engine/market/book.js';
+import { OrderStatus, CancelReason } from '../../engine/orders/order_status.js';
+import { noTokenLevel } from '../../engine/state/reads.js';
 import { Scenario, START_MS } from './dsl.js';
 
 suite('market administration', () => {

@@ -1,7 +1,7 @@
 // GTC, GTD (with expiry), FOK, FAK and post-only, as scenarios against the reference engine.
 import assert from 'node:assert/strict';
 import { describe as suite, test } from 'node:test';
-import { OrderStatus, CancelReason } from '../../engine/order_status.js';
+import { OrderStatus, CancelReason } from '../../engine/orders/order_status.js';
 import { Scenario, only } from './dsl.js';
 
 function funded(): Scenario {
@@ -48,7 +48,7 @@ suite('GTD', () => {
     ]);
   });
 
-  // A lone cancel or resting place emits its level and balance itself (engine/change_events.ts);
+  // A lone cancel or resting place emits its level and balance itself (engine/events/change_events.ts);
   // after the sweep has changed the same level and balance, one coalesced row of each follows.
   test('a cancel after the sweep expired an order at its level: one LEVEL and one BALANCE row', () => {
     const s = funded();

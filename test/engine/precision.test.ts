@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe as suite, test } from 'node:test';
 import { SIZE_MICROS_MAX } from '../../engine/constants.js';
-import { notionalCeilMicros, notionalMicros, sizeStepMicros } from '../../engine/notional.js';
+import { notionalCeilMicros, notionalMicros, sizeStepMicros } from '../../engine/ledger/notional.js';
 import { Scenario, only } from './dsl.js';
 import { Prng } from './prng.js';
 

@@ -8,9 +8,9 @@
 // market BUY (an amount of USDC over the worst price), and the remainders they leave rest on the
 // orders they end on. The generator reads balances from the engine under test only to size SELL
 // orders so that most of them are fundable.
-import { parseIdWords } from '../../engine/id_words.js';
+import { parseIdWords } from '../../engine/orders/id_words.js';
 import { CommandKind, OrderType, OUTCOME_ANY, Side, makeCommand, type Command } from '../../engine/command.js';
-import { idKey } from '../../engine/id_buckets.js';
+import { idKey } from '../../engine/orders/id_buckets.js';
 import type { Engine } from '../../engine/engine.js';
 import { Prng } from './prng.js';
 

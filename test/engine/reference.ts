@@ -5,8 +5,8 @@
 // event and rejection definitions.
 import { createHash } from 'node:crypto';
 import { CommandKind, OrderType, Side, OUTCOME_ANY, type Command } from '../../engine/command.js';
-import type { EngineEvent } from '../../engine/event_objects.js';
-import { Reject } from '../../engine/reject.js';
+import type { EngineEvent } from '../../engine/events/event_objects.js';
+import { Reject } from '../../engine/events/reject.js';
 
 const ONE = 10_000;
 const LOT = 10_000;
@@ -601,7 +601,7 @@ export function changesInKeyOrder(events: readonly EngineEvent[], ref: Reference
 }
 
 /**
- * The canonical state of engine/state_hash.ts, built independently: markets by index with their
+ * The canonical state of engine/state/state_hash.ts, built independently: markets by index with their
  * levels best first and orders oldest first, accounts by address without zero balances.
  */
 export function referenceStateHash(ref: ReferenceEngine): string {

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe as suite, test } from 'node:test';
 import { CommandKind } from '../../engine/command.js';
-import { Reject, rejectName } from '../../engine/reject.js';
-import { rejectText } from '../../engine/reject_text.js';
+import { Reject, rejectName } from '../../engine/events/reject.js';
+import { rejectText } from '../../engine/events/reject_text.js';
 import { Scenario } from './dsl.js';
 
 function funded(options: ConstructorParameters<typeof Scenario>[0] = {}): Scenario {

@@ -6,8 +6,8 @@ import { describe as suite, test } from 'node:test';
 import { pack, unpack } from 'msgpackr';
 import { CommandKind, makeCommand, type Command } from '../../engine/command.js';
 import { Engine } from '../../engine/engine.js';
-import { eventsToObjects, type EngineEvent } from '../../engine/event_objects.js';
-import type { EngineSnapshot, SnapshotFinished } from '../../engine/snapshot.js';
+import { eventsToObjects, type EngineEvent } from '../../engine/events/event_objects.js';
+import type { EngineSnapshot, SnapshotFinished } from '../../engine/state/snapshot.js';
 import { RandomCommands } from './random_commands.js';
 
 const OPTIONS = { operatorAddress: '0xoperator', verify: true, orderSlots: 2048, orderHistory: 1024, marketsMax: 64 };

@@ -3,7 +3,7 @@
 // conserved throughout.
 import assert from 'node:assert/strict';
 import { describe as suite, test } from 'node:test';
-import { OrderStatus } from '../../engine/order_status.js';
+import { OrderStatus } from '../../engine/orders/order_status.js';
 import { Scenario, only } from './dsl.js';
 
 function traded(): Scenario {

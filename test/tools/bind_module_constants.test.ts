@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { bindModuleConstants } from '../../tools/bind_module_constants.js';
-import { Field } from '../../engine/events.js';
+import { Field } from '../../engine/events/events.js';
 import { Side } from '../../engine/command.js';
 
 const inside = (imported: string): boolean => imported.startsWith('/root/engine/');
@@ -65,10 +65,10 @@ test('an exported let or var, or an import over several lines, stops the build',
 });
 
 test('the build bound the compiled engine, and its modules still export the same values', () => {
-  const placement = readFileSync(fileURLToPath(new URL('../../engine/placement.js', import.meta.url)), 'utf8');
-  assert.match(placement, /import \{ OrderType as OrderType__import, Side as Side__import \} from '\.\/command\.js';/);
+  const placement = readFileSync(fileURLToPath(new URL('../../engine/orders/placement.js', import.meta.url)), 'utf8');
+  assert.match(placement, /import \{ OrderType as OrderType__import, Side as Side__import \} from '\.\.\/command\.js';/);
   assert.match(placement, / const Side = Side__import;/);
-  const events = readFileSync(fileURLToPath(new URL('../../engine/events.js', import.meta.url)), 'utf8');
+  const events = readFileSync(fileURLToPath(new URL('../../engine/events/events.js', import.meta.url)), 'utf8');
   assert.match(events, /^const Field = \{$/m);
   assert.match(events, /export \{[^}]*Field__export as Field[^}]*\};/);
   assert.equal(Field.market, 3);

@@ -39,7 +39,7 @@ test('no compiled class of the engine or the server declares a field without ass
 });
 
 test('the engine classes that hold typed arrays compile them as constructor assignments', () => {
-  const text = readFileSync(join(dist, 'engine', 'dirty_list.js'), 'utf8');
+  const text = readFileSync(join(dist, 'engine', 'events', 'dirty_list.js'), 'utf8');
   const constructorAt = text.indexOf('constructor(initialCapacity)');
   assert.ok(constructorAt > 0, 'DirtyList has its constructor');
   assert.ok(text.indexOf('this.firsts = new Int32Array') > constructorAt, 'firsts is assigned in the constructor');

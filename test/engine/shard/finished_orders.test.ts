@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CommandKind, OrderType, Side, makeCommand } from '../../../engine/command.js';
 import { Engine } from '../../../engine/engine.js';
-import { OrderStatus } from '../../../engine/order_status.js';
-import type { OrderView } from '../../../engine/reads.js';
+import { OrderStatus } from '../../../engine/orders/order_status.js';
+import type { OrderView } from '../../../engine/state/reads.js';
 import { recordFinishedOrders } from '../../../engine/shard/finished_orders.js';
 import { RandomCommands } from '../random_commands.js';
 

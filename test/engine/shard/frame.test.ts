@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Command, CommandKind, OrderType, Side, makeCommand, type CommandInit } from '../../../engine/command.js';
 import { CANCEL_IDS_MAX } from '../../../engine/constants.js';
-import { idKey } from '../../../engine/id_buckets.js';
-import { ID_WORDS, parseIdWords } from '../../../engine/id_words.js';
+import { idKey } from '../../../engine/orders/id_buckets.js';
+import { ID_WORDS, parseIdWords } from '../../../engine/orders/id_words.js';
 import { decodeFrame, encodeFrame, Frame, FRAME_BYTES_MAX, FRAME_STRING_MAX, frameLength } from '../../../engine/shard/frame.js';
 
 interface Encoded {

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { withTemporaryDir } from '../../support/temporary_dir.js';
 import { openDurable } from '../../../engine/durable_env.js';
-import type { FillKind } from '../../../engine/events.js';
-import { CancelReason, OrderStatus } from '../../../engine/order_status.js';
-import type { OrderView } from '../../../engine/reads.js';
+import type { FillKind } from '../../../engine/events/events.js';
+import { CancelReason, OrderStatus } from '../../../engine/orders/order_status.js';
+import type { OrderView } from '../../../engine/state/reads.js';
 import type { StoredFill } from '../../../engine/shard/feed_tables.js';
 import {
   BalanceLog, GroupWriter, readBalanceChanges, readStoredFill, readStoredFills, readStoredOrder, readStoredOrders, storedFillRecordIn,

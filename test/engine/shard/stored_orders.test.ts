@@ -9,9 +9,9 @@ import { test } from 'node:test';
 import { withTemporaryDir } from '../../support/temporary_dir.js';
 import { open } from 'lmdb';
 import { openDurable } from '../../../engine/durable_env.js';
-import { IdBuckets } from '../../../engine/id_buckets.js';
-import { CancelReason, OrderStatus } from '../../../engine/order_status.js';
-import type { OrderView } from '../../../engine/reads.js';
+import { IdBuckets } from '../../../engine/orders/id_buckets.js';
+import { CancelReason, OrderStatus } from '../../../engine/orders/order_status.js';
+import type { OrderView } from '../../../engine/state/reads.js';
 import { StoredWriter } from '../../../engine/shard/stored_codec.js';
 import { StoredOrders } from '../../../engine/shard/stored_orders.js';
 

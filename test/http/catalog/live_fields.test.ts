@@ -6,8 +6,8 @@
 // that change no book.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BookSide } from '../../../engine/book.js';
-import { notionalMicros } from '../../../engine/notional.js';
+import { BookSide } from '../../../engine/market/book.js';
+import { notionalMicros } from '../../../engine/ledger/notional.js';
 import { CatalogLive } from '../../../http/catalog/live.js';
 import { MarketBook } from '../../../http/market/book.js';
 import type { AppliedAnswer } from '../../../http/market/market_data.js';

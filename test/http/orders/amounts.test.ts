@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe as suite, test } from 'node:test';
 import { OrderType, Side } from '../../../engine/command.js';
-import { Reject } from '../../../engine/reject.js';
+import { Reject } from '../../../engine/events/reject.js';
 import { amountDecimals, readOrderAmounts } from '../../../http/trading/order_amounts.js';
 
 const { GTC, GTD, FOK, FAK } = OrderType;

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { OrderType, Side } from '../../../engine/command.js';
-import { CancelReason, OrderStatus } from '../../../engine/order_status.js';
-import type { BalanceView, OrderView } from '../../../engine/reads.js';
+import { CancelReason, OrderStatus } from '../../../engine/orders/order_status.js';
+import type { BalanceView, OrderView } from '../../../engine/state/reads.js';
 import type { Server } from '../../../http/server.js';
 import { compareListed } from '../../../http/trading/order_list.js';
 import { ShardUnavailable } from '../../../http/trading/shards.js';

@@ -20,7 +20,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { OrderStatus } from '../../../engine/order_status.js';
+import { OrderStatus } from '../../../engine/orders/order_status.js';
 import { Prng } from '../../engine/prng.js';
 import type { CrashLine } from './crash_process.js';
 import { assertRuntimeState, removeDataDir, stateHashes, temporaryDataDir, type Ack, type FlowProfile, type RuntimeState } from './support.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { OrderType, Side } from '../../../engine/command.js';
-import { Reject } from '../../../engine/reject.js';
+import { Reject } from '../../../engine/events/reject.js';
 import type { Server } from '../../../http/server.js';
 import type { PlaceOrder, TradeResult } from '../../../http/trading/client.js';
 import {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { OrderType, Side } from '../../../engine/command.js';
-import type { EngineEvent } from '../../../engine/event_objects.js';
+import type { EngineEvent } from '../../../engine/events/event_objects.js';
 import type { Server } from '../../../http/server.js';
 import type { TradeResult } from '../../../http/trading/client.js';
 import { FRAGMENT_BYTES } from '../../../engine/shard/answer_stream.js';

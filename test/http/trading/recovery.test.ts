@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { OrderType, Side } from '../../../engine/command.js';
-import type { EngineEvent } from '../../../engine/event_objects.js';
-import { Reject } from '../../../engine/reject.js';
+import type { EngineEvent } from '../../../engine/events/event_objects.js';
+import { Reject } from '../../../engine/events/reject.js';
 import { createLogger } from '../../../http/log.js';
 import type { Server } from '../../../http/server.js';
 import { TradingClient, type PlaceOrder } from '../../../http/trading/client.js';

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { OrderType, Side } from '../../../engine/command.js';
-import { Reject } from '../../../engine/reject.js';
+import { Reject } from '../../../engine/events/reject.js';
 import type { Server } from '../../../http/server.js';
 import { TradingClient, type TradeResult } from '../../../http/trading/client.js';
 import { ShardHints } from '../../../http/trading/shard_hints.js';

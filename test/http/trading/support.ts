@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { OrderType, Side } from '../../../engine/command.js';
-import type { EngineEvent, FillEvent } from '../../../engine/event_objects.js';
-import { OrderStatus } from '../../../engine/order_status.js';
+import type { EngineEvent, FillEvent } from '../../../engine/events/event_objects.js';
+import { OrderStatus } from '../../../engine/orders/order_status.js';
 import type { ShardStatus } from '../../../engine/shard/protocol.js';
-import type { OrderView } from '../../../engine/reads.js';
+import type { OrderView } from '../../../engine/state/reads.js';
 import { loadConfig } from '../../../http/config.js';
 import { createLogger } from '../../../http/log.js';
 import { startServer, type Server } from '../../../http/server.js';
