@@ -129,9 +129,11 @@ test('the primary puts a snapshot on NATS every SNAPSHOT_INTERVAL_S by itself', 
     }
     assert.equal(manifest.shards, 2);
     assert.ok(manifest.changes > 0, 'the keys and deposits are among the changes the snapshot holds');
-    const logged = primary.output().stdout + primary.output().stderr;
-    assert.match(logged, /"event":"snapshot_published"/);
-    assert.doesNotMatch(logged, /"event":"snapshot_failed"/);
+    // The child writes the manifest last and then exits; the primary logs what it did once it has.
+    const logged = (): string => primary.output().stdout + primary.output().stderr;
+    while (!/"event":"snapshot_published"/.test(logged()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.match(logged(), /"event":"snapshot_published"/);
+    assert.doesNotMatch(logged(), /"event":"snapshot_failed"/);
   } finally {
     await primary.stop();
     removeDataDir(primary.dataDir);
