@@ -173,7 +173,7 @@ export function operatorMetrics(
       type: 'counter', samples: () => frontEnds.served().map(({ frontEnd, requests }) => [{ front_end: frontEnd }, requests]),
     });
     metrics.gauge({
-      name: 'clobd_front_end_kept_answers_total', help: 'Of those, the reads each front-end thread answered itself from an answer it kept (GET /book and the other one-book reads, and the batch reads POST /books, /prices, …), while every book the answer was built from is unchanged.',
+      name: 'clobd_front_end_kept_answers_total', help: 'Of those, the reads each front-end thread answered itself from an answer it kept (GET /book and the other one-book reads, the batch reads POST /books, /prices, …, and the trading-market reads GET /markets, /markets/{condition_id}, …), while the catalog and every book the answer was built from are unchanged.',
       type: 'counter', samples: () => frontEnds.served().map(({ frontEnd, kept }) => [{ front_end: frontEnd }, kept]),
     });
     metrics.gauge({

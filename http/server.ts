@@ -29,6 +29,7 @@ import { bookRoutes, type TokenBook } from './market/book_routes.js';
 import { feedRoutes } from './market/feed_routes.js';
 import { historyRoutes } from './market/history.js';
 import { tradingMarketRoutes } from './market/trading_markets.js';
+import { followVersion } from './market/book_versions.js';
 import type { Metrics } from './metrics.js';
 import { openApiDocument, type OpenApiInput } from './openapi.js';
 import { apiKeyMetrics, operatorMetrics } from './operator_metrics.js';
@@ -143,7 +144,7 @@ function marketDataRoutes(store: CatalogStore, trading: TradingRuntime, tokenBoo
   return [
     ...bookRoutes({ tokenBook, now }),
     ...historyRoutes({ feeds: trading.feeds, isToken: (tokenId) => trading.token(tokenId) !== undefined, now }),
-    ...tradingMarketRoutes({ store, book: (conditionId) => trading.marketData.book(conditionId) }),
+    ...tradingMarketRoutes({ store, book: (conditionId) => trading.marketData.book(conditionId), catalogVersion: followVersion(trading.marketData.versions, store) }),
   ];
 }
 

@@ -49,6 +49,7 @@ const REPLICATED_KEY = 'replicated-change';
 
 export class CatalogStore {
   private versionCounter = 1;
+  private readonly changeListeners: ((version: number) => void)[] = [];
   /** The catalog's changes on their way to the primary's replicated journal (nothing without one). */
   readonly outbox: Outbox;
   /**
@@ -94,6 +95,16 @@ export class CatalogStore {
   /** Changes whenever a write commits; equal versions mean equal catalog contents. */
   get version(): number {
     return this.versionCounter;
+  }
+
+  /** Calls `listener` with the new version after each committed write, before the write's caller goes on. */
+  onChange(listener: (version: number) => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private committed(): void {
+    this.versionCounter++;
+    for (const listener of this.changeListeners) listener(this.versionCounter);
   }
 
   isEmpty(): boolean {
@@ -161,7 +172,7 @@ export class CatalogStore {
   /** Creates one event with its markets (admin API); the server assigns every id. */
   createEvent(input: EventInput): EventRecord {
     const id = this.outbox.commitSync(() => this.writeEvent(input, 'create'), (created) => ({ kind: 'event', input, id: created }));
-    this.versionCounter++;
+    this.committed();
     const created = this.event(id);
     if (created === undefined) throw new Error(`event ${id} missing after commit`);
     return created;
@@ -179,7 +190,7 @@ export class CatalogStore {
         summary.series += input.series.length;
       }
     }, () => ({ kind: 'import', inputs }));
-    this.versionCounter++;
+    this.committed();
     return summary;
   }
 
@@ -189,7 +200,7 @@ export class CatalogStore {
     if (previous === undefined) throw new Error(`market ${id} does not exist`);
     const record: MarketRecord = { ...previous, ...flags, updatedAtMs: nowMs };
     this.outbox.commitSync(() => this.markets.putSync(id, record), () => ({ kind: 'flags', id, flags, nowMs }));
-    this.versionCounter++;
+    this.committed();
     return record;
   }
 

@@ -40,3 +40,22 @@ export function validityOf(books: readonly (BookVersion | undefined)[]): Validit
   }
   return all;
 }
+
+/** Something versioned elsewhere (the catalog: catalog/store.ts) whose answers the threads keep too. */
+export interface Versioned {
+  readonly version: number;
+  onChange(listener: (version: number) => void): void;
+}
+
+/**
+ * A cell that follows `source`'s version, written as each change commits (before its writer
+ * answers), so an answer built from it is kept while it is unchanged; undefined without shared
+ * versions or once every cell is taken.
+ */
+export function followVersion(versions: BookVersions | undefined, source: Versioned): (() => BookVersion) | undefined {
+  const cell = versions?.allocate() ?? -1;
+  if (versions === undefined || cell === -1) return undefined;
+  versions.set(cell, source.version);
+  source.onChange((version) => versions.set(cell, version));
+  return () => ({ cell, version: source.version | 0 });
+}

@@ -13,6 +13,7 @@ import { ok, ref } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 import { cursorOf, cursorOffset, END_CURSOR } from '../cursor.js';
 import { BUY, SELL, type MarketBook } from './book.js';
+import { validityOf, type BookVersion } from './book_versions.js';
 
 export const MARKETS_PAGE = 1000;
 
@@ -23,7 +24,16 @@ const NO_PRICE_UNITS = 5_000;
 export interface TradingMarketDeps {
   readonly store: CatalogStore;
   readonly book: (conditionId: string) => MarketBook | undefined;
+  /** The catalog's version cell, with front-end threads (book_versions.ts): their answers are kept while it and their books hold. */
+  readonly catalogVersion: (() => BookVersion) | undefined;
 }
+
+/**
+ * A list is kept by the front-end threads while the catalog and every market's book are unchanged
+ * (a market outside the page can join the sampling list): up to this many markets; a bigger
+ * catalog's lists are always answered by the main thread.
+ */
+const KEPT_LIST_MARKETS_MAX = 4_096;
 
 function iso(ms: number): string {
   return ms > 0 ? new Date(ms).toISOString() : '';
@@ -147,36 +157,53 @@ export function tradingMarketRoutes(deps: TradingMarketDeps): Route[] {
     if (market === undefined) throw notFound('market not found');
     return market;
   };
+  /** `reply`, kept by a front-end thread while the catalog and the books of `markets` are unchanged (Reply.validity). */
+  const kept = (reply: Reply, markets: readonly MarketRecord[]): Reply => {
+    const catalog = deps.catalogVersion?.();
+    if (catalog === undefined || markets.length > KEPT_LIST_MARKETS_MAX) return reply;
+    const validity = validityOf([catalog, ...markets.map((market) => deps.book(market.conditionId)?.validity())]);
+    return validity === undefined ? reply : { ...reply, validity };
+  };
+  /** One page of a list: kept while the catalog and every market's book are unchanged. */
+  const listPage = (cursor: string | undefined, sampling: boolean, shape: (market: MarketRecord) => Record<string, unknown>): Reply => {
+    const markets = deps.store.allMarkets();
+    return kept(page(sampling ? markets.filter((market) => isSampling(deps, market)) : markets, cursor, shape), markets);
+  };
+  /** A read of one market: kept while the catalog and its book are unchanged. */
+  const oneMarket = (raw: string, shape: (market: MarketRecord) => Record<string, unknown>): Reply => {
+    const market = byCondition(raw);
+    return kept(json(shape(market)), [market]);
+  };
   return [
     route({
       method: 'GET', path: '/markets', limits: ['market data'], summary: 'Trading markets (list variant), 1000 per page.', query: cursorQuery,
       response: ok(ref('TradingMarketListedPage')),
-      handler: (context) => page(deps.store.allMarkets(), context.query.next_cursor, (market) => views.listed(market)),
+      handler: (context) => listPage(context.query.next_cursor, false, (market) => views.listed(market)),
     }),
     route({
       method: 'GET', path: '/markets/:condition_id', limits: ['market data'], summary: 'One trading market (full variant).', params: conditionParams,
       response: ok(ref('TradingMarket')),
-      handler: (context) => json(views.full(byCondition(context.params.condition_id))),
+      handler: (context) => oneMarket(context.params.condition_id, (market) => views.full(market)),
     }),
     route({
       method: 'GET', path: '/sampling-markets', limits: ['market data'], summary: 'Markets accepting orders now (full variant), 1000 per page.', query: cursorQuery,
       response: ok(ref('TradingMarketPage')),
-      handler: (context) => page(deps.store.allMarkets().filter((market) => isSampling(deps, market)), context.query.next_cursor, (market) => views.full(market)),
+      handler: (context) => listPage(context.query.next_cursor, true, (market) => views.full(market)),
     }),
     route({
       method: 'GET', path: '/simplified-markets', limits: ['market data'], summary: 'Every trading market (simplified), 1000 per page.', query: cursorQuery,
       response: ok(ref('SimplifiedMarketPage')),
-      handler: (context) => page(deps.store.allMarkets(), context.query.next_cursor, (market) => views.simplified(market)),
+      handler: (context) => listPage(context.query.next_cursor, false, (market) => views.simplified(market)),
     }),
     route({
       method: 'GET', path: '/sampling-simplified-markets', limits: ['market data'], summary: 'Markets accepting orders now (simplified), 1000 per page.', query: cursorQuery,
       response: ok(ref('SimplifiedMarketPage')),
-      handler: (context) => page(deps.store.allMarkets().filter((market) => isSampling(deps, market)), context.query.next_cursor, (market) => views.simplified(market)),
+      handler: (context) => listPage(context.query.next_cursor, true, (market) => views.simplified(market)),
     }),
     route({
       method: 'GET', path: '/clob-markets/:condition_id', limits: ['market data'], summary: "A market's trading settings (abbreviated keys).", params: conditionParams,
       response: ok(ref('MarketSettings')),
-      handler: (context) => json(views.settings(byCondition(context.params.condition_id))),
+      handler: (context) => oneMarket(context.params.condition_id, (market) => views.settings(market)),
     }),
   ];
 }

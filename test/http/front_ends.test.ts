@@ -312,6 +312,55 @@ test('batch reads (POST /books, /prices, …) a thread answers itself for the sa
   }
 });
 
+test('trading-market reads (GET /markets, /sampling-markets, /markets/{id}, …) a thread answers itself while the catalog and the books are unchanged', async () => {
+  const { server, markets, traders } = await startTrading([331], { FRONT_ENDS });
+  try {
+    const [alice] = traders as [Trader];
+    const market = markets[0]!;
+    const agents = Array.from({ length: 12 }, oneConnection);
+    type Page = { data: { condition_id: string; accepting_orders: boolean }[] };
+    const read = async <T>(agent: Agent, path: string): Promise<T> => {
+      const answer = await send(agent, server.urls.clob, alice, 'GET', path);
+      assert.equal(answer.status, 200, `${path}: ${JSON.stringify(answer.body)}`);
+      return answer.body as T;
+    };
+    const sampled = async (agent: Agent): Promise<boolean> => (await read<Page>(agent, '/sampling-markets')).data.some((listed) => listed.condition_id === market.conditionId);
+    const keptSoFar = async (): Promise<number> => [...(await samples(server, 'clobd_front_end_kept_answers_total', 'front_end')).values()].reduce((sum, count) => sum + count, 0);
+    const before = await keptSoFar();
+    for (let round = 0; round < 3; round++) {
+      for (const agent of agents) {
+        assert.equal((await read<{ accepting_orders: boolean }>(agent, `/markets/${market.conditionId}`)).accepting_orders, true);
+        assert.equal((await read<{ c: string }>(agent, `/clob-markets/${market.conditionId}`)).c, market.conditionId);
+        assert.ok(await sampled(agent), 'the market accepts orders: it is among the sampling markets');
+        assert.ok((await read<Page>(agent, '/simplified-markets')).data.length > 0);
+      }
+    }
+    assert.ok(await keptSoFar() - before >= 96, 'the threads answered most of the 144 reads themselves');
+
+    // A change of the catalog and the engine (a pause), answered on one connection, is in every
+    // connection's reads at once, whatever its thread kept.
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const paused = await request(`${server.urls.clob}/admin/markets/${market.conditionId}/pause`, { method: 'POST', headers: admin });
+    assert.equal(paused.status, 200, paused.text);
+    for (const agent of agents) {
+      assert.equal((await read<{ accepting_orders: boolean }>(agent, `/markets/${market.conditionId}`)).accepting_orders, false, 'paused on every connection');
+      assert.ok(!(await sampled(agent)), 'and no longer sampled');
+    }
+    // A market created on one connection is listed on every other at once, though each thread
+    // kept the list without it.
+    for (let round = 0; round < 2; round++) for (const agent of agents) await read<Page>(agent, '/markets');
+    const created = await createMarket(server.urls.clob, 'Kept lists', { question: 'Is it listed at once?' });
+    for (const agent of agents) {
+      const listed = await read<Page>(agent, '/markets');
+      assert.ok(listed.data.some((entry) => entry.condition_id === created.conditionId), 'every connection lists the new market');
+    }
+    for (const agent of agents) agent.destroy();
+  } finally {
+    await server.stop();
+    removeDataDir(server.dataDir);
+  }
+});
+
 test('caps are exact across front ends, for reads a thread answers itself too', async () => {
   const dir = temporaryDataDir();
   const capsFile = join(dir, 'caps.json');
