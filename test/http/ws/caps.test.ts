@@ -152,7 +152,7 @@ async function assertServed(client: Client): Promise<void> {
 /** Closed by `cap` (or one of `caps`): its last message names it and when to retry, and the close code is 4429. */
 function assertRefusedBy(client: Client, ...caps: string[]): void {
   const cap = String(client.errors.at(-1)?.['cap']);
-  assert.ok(caps.includes(cap), `refused by ${cap}, not by ${caps.join(' or ')}`);
+  assert.ok(caps.includes(cap), `refused by ${cap}, not by ${caps.join(' or ')} (closed ${JSON.stringify(client.closing)} after ${client.received} messages, the last error ${JSON.stringify(client.errors.at(-1))})`);
   assert.deepEqual(client.closing, { code: CLOSE_TOO_MANY_REQUESTS, reason: `Too Many Requests: ${cap}` });
   const refusal = client.errors.at(-1)!;
   assert.deepEqual({ ...refusal, retry_after: undefined }, { error: 'Too Many Requests', cap, retry_after: undefined });
