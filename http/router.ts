@@ -384,7 +384,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
           .then((reply) => (reply.status === 429 ? refuse(res, reply, startedMs, requestId, later) : later.reply(reply)));
         return;
       }
-      if (cached !== undefined && result.status === 200) cached.cache.set(cacheKey, version, Buffer.from(result.body));
+      if (cached !== undefined && result.status === 200) cached.cache.set(cacheKey, version, Buffer.from(result.body), keepable ? result.validity : undefined);
       if (result.validity !== undefined && keepable) (res as Partial<ThreadResponse>).keep?.(result.validity, capIds, sharedIds, metrics?.id ?? -1);
       // A cap the handler charges (an account's, an order's) refuses like the edge's.
       if (result.status === 429) refuse(res, result, startedMs, requestId, pending);
@@ -419,7 +419,11 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         cacheKey = req.getUrl() + '?' + rawQuery;
         version = cached.version();
         const hit = cached.cache.get(cacheKey, version);
-        if (hit !== undefined) return answer(res, { status: 200, body: hit }, startedMs, requestId);
+        if (hit !== undefined) {
+          // As the answer it was built as: a front-end thread may keep it too.
+          if (hit.validity !== undefined) (res as Partial<ThreadResponse>).keep?.(hit.validity, capIds, sharedIds, metrics?.id ?? -1);
+          return answer(res, { status: 200, body: hit.body }, startedMs, requestId);
+        }
       }
       let captured: Captured<ParamsOf<Q>, ParamsOf<P>>;
       try {

@@ -39,7 +39,7 @@ import { LiveChannels, type Publisher } from './ws/channels.js';
 import { errorReply, json, Lifecycle } from './respond.js';
 import { ResponseCache } from './response_cache.js';
 import { ok, ref } from './response_schemas.js';
-import { capIdsOf, mount, route, type Route } from './router.js';
+import { capIdsOf, mount, route, type CachePolicy, type Route } from './router.js';
 import { accountRoutes } from './trading/account_routes.js';
 import { polymarketRoutes } from './trading/polymarket_routes.js';
 import { engineMarketState, syncCatalogFlags } from './trading/catalog_flags.js';
@@ -140,11 +140,15 @@ function tokenBooks(trading: TradingRuntime): (tokenId: string) => TokenBook | u
   };
 }
 
-function marketDataRoutes(store: CatalogStore, trading: TradingRuntime, tokenBook: (tokenId: string) => TokenBook | undefined, now: () => number): Route[] {
+function marketDataRoutes(
+  store: CatalogStore, trading: TradingRuntime, tokenBook: (tokenId: string) => TokenBook | undefined, now: () => number, liveCached: CachePolicy,
+): Route[] {
   return [
     ...bookRoutes({ tokenBook, now }),
     ...historyRoutes({ feeds: trading.feeds, isToken: (tokenId) => trading.token(tokenId) !== undefined, now }),
-    ...tradingMarketRoutes({ store, book: (conditionId) => trading.marketData.book(conditionId), catalogVersion: followVersion(trading.marketData.versions, store) }),
+    ...tradingMarketRoutes({
+      store, book: (conditionId) => trading.marketData.book(conditionId), catalogVersion: followVersion(trading.marketData.versions, store), cached: liveCached,
+    }),
   ];
 }
 
@@ -164,11 +168,11 @@ function orderDeps(config: Config, keys: ApiKeyStore, trading: TradingRuntime, v
 
 function clobRoutes(
   config: Config, store: CatalogStore, views: CatalogViews, keys: ApiKeyStore, profiles: ProfileStore, trading: TradingRuntime, heartbeats: Heartbeats,
-  tokenBook: (tokenId: string) => TokenBook | undefined, now: () => number, orders: OrderRouteDeps,
+  tokenBook: (tokenId: string) => TokenBook | undefined, now: () => number, orders: OrderRouteDeps, liveCached: CachePolicy,
 ): Route[] {
   const { authWindowS, chainId } = config;
   return [
-    ...marketDataRoutes(store, trading, tokenBook, now),
+    ...marketDataRoutes(store, trading, tokenBook, now, liveCached),
     ...publicFeeds(config, store, profiles, trading).filter((entry) => entry.path === '/trades' || entry.path === LIVE_ACTIVITY_PATH),
     ...heartbeatRoutes({ keys, authWindowS, now, heartbeats }),
     route({
@@ -398,7 +402,7 @@ export async function startServer(config: Config, log: Logger, options: ServerOp
   const orders = orderDeps(config, keys, trading, verifier, limiter, now);
   const tables: Record<ListenerName, { style: ErrorStyle; routes: Route[]; caps: string[] }> = {
     clob: { style: 'clob', routes: [
-      ...clobRoutes(config, store, views, keys, profiles, trading, heartbeats, tokenBook, now, orders),
+      ...clobRoutes(config, store, views, keys, profiles, trading, heartbeats, tokenBook, now, orders, liveCached),
       ...(metrics === undefined ? [] : [metricsRoute(metrics)]),
     ], caps: ['trading'] },
     catalog: {

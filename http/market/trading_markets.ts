@@ -10,7 +10,7 @@ import { badRequest, notFound } from '../errors.js';
 import { string } from '../params.js';
 import { json, type Reply } from '../respond.js';
 import { ok, ref } from '../response_schemas.js';
-import { route, type Route } from '../router.js';
+import { route, type CachePolicy, type Route } from '../router.js';
 import { cursorOf, cursorOffset, END_CURSOR } from '../cursor.js';
 import { BUY, SELL, type MarketBook } from './book.js';
 import { validityOf, type BookVersion } from './book_versions.js';
@@ -26,6 +26,11 @@ export interface TradingMarketDeps {
   readonly book: (conditionId: string) => MarketBook | undefined;
   /** The catalog's version cell, with front-end threads (book_versions.ts): their answers are kept while it and their books hold. */
   readonly catalogVersion: (() => BookVersion) | undefined;
+  /**
+   * The answers kept on the main thread too, while the catalog and every book are unchanged (the
+   * catalog's live policy: server.ts liveCached): a list is built once per change, not per read.
+   */
+  readonly cached: CachePolicy;
 }
 
 /**
@@ -176,32 +181,32 @@ export function tradingMarketRoutes(deps: TradingMarketDeps): Route[] {
   };
   return [
     route({
-      method: 'GET', path: '/markets', limits: ['market data'], summary: 'Trading markets (list variant), 1000 per page.', query: cursorQuery,
+      method: 'GET', path: '/markets', cached: deps.cached, limits: ['market data'], summary: 'Trading markets (list variant), 1000 per page.', query: cursorQuery,
       response: ok(ref('TradingMarketListedPage')),
       handler: (context) => listPage(context.query.next_cursor, false, (market) => views.listed(market)),
     }),
     route({
-      method: 'GET', path: '/markets/:condition_id', limits: ['market data'], summary: 'One trading market (full variant).', params: conditionParams,
+      method: 'GET', path: '/markets/:condition_id', cached: deps.cached, limits: ['market data'], summary: 'One trading market (full variant).', params: conditionParams,
       response: ok(ref('TradingMarket')),
       handler: (context) => oneMarket(context.params.condition_id, (market) => views.full(market)),
     }),
     route({
-      method: 'GET', path: '/sampling-markets', limits: ['market data'], summary: 'Markets accepting orders now (full variant), 1000 per page.', query: cursorQuery,
+      method: 'GET', path: '/sampling-markets', cached: deps.cached, limits: ['market data'], summary: 'Markets accepting orders now (full variant), 1000 per page.', query: cursorQuery,
       response: ok(ref('TradingMarketPage')),
       handler: (context) => listPage(context.query.next_cursor, true, (market) => views.full(market)),
     }),
     route({
-      method: 'GET', path: '/simplified-markets', limits: ['market data'], summary: 'Every trading market (simplified), 1000 per page.', query: cursorQuery,
+      method: 'GET', path: '/simplified-markets', cached: deps.cached, limits: ['market data'], summary: 'Every trading market (simplified), 1000 per page.', query: cursorQuery,
       response: ok(ref('SimplifiedMarketPage')),
       handler: (context) => listPage(context.query.next_cursor, false, (market) => views.simplified(market)),
     }),
     route({
-      method: 'GET', path: '/sampling-simplified-markets', limits: ['market data'], summary: 'Markets accepting orders now (simplified), 1000 per page.', query: cursorQuery,
+      method: 'GET', path: '/sampling-simplified-markets', cached: deps.cached, limits: ['market data'], summary: 'Markets accepting orders now (simplified), 1000 per page.', query: cursorQuery,
       response: ok(ref('SimplifiedMarketPage')),
       handler: (context) => listPage(context.query.next_cursor, true, (market) => views.simplified(market)),
     }),
     route({
-      method: 'GET', path: '/clob-markets/:condition_id', limits: ['market data'], summary: "A market's trading settings (abbreviated keys).", params: conditionParams,
+      method: 'GET', path: '/clob-markets/:condition_id', cached: deps.cached, limits: ['market data'], summary: "A market's trading settings (abbreviated keys).", params: conditionParams,
       response: ok(ref('MarketSettings')),
       handler: (context) => oneMarket(context.params.condition_id, (market) => views.settings(market)),
     }),
