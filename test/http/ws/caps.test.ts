@@ -256,7 +256,12 @@ test('a flood of subscription toggles on 20 sockets is refused and closed, with 
   assert.ok(books() <= most, `${books()} books of the ${booksUnbounded} asked for, at most ${most}`);
   // Whichever comes first, the socket's own cap or its address's (the server reads the sockets in
   // its own order): each socket asked for more than its own cap admits.
-  for (const client of flood) assertRefusedBy(client, 'WS subscription ids burst', 'WS socket subscription ids');
+  // With front-end threads, a socket whose message finds its thread's link to the main thread too
+  // far behind is closed at once (1013, docs/runtime.md, Front ends): under a loaded machine that
+  // bound, not a cap, may stop part of the flood (seen once in CI with FRONT_ENDS=3), and it is one.
+  const busy = flood.filter((client) => client.closing?.code === 1013 && client.closing.reason === 'server busy: reconnect');
+  for (const client of busy) assert.deepEqual(client.errors, [], 'a socket the front end closed for its link was refused nothing before');
+  for (const client of flood) if (!busy.includes(client)) assertRefusedBy(client, 'WS subscription ids burst', 'WS socket subscription ids');
   await assertServed(watcher);
   watcher.ws.close();
 });
