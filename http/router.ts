@@ -416,7 +416,8 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
       let cacheKey = '';
       let version = 0;
       if (cached !== undefined) {
-        cacheKey = req.getUrl() + '?' + rawQuery;
+        // The listener too: two listeners may serve the same path (the CLOB's /markets and Gamma's) from one cache.
+        cacheKey = listener.name + ' ' + req.getUrl() + '?' + rawQuery;
         version = cached.version();
         const hit = cached.cache.get(cacheKey, version);
         if (hit !== undefined) {

@@ -331,6 +331,13 @@ async function tradingMarketReads(frontEnds: string): Promise<void> {
     };
     const sampled = async (agent: Agent): Promise<boolean> => (await read<Page>(agent, '/sampling-markets')).data.some((listed) => listed.condition_id === market.conditionId);
     const keptSoFar = async (): Promise<number> => [...(await samples(server, 'clobd_front_end_kept_answers_total', 'front_end')).values()].reduce((sum, count) => sum + count, 0);
+    // Gamma's /markets (the catalog listener) and the CLOB's are different answers of one path: the
+    // main thread's cache keeps them apart (a fuzz run found the CLOB answering Gamma's).
+    for (const [listener, url] of [['catalog', `${server.urls.catalog}/markets`], ['clob', `${server.urls.clob}/markets`], ['catalog', `${server.urls.catalog}/markets`]] as const) {
+      const answer = await request<unknown>(url);
+      assert.equal(answer.status, 200);
+      assert.equal(Array.isArray(answer.body), listener === 'catalog', `${listener} /markets: ${answer.text.slice(0, 80)}`);
+    }
     const before = frontEnds === '1' ? 0 : await keptSoFar();
     for (let round = 0; round < 3; round++) {
       for (const agent of agents) {
