@@ -4,7 +4,8 @@
 //   round by round: FRONT_ENDS=1 must keep ≥ 0.95 of its orders/s and of its main thread's
 //   orders per CPU-second. Full runs only (a build of the other tree takes a minute), and not
 //   with --no-baseline.
-// - POST /order and GET /book with FRONT_ENDS=1 against FRONT_ENDS=N (--front-ends=N, 2 by
+// - POST /order and the reads a thread answers itself (GET /book, POST /books, GET /markets/{id},
+//   GET /sampling-markets) with FRONT_ENDS=1 against FRONT_ENDS=N (--front-ends=N, 2 by
 //   default), alternating: orders/s and requests/s, and the front-end threads' CPU per order or
 //   request (the main thread's and the others', from the server's own per-thread metrics). On a
 //   machine whose cores are all taken (the 2-core one) a second front end cannot add throughput,
@@ -22,7 +23,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { addBaselineTree, runTool } from './ab/baseline_tree.js';
-import { runLoad } from './load/client.js';
+import { runLoad, type RequestSpec } from './load/client.js';
 import { allAnswered, alternatingRuns, frontEndCpuSeconds, FULL_ORDERS, QUICK_ORDERS, type OrderRun, type OrderSizes } from './metrics.js';
 import { format } from './support/format.js';
 import { median } from './support/median.js';
@@ -41,8 +42,13 @@ export interface Side {
   readonly runs: readonly OrderRun[];
 }
 
-/** The reads a thread answers itself: one book per request, or all eight in one batch (a market-data reader's watch list). */
-type BookRead = 'GET /book' | 'POST /books';
+/**
+ * Reads a thread answers itself while what they show is unchanged: one book per request, all eight
+ * in one batch (a market-data reader's watch list), one trading market per request, and the
+ * sampling list (docs/runtime.md, Front ends).
+ */
+const READS = ['GET /book', 'POST /books', 'GET /markets/{id}', 'GET /sampling-markets'] as const;
+type Read = (typeof READS)[number];
 
 export interface BookSide {
   readonly frontEnds: number;
@@ -60,8 +66,7 @@ export interface FrontEndFigures {
   readonly against: { readonly ref: string; readonly before: Side; readonly now: Side } | undefined;
   readonly one: Side;
   readonly many: Side;
-  readonly book: { readonly one: BookSide; readonly many: BookSide };
-  readonly books: { readonly one: BookSide; readonly many: BookSide };
+  readonly reads: readonly { readonly read: Read; readonly one: BookSide; readonly many: BookSide }[];
   readonly ws: { readonly one: WsFigures; readonly many: WsFigures };
 }
 
@@ -82,13 +87,24 @@ function baselineServer(ref: string): { script: string; remove: () => void } | u
   return { script: join(tree.root, 'dist/bench/support/server.js'), remove: () => tree.remove() };
 }
 
-async function bookSide(frontEnds: number, quick: boolean, read: BookRead): Promise<BookSide> {
+/** What a read sends, over the first markets accepting orders (readTokens). */
+async function requestsOf(read: Read, clobUrl: string): Promise<RequestSpec[]> {
+  const tokens = await readTokens(clobUrl);
+  switch (read) {
+    case 'GET /book': return tokens.map((token) => ({ method: 'GET', path: `/book?token_id=${token}` }));
+    case 'POST /books': return [{ method: 'POST', path: '/books', headers: { 'content-type': 'application/json' }, body: JSON.stringify(tokens.map((token) => ({ token_id: token }))) }];
+    case 'GET /markets/{id}': {
+      const markets = await Promise.all(tokens.map(async (token) => ((await (await fetch(`${clobUrl}/markets-by-token/${token}`)).json()) as { condition_id: string }).condition_id));
+      return [...new Set(markets)].map((conditionId) => ({ method: 'GET', path: `/markets/${conditionId}` }));
+    }
+    case 'GET /sampling-markets': return [{ method: 'GET', path: '/sampling-markets' }];
+  }
+}
+
+async function readSide(frontEnds: number, quick: boolean, read: Read): Promise<BookSide> {
   const server = await spawnBenchServer({ FRONT_ENDS: String(frontEnds), METRICS: 'on' });
   try {
-    const tokens = await readTokens(server.urls.clob);
-    const batch = JSON.stringify(tokens.map((token) => ({ token_id: token })));
-    const requests = read === 'GET /book' ? tokens.map((token) => ({ method: 'GET', path: `/book?token_id=${token}` }))
-      : [{ method: 'POST', path: '/books', headers: { 'content-type': 'application/json' }, body: batch }];
+    const requests = await requestsOf(read, server.urls.clob);
     await runLoad({ url: server.urls.clob, requests, connections: BOOK_CONNECTIONS, durationMs: 500 });
     const before = (await frontEndCpuSeconds(server.urls.clob)) ?? 0;
     const result = await runLoad({ url: server.urls.clob, requests, connections: BOOK_CONNECTIONS, durationMs: quick ? 1_000 : 6_000 });
@@ -139,10 +155,10 @@ export async function benchFrontEnds(quick: boolean, options: readonly string[])
     { name: 'FRONT_ENDS=1', env: { FRONT_ENDS: '1', METRICS: 'on' } },
     { name: `FRONT_ENDS=${frontEnds}`, env: { FRONT_ENDS: String(frontEnds), METRICS: 'on' } },
   ]);
-  const book = { one: await bookSide(1, quick, 'GET /book'), many: await bookSide(frontEnds, quick, 'GET /book') };
-  const books = { one: await bookSide(1, quick, 'POST /books'), many: await bookSide(frontEnds, quick, 'POST /books') };
+  const reads: FrontEndFigures['reads'][number][] = [];
+  for (const read of READS) reads.push({ read, one: await readSide(1, quick, read), many: await readSide(frontEnds, quick, read) });
   const ws = { one: await benchWs(quick, { FRONT_ENDS: '1' }), many: await benchWs(quick, { FRONT_ENDS: String(frontEnds) }) };
-  return { frontEnds, sizes, baseline, against, one: one!, many: many!, book, books, ws };
+  return { frontEnds, sizes, baseline, against, one: one!, many: many!, reads, ws };
 }
 
 const med = (side: Side, read: (run: OrderRun) => number): number => median(side.runs.map(read));
@@ -188,12 +204,13 @@ export function printFrontEnds(figures: FrontEndFigures): void {
     `front-end + pool CPU efficiency (µs/order with 1 over with ${frontEnds}) ${efficiency.toFixed(2)}× ` +
     `(2-core goal ≥ ${SHARING_GOAL}: ${efficiency >= SHARING_GOAL ? 'met' : 'MISSED'}; front ends alone ${frontEndsOnly.toFixed(2)}×; many-core goal with 4: orders/s ≥ 3×)`,
   );
-  for (const [read, book] of [['GET /book', figures.book], ['POST /books (8 tokens a request)', figures.books]] as const) {
-    console.log(`${read} over ${BOOK_CONNECTIONS} connections`);
-    for (const side of [book.one, book.many]) {
+  for (const { read, one: single, many: several } of figures.reads) {
+    console.log(`${read}${read === 'POST /books' ? ' (8 tokens a request)' : ''} over ${BOOK_CONNECTIONS} connections`);
+    for (const side of [single, several]) {
       console.log(`  FRONT_ENDS=${side.frontEnds}  ${format(side.requestsPerSecond).padStart(7)} req/s  front ends ${format(side.capacity).padStart(7)} req/CPU-s  p99 ${format(side.p99Ms, 2)} ms`);
     }
-    console.log(`  FRONT_ENDS=${frontEnds} / 1: req/s ${(book.many.requestsPerSecond / book.one.requestsPerSecond).toFixed(2)}×, front-end CPU efficiency ${(book.many.capacity / book.one.capacity).toFixed(2)}× (many-core goal with 4, GET /book: req/s ≥ 3.5×)`);
+    const goal = read === 'GET /book' ? ' (many-core goal with 4: req/s ≥ 3.5×)' : '';
+    console.log(`  FRONT_ENDS=${frontEnds} / 1: req/s ${(several.requestsPerSecond / single.requestsPerSecond).toFixed(2)}×, front-end CPU efficiency ${(several.capacity / single.capacity).toFixed(2)}×${goal}`);
   }
   const { ws } = figures;
   console.log(`WebSocket fan-out: ${ws.one.subscribers} subscribers of one market, ${ws.one.ordersPerSecond} and ${ws.many.ordersPerSecond} orders/s on it`);

@@ -76,7 +76,7 @@ export interface EdgeSetup {
 /** A read the main thread said this thread may answer again (wire.ts ANSWER), and how. */
 interface Kept {
   readonly headers: readonly string[];
-  readonly body: string | Buffer;
+  readonly body: Buffer;
   readonly bytes: number;
   /** The books it was built from: cell, version, cell, version … (book_versions.ts). */
   readonly versions: readonly number[];
@@ -388,8 +388,10 @@ class Edge {
     if (kept.metricsId !== -1) this.count(kept.metricsId, (performance.now() - startedMs) / 1000);
   }
 
-  private keep(keepAs: string, message: Message, headers: readonly string[], body: string | Buffer): void {
-    const bytes = (typeof body === 'string' ? body.length * 2 : body.byteLength) + keepAs.length * 2;
+  private keep(keepAs: string, message: Message, headers: readonly string[], answered: string | Buffer): void {
+    // Encoded once here, not at every answer (a trading-market list is tens of KB).
+    const body = typeof answered === 'string' ? Buffer.from(answered, 'utf8') : answered;
+    const bytes = body.byteLength + keepAs.length * 2;
     const numbers = (text: string): number[] => (text === '' ? [] : text.split(',').map(Number));
     const previous = this.kept.get(keepAs);
     if (previous !== undefined) this.forget(keepAs, previous);
