@@ -1,4 +1,4 @@
-// Serialized responses keyed by request (path and raw query), each stamped with the version of
+// Serialized responses keyed by request (listener, path and raw query: router.ts), each stamped with the version of
 // the data it was built from. A write bumps the version, so stale entries are never served; they
 // are replaced on the next read. Bounded by entries and bytes: the oldest entries go first.
 import type { Validity } from './market/book_versions.js';

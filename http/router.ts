@@ -333,6 +333,8 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
     const keepable = declaredHeaders.length === 0 && !clientIp && costOf === undefined && (spec.body === undefined || spec.method === 'POST') &&
       (spec.accountLimits ?? []).length === 0;
     const metrics = listener.metrics?.route(listener.name, spec.method, spec.path);
+    /** Tells the front-end thread that took the request (if one did) it may answer it again itself while `validity` holds. */
+    const keepOn = (res: HttpResponse, validity: Validity): void => (res as Partial<ThreadResponse>).keep?.(validity, capIds, sharedIds, metrics?.id ?? -1);
     const trust = listener.relay;
     // The relay's header is read only on the listener the relay fronts, and there only by routes
     // that use an address: one lookup a request at most.
@@ -385,7 +387,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         return;
       }
       if (cached !== undefined && result.status === 200) cached.cache.set(cacheKey, version, Buffer.from(result.body), keepable ? result.validity : undefined);
-      if (result.validity !== undefined && keepable) (res as Partial<ThreadResponse>).keep?.(result.validity, capIds, sharedIds, metrics?.id ?? -1);
+      if (result.validity !== undefined && keepable) keepOn(res, result.validity);
       // A cap the handler charges (an account's, an order's) refuses like the edge's.
       if (result.status === 429) refuse(res, result, startedMs, requestId, pending);
       else if (pending === undefined) answer(res, result, startedMs, requestId);
@@ -422,7 +424,7 @@ export function route<Q extends ParamSchema = Record<never, never>, P extends Pa
         const hit = cached.cache.get(cacheKey, version);
         if (hit !== undefined) {
           // As the answer it was built as: a front-end thread may keep it too.
-          if (hit.validity !== undefined) (res as Partial<ThreadResponse>).keep?.(hit.validity, capIds, sharedIds, metrics?.id ?? -1);
+          if (hit.validity !== undefined) keepOn(res, hit.validity);
           return answer(res, { status: 200, body: hit.body }, startedMs, requestId);
         }
       }

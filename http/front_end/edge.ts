@@ -231,7 +231,7 @@ class Edge {
       : method === 'POST' ? 'place' : method === 'DELETE' ? 'cancel' : undefined;
     const check = route === undefined ? undefined : {
       route, requestId: requestIdOf(req),
-      client: checking!.routes[route].perClientCaps.length > 0 ? clientKey(res, this.relay === undefined ? '' : req.getHeader(RELAYED_FOR_HEADER), this.relay) : undefined,
+      client: checking!.routes[route].perClientCaps.length > 0 ? clientKey(res, this.relayedFor(listener, req), this.relay) : undefined,
     };
     // Any other POST may be a batch read this thread kept (the main thread says which answers it may keep).
     const relayed = method === 'POST' && check === undefined && orders === undefined ? this.relayedFor(listener, req) : undefined;

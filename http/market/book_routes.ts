@@ -16,7 +16,7 @@ import { requestRef } from '../request_schemas.js';
 import { arrayOf, failure, ok, ref, type JsonSchema, type Responses } from '../response_schemas.js';
 import { route, type Route } from '../router.js';
 import { BUY, SELL, type MarketBook, type TradeSide } from './book.js';
-import { validityOf } from './book_versions.js';
+import { keptWhile } from './book_versions.js';
 
 export const NO_BOOK = 'No orderbook exists for the requested token id';
 /** The documented 404 of every route that names a token. */
@@ -118,8 +118,7 @@ function memoJson(token: TokenBook, slot: number, build: () => unknown): Reply {
 
 /** A 200 of a token's read, right while its book's version stays (Reply.validity). */
 function kept(token: TokenBook, body: Buffer | string): Reply {
-  const validity = token.book.validity();
-  return validity === undefined ? { status: 200, body } : { status: 200, body, validity: [validity] };
+  return keptWhile({ status: 200, body }, [token.book.validity()]);
 }
 
 /** The best bid and ask of a token (price units); undefined when a side has no orders. */
@@ -190,9 +189,7 @@ export function bookRoutes(deps: MarketDataDeps): Route[] {
    */
   const batchRead = (body: unknown, answer: (items: readonly BatchItem[]) => Reply): Reply => {
     const items = batchItems(body).map((item) => ({ ...item, token: tokenBook(item.tokenId) }));
-    const reply = answer(items);
-    const validity = validityOf(items.map(({ token }) => token.book.validity()));
-    return validity === undefined ? reply : { ...reply, validity };
+    return keptWhile(answer(items), items.map(({ token }) => token.book.validity()));
   };
   /**
    * The answer of a batch of single-token values (POST /midpoints, /spreads): `{token_id: value}`,

@@ -4,6 +4,7 @@
 // thread is the only writer; a cell is written before the change it stands for can be seen by
 // anyone (before the answer of the order that made it is written), so a read on another thread
 // after that answer finds the new version.
+import type { Reply } from '../respond.js';
 /** Books whose reads the front-end threads may keep (4 bytes each: 1 MiB); a book past them is always read on the main thread. */
 export const BOOK_VERSION_CELLS = 1 << 18;
 
@@ -31,14 +32,17 @@ export interface BookVersion {
 /** A kept answer's validity: right while every book it was built from holds its version. */
 export type Validity = readonly BookVersion[];
 
-/** The validity of an answer built from all of `books`; undefined when one has no cell (then no thread keeps it). */
-export function validityOf(books: readonly (BookVersion | undefined)[]): Validity | undefined {
-  const all: BookVersion[] = [];
+/**
+ * `reply`, kept by a front-end thread while every one of `books` (and any other cell, such as the
+ * catalog's) holds its version (Reply.validity); as it is when one has no cell (then no thread keeps it).
+ */
+export function keptWhile(reply: Reply, books: readonly (BookVersion | undefined)[]): Reply {
+  const validity: BookVersion[] = [];
   for (const book of books) {
-    if (book === undefined) return undefined;
-    all.push(book);
+    if (book === undefined) return reply;
+    validity.push(book);
   }
-  return all;
+  return { ...reply, validity };
 }
 
 /** Something versioned elsewhere (the catalog: catalog/store.ts) whose answers the threads keep too. */

@@ -13,7 +13,7 @@ import { ok, ref } from '../response_schemas.js';
 import { route, type CachePolicy, type Route } from '../router.js';
 import { cursorOf, cursorOffset, END_CURSOR } from '../cursor.js';
 import { BUY, SELL, type MarketBook } from './book.js';
-import { validityOf, type BookVersion } from './book_versions.js';
+import { keptWhile, type BookVersion } from './book_versions.js';
 
 export const MARKETS_PAGE = 1000;
 
@@ -166,8 +166,7 @@ export function tradingMarketRoutes(deps: TradingMarketDeps): Route[] {
   const kept = (reply: Reply, markets: readonly MarketRecord[]): Reply => {
     const catalog = deps.catalogVersion?.();
     if (catalog === undefined || markets.length > KEPT_LIST_MARKETS_MAX) return reply;
-    const validity = validityOf([catalog, ...markets.map((market) => deps.book(market.conditionId)?.validity())]);
-    return validity === undefined ? reply : { ...reply, validity };
+    return keptWhile(reply, [catalog, ...markets.map((market) => deps.book(market.conditionId)?.validity())]);
   };
   /** One page of a list: kept while the catalog and every market's book are unchanged. */
   const listPage = (cursor: string | undefined, sampling: boolean, shape: (market: MarketRecord) => Record<string, unknown>): Reply => {

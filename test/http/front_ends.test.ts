@@ -65,6 +65,9 @@ async function samples(server: RunningServer, name: string, label: string): Prom
 
 const frontEndRequests = (server: RunningServer): Promise<Map<string, number>> => samples(server, 'clobd_front_end_requests_total', 'front_end');
 
+/** A counter's samples added up over its label's values. */
+const total = (counts: Map<string, number>): number => [...counts.values()].reduce((sum, count) => sum + count, 0);
+
 test('every front end serves: connections spread over the threads, and each sees what another did at once', async () => {
   const { server, markets, traders } = await startTrading([301, 302], { FRONT_ENDS });
   try {
@@ -155,8 +158,7 @@ test('a thread recovers the signatures of the orders it takes, and every connect
     }
     const recovered = await samples(server, 'clobd_signatures_recovered_total', 'where');
     // Per connection and round: 6 signatures checked (2 + 3 refused in the batch, 1 alone).
-    const total = [...recovered.values()].reduce((sum, count) => sum + count, 0);
-    assert.equal(total, 3 * agents.length * 6, JSON.stringify([...recovered]));
+    assert.equal(total(recovered), 3 * agents.length * 6, JSON.stringify([...recovered]));
     assert.ok((recovered.get('front_end_threads') ?? 0) > 0, 'the threads recovered signatures themselves');
     const open = await send(agents[0]!, server.urls.clob, alice, 'GET', '/data/orders');
     assert.equal((open.body as { data: unknown[] }).data.length, 3 * agents.length * 3, 'every order placed rests, once');
@@ -283,7 +285,7 @@ test('batch reads (POST /books, /prices, …) a thread answers itself for the sa
       }
     }
     const kept = await samples(server, 'clobd_front_end_kept_answers_total', 'front_end');
-    assert.ok([...kept.values()].reduce((sum, count) => sum + count, 0) >= 54, `the threads answered most of them themselves: ${JSON.stringify([...kept])}`);
+    assert.ok(total(kept) >= 54, `the threads answered most of them themselves: ${JSON.stringify([...kept])}`);
     const metrics = await request<string>(`${server.urls.clob}/metrics`);
     assert.match(metrics.text, /clobd_http_requests_total\{listener="clob",method="POST",route="\/books",status="200"\} 72\n/, 'every answer counted under its route');
 
@@ -330,7 +332,7 @@ async function tradingMarketReads(frontEnds: string): Promise<void> {
       return answer.body as T;
     };
     const sampled = async (agent: Agent): Promise<boolean> => (await read<Page>(agent, '/sampling-markets')).data.some((listed) => listed.condition_id === market.conditionId);
-    const keptSoFar = async (): Promise<number> => [...(await samples(server, 'clobd_front_end_kept_answers_total', 'front_end')).values()].reduce((sum, count) => sum + count, 0);
+    const keptSoFar = async (): Promise<number> => total(await samples(server, 'clobd_front_end_kept_answers_total', 'front_end'));
     // Gamma's /markets (the catalog listener) and the CLOB's are different answers of one path: the
     // main thread's cache keeps them apart (a fuzz run found the CLOB answering Gamma's).
     for (const [listener, url] of [['catalog', `${server.urls.catalog}/markets`], ['clob', `${server.urls.clob}/markets`], ['catalog', `${server.urls.catalog}/markets`]] as const) {
@@ -426,7 +428,7 @@ test('caps are exact across front ends, for reads a thread answers itself too', 
       for (const agent of agents) agent.destroy();
     }
     const served = await frontEndRequests(server);
-    assert.ok([...served.values()].reduce((sum, count) => sum + count, 0) > 0, 'the other threads took some of them');
+    assert.ok(total(served) > 0, 'the other threads took some of them');
   } finally {
     await server.stop();
     removeDataDir(server.dataDir);
